@@ -1,0 +1,171 @@
+"""Textual pass pipelines that mix ipu-mlir passes with MLIR / torch-mlir passes.
+
+``parse_pipeline("ipu-annotate-blocks,canonicalize,func.func(cse)")`` gives a list of
+elements; ``build_pass_manager`` turns them into one ``PassManager``. Names in our
+registry become Python passes; everything else is handed to MLIR's own parser, so any
+pass MLIR or torch-mlir registers can be used. ``run_pipeline`` is the runner the
+compiler uses: on failure it writes a reproducer and names the ``ipu-opt`` command.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import shlex
+import tempfile
+from pathlib import Path
+
+from torch_mlir import ir
+from torch_mlir.passmanager import PassManager
+
+from . import registry
+from .pass_base import ModulePass, PassOptionError
+
+
+class PipelineSyntaxError(ValueError):
+    """The pipeline string is malformed or names an unknown pass."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PipelineElement:
+    """One top-level element: a registered ipu-mlir pass, or MLIR pipeline text."""
+
+    text: str
+    ours: ModulePass | None = None
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split on commas that are not inside (), {} or quotes."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+            if depth < 0:
+                raise PipelineSyntaxError(f"unbalanced '{ch}' at offset {i} in pipeline '{text}'")
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if depth != 0 or quote:
+        raise PipelineSyntaxError(f"unbalanced brackets or quotes in pipeline '{text}'")
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parse_options(name: str, text: str) -> dict[str, str]:
+    """``"a=1 b='x y' c"`` -> {"a": "1", "b": "'x y'", "c": ""} (MLIR option syntax)."""
+    try:
+        tokens = shlex.split(text, posix=False)
+    except ValueError as error:
+        raise PipelineSyntaxError(f"bad options for pass '{name}': {error}") from None
+    options: dict[str, str] = {}
+    for token in tokens:
+        key, _, value = token.partition("=")
+        options[key.strip()] = value
+    return options
+
+
+def parse_pipeline(text: str) -> list[PipelineElement]:
+    """Parse a pipeline string; raises PipelineSyntaxError / PassOptionError."""
+    text = text.strip()
+    if text.startswith("builtin.module(") and text.endswith(")"):
+        text = text[len("builtin.module(") : -1]
+    elements = []
+    for part in _split_top_level(text):
+        name, brace, rest = part.partition("{")
+        name = name.strip()
+        if registry.is_registered(name):
+            if brace and not rest.endswith("}"):
+                raise PipelineSyntaxError(f"unterminated options for pass '{name}': '{part}'")
+            options = _parse_options(name, rest[:-1]) if brace else {}
+            pass_ = registry.load_pass(name).from_options(options)
+            elements.append(PipelineElement(part, pass_))
+        else:
+            elements.append(PipelineElement(part))
+    return elements
+
+
+def build_pass_manager(elements: list[PipelineElement], context: ir.Context) -> PassManager:
+    """One PassManager running ``elements`` in order (anchored on the module)."""
+    pm = PassManager("builtin.module", context=context)
+    for element in elements:
+        if element.ours is not None:
+            pm.add(element.ours.as_callable(), name=element.ours.name, argument=element.ours.name)
+            continue
+        try:
+            pm.add(element.text)
+        except ValueError as error:
+            message = str(error).strip().splitlines()
+            detail = next((line for line in message if "error:" in line), message[0] if message else "")
+            detail = detail.split("error:", 1)[-1].strip()
+            known = ", ".join(registry.pass_names())
+            raise PipelineSyntaxError(
+                f"unknown pass or bad pipeline element '{element.text}': {detail} "
+                f"(ipu-mlir passes: {known}; MLIR and torch-mlir passes are accepted too)"
+            ) from None
+    return pm
+
+
+def pipeline_text(elements: list[PipelineElement]) -> str:
+    return ",".join(e.ours.pipeline_text() if e.ours else e.text for e in elements)
+
+
+class PipelineError(RuntimeError):
+    """A pipeline failed; ``diagnostics`` are the located errors, ``reproducer`` the
+    file holding the input IR and ``command`` the ipu-opt command that reproduces it."""
+
+    def __init__(self, name: str, diagnostics: list[str], reproducer: Path, command: str) -> None:
+        self.diagnostics = diagnostics
+        self.reproducer = reproducer
+        self.command = command
+        lines = "\n".join(f"  {d}" for d in diagnostics) or "  (no diagnostic)"
+        super().__init__(f"pipeline '{name}' failed:\n{lines}\nreproduce with:\n  {command}")
+
+
+def reproducer_dir() -> Path:
+    """Where failed pipelines write their input IR (``IPU_MLIR_REPRO_DIR`` or the temp dir)."""
+    path = Path(os.environ.get("IPU_MLIR_REPRO_DIR") or Path(tempfile.gettempdir()) / "ipu-mlir-repro")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def run_pipeline(module: ir.Module, pipeline: str, *, name: str = "pipeline") -> None:
+    """Run ``pipeline`` on ``module`` in place.
+
+    On failure the module's IR as it was before the run is written to a reproducer
+    file and a :class:`PipelineError` names the exact ``ipu-opt`` command to rerun it.
+    """
+    elements = parse_pipeline(pipeline)
+    before = module.operation.get_asm(enable_debug_info=True, assume_verified=True)
+    pm = build_pass_manager(elements, module.context)
+    try:
+        pm.run(module.operation)
+    except ir.MLIRError as error:
+        from .diagnostics import format_diagnostic
+
+        digest = hashlib.sha1(before.encode()).hexdigest()[:10]
+        path = reproducer_dir() / f"{name}-{digest}.mlir"
+        path.write_text(before)
+        command = f"ipu-opt {shlex.quote(str(path))} -p {shlex.quote(pipeline_text(elements))} --mlir-print-debuginfo"
+        diagnostics = [format_diagnostic(d) for d in error.error_diagnostics]
+        raise PipelineError(name, diagnostics, path, command) from None
+
+
+__all__ = [
+    "PassOptionError",
+    "PipelineElement",
+    "PipelineError",
+    "PipelineSyntaxError",
+    "build_pass_manager",
+    "parse_pipeline",
+    "pipeline_text",
+    "run_pipeline",
+]

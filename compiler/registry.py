@@ -1,0 +1,38 @@
+"""The pass registry: pass name -> the module and class that implement it.
+
+Loading is lazy: ``ipu-opt`` imports a pass's module only when a pipeline names it (or
+``--list-passes`` asks for summaries). Add a pass here when you add its file under
+``compiler/transforms/`` and its lit test under ``test/Transforms/<name>.mlir``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .pass_base import ModulePass
+
+# name -> "module:ClassName", relative to ipu_mlir.compiler.transforms
+_PASSES: dict[str, str] = {
+    "ipu-annotate-blocks": "ipu_annotate_blocks:AnnotateBlocks",
+}
+
+
+def pass_names() -> list[str]:
+    """Every registered pass name, sorted."""
+    return sorted(_PASSES)
+
+
+def is_registered(name: str) -> bool:
+    return name in _PASSES
+
+
+def load_pass(name: str) -> type[ModulePass]:
+    """The pass class registered as ``name`` (imports its module on first use)."""
+    if name not in _PASSES:
+        raise KeyError(name)
+    module_name, class_name = _PASSES[name].split(":")
+    module = importlib.import_module(f"ipu_mlir.compiler.transforms.{module_name}")
+    cls = getattr(module, class_name)
+    if cls.name != name:  # pragma: no cover - guards registry typos
+        raise RuntimeError(f"registry maps '{name}' to {cls.__name__}, whose name is '{cls.name}'")
+    return cls

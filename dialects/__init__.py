@@ -1,0 +1,66 @@
+"""The ipu-mlir dialects (``ipu``, ``pipeline``, ``poplar``), defined in Python with
+``torch_mlir.dialects.ext``.
+
+``load_all(ctx)`` loads them into a context that already has the torch dialect;
+``irdl_text(name)`` gives a dialect's IRDL form, which ``python -m ipu_mlir.dialects``
+writes to ``dialects/<name>.irdl.mlir`` for ``torch-mlir-opt --irdl-file``.
+"""
+
+from pathlib import Path
+
+from torch_mlir import ir
+
+from . import ipu, pipeline, poplar
+
+DIALECTS = {"ipu": ipu.Ipu, "pipeline": pipeline.Pipeline, "poplar": poplar.Poplar}
+_TRAITS = {"ipu": ipu.register_traits, "pipeline": pipeline.register_traits, "poplar": poplar.register_traits}
+
+IRDL_DIR = Path(__file__).resolve().parent
+
+
+def load_all(ctx: ir.Context) -> None:
+    """Load the three dialects into ``ctx`` (idempotent per context)."""
+    with ctx, ir.Location.unknown(ctx):
+        for name, dialect in DIALECTS.items():
+            if ctx.is_dialect_loaded(name):
+                continue
+            dialect.load()
+            _TRAITS[name]()
+
+
+def make_context() -> ir.Context:
+    """A new context with the torch dialect registered and our dialects loaded."""
+    from torch_mlir.dialects import torch as torch_d
+
+    ctx = ir.Context()
+    torch_d.register_dialect(ctx)
+    ctx.allow_unregistered_dialects = False
+    load_all(ctx)
+    return ctx
+
+
+def irdl_text(name: str) -> str:
+    """The IRDL module of dialect ``name``, as the generated ``.irdl.mlir`` file holds it."""
+    ctx = ir.Context()
+    with ctx, ir.Location.unknown(ctx):
+        module = DIALECTS[name]._emit_module()
+        header = (
+            f"// IRDL definition of the '{name}' dialect, generated from dialects/{name}.py.\n"
+            "// Do not edit: regenerate with `python -m ipu_mlir.dialects`.\n"
+            f"// Use: torch-mlir-opt --irdl-file=dialects/{name}.irdl.mlir <file>\n"
+        )
+        return header + str(module)
+
+
+def irdl_path(name: str) -> Path:
+    return IRDL_DIR / f"{name}.irdl.mlir"
+
+
+def write_irdl() -> list[Path]:
+    """Regenerate every ``dialects/<name>.irdl.mlir``; returns the files written."""
+    written = []
+    for name in DIALECTS:
+        path = irdl_path(name)
+        path.write_text(irdl_text(name))
+        written.append(path)
+    return written

@@ -1,0 +1,136 @@
+// IRDL definition of the 'ipu' dialect, generated from dialects/ipu.py.
+// Do not edit: regenerate with `python -m ipu_mlir.dialects`.
+// Use: torch-mlir-opt --irdl-file=dialects/ipu.irdl.mlir <file>
+module {
+  irdl.dialect @ipu {
+    irdl.attribute @block {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.integer" 
+      irdl.parameters(user_id: %0, ipu_id: %1)
+    }
+    irdl.attribute @tensor_location {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.parameters(storage: %0, replicated_sharding: %1, io_tiles: %2)
+    }
+    irdl.operation @print_tensor {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"title" = %1}
+      %2 = irdl.any
+      irdl.results(output: %2)
+    }
+    irdl.operation @identity_loss {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"reduction" = %1}
+      %2 = irdl.any
+      irdl.results(output: %2)
+    }
+    irdl.operation @nop {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.any
+      irdl.results(output: %1)
+    }
+    irdl.operation @recomputation_checkpoint {
+      %0 = irdl.any
+      irdl.operands(inputs: variadic %0)
+      %1 = irdl.any
+      irdl.results(outputs: variadic %1)
+    }
+    irdl.operation @set_available_memory {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.float" 
+      irdl.attributes {"proportion" = %1}
+      %2 = irdl.any
+      irdl.results(output: %2)
+    }
+    irdl.operation @sgd_update {
+      %0 = irdl.any
+      %1 = irdl.any
+      %2 = irdl.any
+      %3 = irdl.any
+      irdl.operands(weight: %0, grad: %1, state: variadic %2, hyper: variadic %3)
+      %4 = irdl.base "#builtin.array" 
+      %5 = irdl.base "#builtin.string" 
+      %6 = irdl.base "#builtin.integer" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hyper_names" = %4, "variant" = %5, "with_momentum" = %6, "nesterov" = %7}
+      %8 = irdl.any
+      irdl.results(updated: variadic %8)
+    }
+    irdl.operation @adam_update {
+      %0 = irdl.any
+      %1 = irdl.any
+      %2 = irdl.any
+      %3 = irdl.any
+      irdl.operands(weight: %0, grad: %1, state: variadic %2, hyper: variadic %3)
+      %4 = irdl.base "#builtin.array" 
+      %5 = irdl.base "#builtin.string" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hyper_names" = %4, "variant" = %5, "bias_correction" = %6}
+      %7 = irdl.any
+      irdl.results(updated: variadic %7)
+    }
+    irdl.operation @rmsprop_update {
+      %0 = irdl.any
+      %1 = irdl.any
+      %2 = irdl.any
+      %3 = irdl.any
+      irdl.operands(weight: %0, grad: %1, state: variadic %2, hyper: variadic %3)
+      %4 = irdl.base "#builtin.array" 
+      %5 = irdl.base "#builtin.integer" 
+      %6 = irdl.base "#builtin.integer" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hyper_names" = %4, "centered" = %5, "with_momentum" = %6, "use_tf_variant" = %7}
+      %8 = irdl.any
+      irdl.results(updated: variadic %8)
+    }
+    irdl.operation @lamb_update {
+      %0 = irdl.any
+      %1 = irdl.any
+      %2 = irdl.any
+      %3 = irdl.any
+      irdl.operands(weight: %0, grad: %1, state: variadic %2, hyper: variadic %3)
+      %4 = irdl.base "#builtin.array" 
+      %5 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hyper_names" = %4, "bias_correction" = %5}
+      %6 = irdl.any
+      irdl.results(updated: variadic %6)
+    }
+    irdl.operation @accumulate_grad {
+      %0 = irdl.any
+      %1 = irdl.any
+      %2 = irdl.any
+      irdl.operands(accumulator: %0, grad: %1, count: %2)
+      %3 = irdl.base "#builtin.string" 
+      %4 = irdl.base "#builtin.string" 
+      irdl.attributes {"reduction" = %3, "strategy" = %4}
+      %5 = irdl.any
+      irdl.results(output: %5)
+    }
+    irdl.operation @replica_reduce {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %1, "replication_factor" = %2}
+      %3 = irdl.any
+      irdl.results(output: %3)
+    }
+    irdl.operation @loss_scale {
+      %0 = irdl.any
+      %1 = irdl.any
+      irdl.operands(input: %0, scale: %1)
+      %2 = irdl.base "#builtin.string" 
+      irdl.attributes {"mode" = %2}
+      %3 = irdl.any
+      irdl.results(output: %3)
+    }
+  }
+}

@@ -1,0 +1,417 @@
+"""The ``ipu`` dialect: IPU-specific semantics above the hardware.
+
+It carries what the user wrote with the PopTorch API into the compiler: block placement
+(``#ipu.block``), tensor locations (``#ipu.tensor_location``), the model ops of
+``poptorch`` (``print_tensor``, ``identity_loss``, ``nop``, ...) and the training ops
+(optimizer updates, gradient accumulation, replica reduction, loss scaling). Its ops sit
+beside Torch-dialect ops, so operand types are left open (``!torch.vtensor`` or ``tensor``).
+"""
+
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from torch_mlir import ir
+from torch_mlir.dialects import ext
+
+from ._base import Rules, verify_with_rules
+
+
+class Ipu(ext.Dialect, name="ipu"):
+    pass
+
+
+class IpuOp(Ipu.Operation):
+    """Base of every ``ipu`` op: runs the op's ``check`` rules as its verifier."""
+
+    def verify_invariants(self) -> bool:
+        return verify_with_rules(self, self.check)
+
+    def check(self, v: Rules) -> None:  # pragma: no cover - overridden
+        pass
+
+
+_TORCH_SHAPE = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],")
+
+
+def static_rank(type_: ir.Type) -> int | None:
+    """Rank of a builtin ranked tensor or a ``!torch.vtensor<[...],dt>``; None if unknown."""
+    if isinstance(type_, ir.RankedTensorType):
+        return ir.RankedTensorType(type_).rank
+    match = _TORCH_SHAPE.match(str(type_))
+    if match is None:
+        return None
+    dims = match.group(1).strip()
+    return 0 if not dims else len(dims.split(","))
+
+
+def _same_type(v: Rules, a: ir.Value, b: ir.Value, what: str) -> None:
+    v.require(a.type == b.type, f"{what}: result type {b.type} must equal input type {a.type}")
+
+
+# ---------------------------------------------------------------------------------------
+# Attributes
+# ---------------------------------------------------------------------------------------
+
+
+class BlockAttr(Ipu.Attribute, name="block"):
+    """Placement of an op in a user block: ``#ipu.block<"user_id", ipu_id : i64>``.
+
+    Set by ``ipu-annotate-blocks`` from the ``poptorch.Block`` / ``BeginBlock``
+    metadata that the frontend stores in each op's location. Ops are placed on IPU
+    ``ipu_id``; ops with the same ``user_id`` form one block.
+    """
+
+    user_id: ir.StringAttr
+    ipu_id: ir.IntegerAttr
+
+
+class TensorLocationAttr(Ipu.Attribute, name="tensor_location"):
+    """Where a tensor lives: ``#ipu.tensor_location<"off_chip", false, false>``.
+
+    Parameters: storage (``"on_chip"`` or ``"off_chip"``), replicated tensor sharding
+    (bool) and loading through IO tiles (bool), as set with
+    ``poptorch.TensorLocationSettings``.
+    """
+
+    storage: ir.StringAttr
+    replicated_sharding: ir.IntegerAttr
+    io_tiles: ir.IntegerAttr
+
+
+# ---------------------------------------------------------------------------------------
+# Model ops
+# ---------------------------------------------------------------------------------------
+
+
+class PrintTensorOp(IpuOp, name="print_tensor"):
+    """Prints a tensor when the program executes it, then forwards it unchanged.
+
+    Semantics: identity with a side effect (``poptorch.ipu_print_tensor(t, title)``).
+    In the backward pass the gradient is printed with the title suffixed ``"_grad"``.
+
+    Example:
+      %1 = "ipu.print_tensor"(%0) {title = "act"} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+    """
+
+    input: ext.Operand[Any]
+    title: ir.StringAttr
+    output: ext.Result[Any]
+
+    def check(self, v: Rules) -> None:
+        v.string("title")
+        _same_type(v, self.input, self.output, "print_tensor")
+
+
+class IdentityLossOp(IpuOp, name="identity_loss"):
+    """Marks the model's loss (``poptorch.identity_loss(x, reduction)``).
+
+    Semantics: reduces ``input`` with ``reduction`` (``"sum"``, ``"mean"``: a scalar
+    result; ``"none"``: the input unchanged) and makes the result the value the
+    backward pass starts from.
+
+    Example:
+      %1 = "ipu.identity_loss"(%0) {reduction = "mean"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[],f32>
+    """
+
+    input: ext.Operand[Any]
+    reduction: ir.StringAttr
+    output: ext.Result[Any]
+
+    def check(self, v: Rules) -> None:
+        reduction = v.string("reduction", choices=("sum", "mean", "none"))
+        if reduction == "none":
+            _same_type(v, self.input, self.output, "identity_loss with reduction \"none\"")
+        else:
+            rank = static_rank(self.output.type)
+            v.require(rank in (None, 0), f"result must be a scalar (rank 0) for reduction \"{reduction}\", got rank {rank}")
+
+
+class NopOp(IpuOp, name="nop"):
+    """An identity that no optimisation removes (``poptorch.nop``).
+
+    Example:
+      %1 = "ipu.nop"(%0) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+    """
+
+    input: ext.Operand[Any]
+    output: ext.Result[Any]
+
+    def check(self, v: Rules) -> None:
+        _same_type(v, self.input, self.output, "nop")
+
+
+class RecomputationCheckpointOp(IpuOp, name="recomputation_checkpoint"):
+    """Marks tensors to keep (not recompute) in pipelined training.
+
+    Semantics: identity on each operand (``poptorch.recomputationCheckpoint``); the
+    pipeline scheduler stashes these values and recomputes the ops between checkpoints.
+
+    Example:
+      %1:2 = "ipu.recomputation_checkpoint"(%a, %b) : (!torch.vtensor<[2],f32>, !torch.vtensor<[3],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[3],f32>)
+    """
+
+    inputs: Sequence[ext.Operand[Any]]
+    outputs: Sequence[ext.Result[Any]]
+
+    def check(self, v: Rules) -> None:
+        ins, outs = list(self.operation.operands), list(self.operation.results)
+        v.require(len(ins) >= 1, "expects at least one operand")
+        v.require(len(ins) == len(outs), f"expects as many results as operands ({len(ins)}), got {len(outs)}")
+        for i, (a, b) in enumerate(zip(ins, outs, strict=True)):
+            _same_type(v, a, b, f"value #{i}")
+
+
+class SetAvailableMemoryOp(IpuOp, name="set_available_memory"):
+    """Sets the proportion of tile memory the producing matmul/conv may use for temporaries.
+
+    Semantics: identity (``poptorch.set_available_memory(t, proportion)``); the
+    ``proportion`` (in (0, 1]) is read by the planner of the op producing ``input``.
+
+    Example:
+      %1 = "ipu.set_available_memory"(%0) {proportion = 0.3 : f64} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    """
+
+    input: ext.Operand[Any]
+    proportion: ir.FloatAttr
+    output: ext.Result[Any]
+
+    def check(self, v: Rules) -> None:
+        v.float("proportion", min=0.0, max=1.0, min_exclusive=True)
+        _same_type(v, self.input, self.output, "set_available_memory")
+
+
+# ---------------------------------------------------------------------------------------
+# Training ops
+# ---------------------------------------------------------------------------------------
+
+
+class _UpdateOp(IpuOp):
+    """Common shape of the optimizer update ops.
+
+    Operands: ``weight``, ``grad``, the optimizer ``state`` tensors (order fixed per op)
+    and scalar ``hyper`` parameters named by ``hyper_names``. A hyper parameter produced
+    by a constant is compiled in; one read from a variable can change between runs
+    (``setOptimizer``) without recompiling. Results: the new weight, then the new state
+    in the operand order.
+    """
+
+    REQUIRED_HYPER = ("lr",)
+    ALLOWED_HYPER = ()
+
+    def state_count(self, v: Rules) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def check(self, v: Rules) -> None:
+        names = v.strings("hyper_names")
+        segments = list(ir.DenseI32ArrayAttr(self.operation.attributes["operandSegmentSizes"]))
+        n_state, n_hyper = segments[2], segments[3]
+        v.require(len(names) == n_hyper, f"expects one name in 'hyper_names' per hyper-parameter operand ({n_hyper}), got {len(names)}")
+        v.require(len(set(names)) == len(names), f"'hyper_names' has duplicates: {names}")
+        for name in names:
+            v.require(name in self.ALLOWED_HYPER, f"unknown hyper-parameter \"{name}\"; allowed: {', '.join(self.ALLOWED_HYPER)}")
+        for name in self.REQUIRED_HYPER:
+            v.require(name in names, f"requires hyper-parameter \"{name}\"")
+        expected_state = self.state_count(v)
+        v.require(n_state == expected_state, f"expects {expected_state} state operands, got {n_state}")
+        results = list(self.operation.results)
+        v.require(len(results) == 1 + n_state, f"expects {1 + n_state} results (weight and state), got {len(results)}")
+        v.require(self.weight.type == self.grad.type, f"grad type {self.grad.type} must equal weight type {self.weight.type}")
+        v.require(results[0].type == self.weight.type, f"new weight type {results[0].type} must equal weight type {self.weight.type}")
+        state = segments_of(self.operation, 2, segments)
+        for i, (old, new) in enumerate(zip(state, results[1:], strict=True)):
+            v.require(old.type == new.type, f"new state #{i} type {new.type} must equal state type {old.type}")
+
+
+def segments_of(op: ir.Operation, index: int, sizes: list[int]) -> list[ir.Value]:
+    """Operands of variadic segment ``index`` given ``operandSegmentSizes``."""
+    start = sum(sizes[:index])
+    return list(op.operands)[start : start + sizes[index]]
+
+
+class SgdUpdateOp(_UpdateOp, name="sgd_update"):
+    """SGD weight update (``poptorch.optim.SGD`` / ``torch.optim.SGD``).
+
+    Semantics: with ``with_momentum``, one velocity state tensor; ``variant`` is
+    ``"separate"`` (accumulator and velocity apart, the default) or ``"combined"``
+    (``use_combined_accum``: one tensor serves as both). Hyper-parameters: lr,
+    momentum, dampening, weight_decay, velocity_scaling, loss_scaling.
+
+    Example:
+      %w1 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], nesterov = false,
+              variant = "separate", with_momentum = false,
+              operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (...) -> tensor<4xf32>
+    """
+
+    weight: ext.Operand[Any]
+    grad: ext.Operand[Any]
+    state: Sequence[ext.Operand[Any]]
+    hyper: Sequence[ext.Operand[Any]]
+    hyper_names: ir.ArrayAttr
+    variant: ir.StringAttr
+    with_momentum: ir.IntegerAttr
+    nesterov: ir.IntegerAttr
+    updated: Sequence[ext.Result[Any]]
+
+    ALLOWED_HYPER = ("lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling")
+
+    def state_count(self, v: Rules) -> int:
+        v.string("variant", choices=("separate", "combined"))
+        momentum = v.bool("with_momentum")
+        nesterov = v.bool("nesterov")
+        v.require(not nesterov or momentum, "nesterov requires with_momentum")
+        return 1 if momentum else 0
+
+
+class AdamUpdateOp(_UpdateOp, name="adam_update"):
+    """Adam / AdamW weight update (``poptorch.optim.Adam``, ``AdamW``).
+
+    Semantics: state is (first moment, second moment, step count); ``variant`` is
+    ``"adam"`` (L2 weight decay into the gradient) or ``"adamw"`` (decoupled weight
+    decay); ``bias_correction`` applies the usual 1 - beta^t corrections.
+    Hyper-parameters: lr, beta1, beta2, eps, weight_decay, loss_scaling.
+
+    Example:
+      %w1, %m1, %v1, %t1 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr) {...} : (...) -> (...)
+    """
+
+    weight: ext.Operand[Any]
+    grad: ext.Operand[Any]
+    state: Sequence[ext.Operand[Any]]
+    hyper: Sequence[ext.Operand[Any]]
+    hyper_names: ir.ArrayAttr
+    variant: ir.StringAttr
+    bias_correction: ir.IntegerAttr
+    updated: Sequence[ext.Result[Any]]
+
+    ALLOWED_HYPER = ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling")
+
+    def state_count(self, v: Rules) -> int:
+        v.string("variant", choices=("adam", "adamw"))
+        v.bool("bias_correction")
+        return 3
+
+
+class RmspropUpdateOp(_UpdateOp, name="rmsprop_update"):
+    """RMSprop weight update (``poptorch.optim.RMSprop``).
+
+    Semantics: state is (squared-gradient average, [momentum buffer if
+    ``with_momentum``], [gradient average if ``centered``]). ``use_tf_variant``
+    starts the squared average at 1, puts eps inside the square root and folds the
+    learning rate into the momentum. Hyper-parameters: lr, alpha, eps, momentum,
+    weight_decay, loss_scaling.
+    """
+
+    weight: ext.Operand[Any]
+    grad: ext.Operand[Any]
+    state: Sequence[ext.Operand[Any]]
+    hyper: Sequence[ext.Operand[Any]]
+    hyper_names: ir.ArrayAttr
+    centered: ir.IntegerAttr
+    with_momentum: ir.IntegerAttr
+    use_tf_variant: ir.IntegerAttr
+    updated: Sequence[ext.Result[Any]]
+
+    ALLOWED_HYPER = ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling")
+
+    def state_count(self, v: Rules) -> int:
+        v.bool("use_tf_variant")
+        return 1 + int(v.bool("with_momentum")) + int(v.bool("centered"))
+
+
+class LambUpdateOp(_UpdateOp, name="lamb_update"):
+    """LAMB weight update (``poptorch.optim.LAMB``).
+
+    Semantics: Adam-style moments (state: first moment, second moment, step count),
+    then the layer-wise trust ratio phi(||w||) / ||update|| with
+    phi(z) = min(z, max_weight_norm); ``bias_correction`` as in Adam.
+    Hyper-parameters: lr, beta1, beta2, eps, weight_decay, max_weight_norm, loss_scaling.
+    """
+
+    weight: ext.Operand[Any]
+    grad: ext.Operand[Any]
+    state: Sequence[ext.Operand[Any]]
+    hyper: Sequence[ext.Operand[Any]]
+    hyper_names: ir.ArrayAttr
+    bias_correction: ir.IntegerAttr
+    updated: Sequence[ext.Result[Any]]
+
+    ALLOWED_HYPER = ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling")
+
+    def state_count(self, v: Rules) -> int:
+        v.bool("bias_correction")
+        return 3
+
+
+class AccumulateGradOp(IpuOp, name="accumulate_grad"):
+    """Adds one micro-batch gradient into its accumulator (gradient accumulation, G > 1).
+
+    Semantics: ``reduction`` ``"sum"`` adds; ``"mean"`` with ``strategy``
+    ``"running"`` keeps a running mean (acc + (g - acc) / count, count from 1), with
+    ``"post"`` adds and leaves the division by G to the update.
+
+    Example:
+      %a1 = "ipu.accumulate_grad"(%a, %g, %count) {reduction = "mean", strategy = "post"} : (...) -> tensor<4xf32>
+    """
+
+    accumulator: ext.Operand[Any]
+    grad: ext.Operand[Any]
+    count: ext.Operand[Any]
+    reduction: ir.StringAttr
+    strategy: ir.StringAttr
+    output: ext.Result[Any]
+
+    def check(self, v: Rules) -> None:
+        v.string("reduction", choices=("sum", "mean"))
+        v.string("strategy", choices=("running", "post"))
+        v.require(self.accumulator.type == self.grad.type, f"grad type {self.grad.type} must equal accumulator type {self.accumulator.type}")
+        _same_type(v, self.accumulator, self.output, "accumulate_grad")
+
+
+class ReplicaReduceOp(IpuOp, name="replica_reduce"):
+    """Reduces a tensor across the R replicas (gradients before the update).
+
+    Semantics: ``kind`` ``"sum"`` or ``"mean"`` over ``replication_factor`` (>= 1)
+    replicas; every replica receives the result. Lowered to ``poplar.gcl_all_reduce``.
+
+    Example:
+      %1 = "ipu.replica_reduce"(%0) {kind = "mean", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    """
+
+    input: ext.Operand[Any]
+    kind: ir.StringAttr
+    replication_factor: ir.IntegerAttr
+    output: ext.Result[Any]
+
+    def check(self, v: Rules) -> None:
+        v.string("kind", choices=("sum", "mean"))
+        v.int("replication_factor", min=1)
+        _same_type(v, self.input, self.output, "replica_reduce")
+
+
+class LossScaleOp(IpuOp, name="loss_scale"):
+    """Multiplies (``mode = "scale"``) or divides (``"unscale"``) by the loss scale.
+
+    Semantics: the loss is scaled before the backward pass and gradients unscaled
+    before the update, so training is unchanged mathematically. ``scale`` is a scalar
+    operand so automatic loss scaling can update it on the device.
+
+    Example:
+      %1 = "ipu.loss_scale"(%loss, %s) {mode = "scale"} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    """
+
+    input: ext.Operand[Any]
+    scale: ext.Operand[Any]
+    mode: ir.StringAttr
+    output: ext.Result[Any]
+
+    def check(self, v: Rules) -> None:
+        v.string("mode", choices=("scale", "unscale"))
+        rank = static_rank(self.scale.type)
+        v.require(rank in (None, 0), f"scale must be a scalar (rank 0), got rank {rank}")
+        _same_type(v, self.input, self.output, "loss_scale")
+
+
+def register_traits() -> None:
+    """Attach the traits that ``ext`` cannot declare (none for ``ipu`` yet)."""

@@ -1,0 +1,285 @@
+// IRDL definition of the 'poplar' dialect, generated from dialects/poplar.py.
+// Do not edit: regenerate with `python -m ipu_mlir.dialects`.
+// Use: torch-mlir-opt --irdl-file=dialects/poplar.irdl.mlir <file>
+module {
+  irdl.dialect @poplar {
+    irdl.operation @graph {
+      %0 = irdl.base "#builtin.integer" 
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"num_ipus" = %0, "replication_factor" = %1, "tiles_per_ipu" = %2}
+      %3 = irdl.region
+      irdl.regions(body: %3)
+    }
+    irdl.operation @variable {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.dense_array" 
+      irdl.attributes {"name" = %0, "kind" = %1, "ipu" = %2, "tiles" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @constant {
+      %0 = irdl.any
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"value" = %0, "ipu" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @remote_buffer {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.type" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"name" = %0, "type" = %1, "repeats" = %2}
+    }
+    irdl.operation @host_stream {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.type" 
+      irdl.attributes {"name" = %0, "direction" = %1, "type" = %2}
+    }
+    irdl.operation @function {
+      %0 = irdl.base "#builtin.string" 
+      irdl.attributes {"name" = %0}
+      %1 = irdl.region
+      irdl.regions(body: %1)
+    }
+    irdl.operation @program_sequence {
+      %0 = irdl.base "#builtin.string" 
+      irdl.attributes {"name" = %0}
+      %1 = irdl.region
+      irdl.regions(body: %1)
+    }
+    irdl.operation @program_repeat {
+      %0 = irdl.base "#builtin.integer" 
+      irdl.attributes {"count" = %0}
+      %1 = irdl.region
+      irdl.regions(body: %1)
+    }
+    irdl.operation @program_copy {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(source: %0, destination: %1)
+    }
+    irdl.operation @program_stream_copy {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(tensor: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"stream" = %1}
+    }
+    irdl.operation @program_sync {
+      %0 = irdl.base "#builtin.string" 
+      irdl.attributes {"kind" = %0}
+    }
+    irdl.operation @program_call {
+      %0 = irdl.base "#builtin.string" 
+      irdl.attributes {"callee" = %0}
+    }
+    irdl.operation @gcl_all_reduce {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"op" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @popops_add {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @popops_sub {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @popops_mul {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @popops_div {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @popops_map {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(inputs: variadic %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"expr" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @popops_cast {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @popops_reduce {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.dense_array" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.float" 
+      irdl.attributes {"op" = %1, "dims" = %2, "keep_dims" = %3, "scale" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5)
+    }
+    irdl.operation @popops_arg_max {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %1, "keep_dims" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @popops_arg_min {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %1, "keep_dims" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @popops_multi_slice {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(table: %0, indices: %1)
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @popops_gather {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, indices: %1)
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @popops_scaled_add_to {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(destination: %0, source: %1)
+      %2 = irdl.base "#builtin.float" 
+      irdl.attributes {"scale" = %2}
+    }
+    irdl.operation @popops_pad {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.dense_array" 
+      %2 = irdl.base "#builtin.dense_array" 
+      %3 = irdl.base "#builtin.float" 
+      irdl.attributes {"low" = %1, "high" = %2, "value" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @poplin_matmul {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @poplin_conv {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, weights: %1, bias: variadic %2)
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.dense_array" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"stride" = %3, "padding" = %4, "dilation" = %5, "groups" = %6}
+      %7 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %7)
+    }
+    irdl.operation @popnn_pool {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.dense_array" 
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.integer" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %1, "kernel" = %2, "stride" = %3, "padding" = %4, "ceil_mode" = %5, "count_include_pad" = %6}
+      %7 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %7)
+    }
+    irdl.operation @popnn_norm {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(inputs: variadic %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.float" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %1, "epsilon" = %2, "num_groups" = %3, "num_dims" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5)
+    }
+    irdl.operation @popnn_nonlinearity {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %1, "dim" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @reshape {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @dim_shuffle {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.dense_array" 
+      irdl.attributes {"permutation" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @slice {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.dense_array" 
+      %2 = irdl.base "#builtin.dense_array" 
+      %3 = irdl.base "#builtin.dense_array" 
+      irdl.attributes {"begin" = %1, "end" = %2, "stride" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @concat {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(inputs: variadic %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @broadcast {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+  }
+}

@@ -1,0 +1,1 @@
+"""The IPU Model runtime: target description, executable loader, program interpreter, emulated devices."""

@@ -1,0 +1,43 @@
+// RUN: ipu-opt %s -p ipu-annotate-blocks --split-input-file | FileCheck %s
+// RUN: ipu-opt %s -p 'ipu-annotate-blocks{inherit-from-producers=false}' --split-input-file | FileCheck %s --check-prefix=NOINHERIT
+
+// A forward op in a block gets the block; a forward op outside any block is left alone.
+// CHECK-LABEL: sym_name = "forward"
+// CHECK: "torch.aten.relu"(%arg0) {ipu.block = #ipu.block<"enc", 1 : i64>}
+// CHECK-NOT: ipu.block
+// CHECK: "func.return"
+func.func @forward(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "enc", ipu_id = 1 : i64, seq_nr = 0 : i64}>["enc"("model.py":10:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{seq_nr = 1 : i64}>["head"("model.py":11:1)])
+  return %1 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// A block without an ipu_id gets -1: the execution strategy assigns its IPU.
+// CHECK-LABEL: sym_name = "no_ipu"
+// CHECK: "torch.aten.relu"(%arg0) {ipu.block = #ipu.block<"A", -1 : i64>}
+func.func @no_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A"}>["a"("model.py":3:1)])
+  return %0 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// Backward ops: same seq_nr as a forward op -> its block (rule 2), even when the
+// producer is in another block; otherwise the producer's block (rule 3).
+// CHECK-LABEL: sym_name = "backward"
+// CHECK: %[[F0:.*]] = "torch.aten.relu"(%arg0) {ipu.block = #ipu.block<"s0", 0 : i64>}
+// CHECK: %[[F1:.*]] = "torch.aten.tanh"(%[[F0]]) {ipu.block = #ipu.block<"s1", 1 : i64>}
+// CHECK: %[[B1:.*]] = "torch.aten.neg"(%[[F1]]) {ipu.block = #ipu.block<"s0", 0 : i64>}
+// CHECK: "torch.aten.exp"(%[[B1]]) {ipu.block = #ipu.block<"s0", 0 : i64>}
+// NOINHERIT-LABEL: sym_name = "backward"
+// NOINHERIT: "torch.aten.neg"({{.*}}) {ipu.block = #ipu.block<"s0", 0 : i64>}
+// NOINHERIT: "torch.aten.exp"(%{{[0-9]+}}) :
+func.func @backward(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "s0", ipu_id = 0 : i64, seq_nr = 5 : i64}>["l0"("model.py":20:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "s1", ipu_id = 1 : i64, seq_nr = 6 : i64}>["l1"("model.py":21:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 5 : i64}>["l0"("model.py":20:1)])
+  %3 = torch.aten.exp %2 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true}>["l0"("model.py":20:1)])
+  return %3 : !torch.vtensor<[2],f32>
+}

@@ -1,0 +1,1 @@
+"""Command-line tools: thin ``main()`` functions behind the ``ipu-opt`` and ``ipu-translate`` scripts."""

@@ -1,0 +1,78 @@
+"""``ipu-translate``: translations between MLIR and other formats (mlir-translate style).
+
+Available: ``--mlir-to-bytecode`` and ``--bytecode-to-mlir`` (the runtime executable
+stores MLIR bytecode), ``--dump-irdl=<dialect>``. ``--poplar-to-cpp`` (Poplar/PopLibs
+C++) is planned; asking for it now is a clear error, not a silent no-op.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ipu-translate", description="Translate ipu-mlir IR to and from other formats.")
+    parser.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin)")
+    parser.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--mlir-to-bytecode", action="store_true", help="write MLIR bytecode")
+    group.add_argument("--bytecode-to-mlir", action="store_true", help="read MLIR bytecode, print generic MLIR text")
+    group.add_argument("--dump-irdl", metavar="DIALECT", choices=("ipu", "pipeline", "poplar"), help="print a dialect's IRDL definition")
+    group.add_argument("--poplar-to-cpp", action="store_true", help="emit Poplar/PopLibs C++ (not available yet)")
+    return parser
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = _build_parser().parse_args(argv)
+    if args.poplar_to_cpp:
+        sys.stderr.write(
+            "ipu-translate: error: --poplar-to-cpp is not implemented yet: the Poplar C++ emitter is a planned "
+            "feature. Run the program on the IPU Model (poptorch) or inspect the poplar dialect with ipu-opt instead.\n"
+        )
+        return 1
+    from ipu_mlir.dialects import irdl_text, make_context
+
+    if args.dump_irdl:
+        text = irdl_text(args.dump_irdl)
+        _write(args.output, text.encode())
+        return 0
+    data = sys.stdin.buffer.read() if args.input == "-" else Path(args.input).read_bytes()
+    from torch_mlir import ir
+
+    from ipu_mlir.compiler.diagnostics import format_diagnostic
+
+    context = make_context()
+    with context:
+        try:
+            module = ir.Module.parse(data if args.bytecode_to_mlir else data.decode(), context)
+        except ir.MLIRError as error:
+            for diagnostic in error.error_diagnostics:
+                sys.stderr.write(format_diagnostic(diagnostic, {"-": args.input}) + "\n")
+            return 1
+        if args.mlir_to_bytecode:
+            import io
+
+            buffer = io.BytesIO()
+            module.operation.write_bytecode(buffer)
+            _write(args.output, buffer.getvalue())
+        else:
+            _write(args.output, module.operation.get_asm(print_generic_op_form=True).encode())
+    return 0
+
+
+def _write(output: str, data: bytes) -> None:
+    if output == "-":
+        sys.stdout.buffer.write(data)
+    else:
+        Path(output).write_bytes(data)
+
+
+def main() -> None:
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()
