@@ -46,6 +46,16 @@ def static_rank(type_: ir.Type) -> int | None:
     return 0 if not dims else len(dims.split(","))
 
 
+def _arity(v: Rules, op: ir.OpView, operands: int, results: int) -> None:
+    """Operand and result counts, checked before the rules read ``op.input`` and friends.
+
+    Our verifier runs before the IRDL one, so a wrong count would otherwise surface as
+    an IndexError from the generated accessors instead of a diagnostic.
+    """
+    v.count(list(op.operation.operands), operands, "operands")
+    v.count(list(op.operation.results), results, "results")
+
+
 def _same_type(v: Rules, a: ir.Value, b: ir.Value, what: str) -> None:
     v.require(a.type == b.type, f"{what}: result type {b.type} must equal input type {a.type}")
 
@@ -100,6 +110,7 @@ class PrintTensorOp(IpuOp, name="print_tensor"):
     output: ext.Result[Any]
 
     def check(self, v: Rules) -> None:
+        _arity(v, self, 1, 1)
         v.string("title")
         _same_type(v, self.input, self.output, "print_tensor")
 
@@ -120,6 +131,7 @@ class IdentityLossOp(IpuOp, name="identity_loss"):
     output: ext.Result[Any]
 
     def check(self, v: Rules) -> None:
+        _arity(v, self, 1, 1)
         reduction = v.string("reduction", choices=("sum", "mean", "none"))
         if reduction == "none":
             _same_type(v, self.input, self.output, "identity_loss with reduction \"none\"")
@@ -139,6 +151,7 @@ class NopOp(IpuOp, name="nop"):
     output: ext.Result[Any]
 
     def check(self, v: Rules) -> None:
+        _arity(v, self, 1, 1)
         _same_type(v, self.input, self.output, "nop")
 
 
@@ -178,6 +191,7 @@ class SetAvailableMemoryOp(IpuOp, name="set_available_memory"):
     output: ext.Result[Any]
 
     def check(self, v: Rules) -> None:
+        _arity(v, self, 1, 1)
         v.float("proportion", min=0.0, max=1.0, min_exclusive=True)
         _same_type(v, self.input, self.output, "set_available_memory")
 
@@ -203,9 +217,40 @@ class _UpdateOp(IpuOp):
     def state_count(self, v: Rules) -> int:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def segment_sizes(self, v: Rules) -> list[int]:
+        """``operandSegmentSizes`` as (weight, grad, state, hyper) counts, checked against
+        the operands: the accessors (``self.weight``, ...) index with it.
+        """
+        v.require(
+            v.has("operandSegmentSizes"),
+            "requires attribute 'operandSegmentSizes' (weight, grad, state, hyper counts)",
+        )
+        attr = self.operation.attributes["operandSegmentSizes"]
+        v.require(
+            isinstance(attr, ir.DenseI32ArrayAttr),
+            f"attribute 'operandSegmentSizes' must be an array<i32: ...>, got {attr}",
+        )
+        sizes = list(ir.DenseI32ArrayAttr(attr))
+        v.require(
+            len(sizes) == 4,
+            "attribute 'operandSegmentSizes' must have 4 elements (weight, grad, state, hyper), "
+            f"got {len(sizes)}",
+        )
+        v.require(
+            sizes[0] == 1 and sizes[1] == 1,
+            f"expects exactly one weight and one grad operand, got segment sizes {sizes}",
+        )
+        v.require(min(sizes) >= 0, f"attribute 'operandSegmentSizes' elements must be >= 0, got {sizes}")
+        n_operands = len(self.operation.operands)
+        v.require(
+            sum(sizes) == n_operands,
+            f"attribute 'operandSegmentSizes' sums to {sum(sizes)} but the op has {n_operands} operands",
+        )
+        return sizes
+
     def check(self, v: Rules) -> None:
+        segments = self.segment_sizes(v)
         names = v.strings("hyper_names")
-        segments = list(ir.DenseI32ArrayAttr(self.operation.attributes["operandSegmentSizes"]))
         n_state, n_hyper = segments[2], segments[3]
         v.require(len(names) == n_hyper, f"expects one name in 'hyper_names' per hyper-parameter operand ({n_hyper}), got {len(names)}")
         v.require(len(set(names)) == len(names), f"'hyper_names' has duplicates: {names}")
@@ -363,6 +408,7 @@ class AccumulateGradOp(IpuOp, name="accumulate_grad"):
     output: ext.Result[Any]
 
     def check(self, v: Rules) -> None:
+        _arity(v, self, 3, 1)
         v.string("reduction", choices=("sum", "mean"))
         v.string("strategy", choices=("running", "post"))
         v.require(self.accumulator.type == self.grad.type, f"grad type {self.grad.type} must equal accumulator type {self.accumulator.type}")
@@ -385,6 +431,7 @@ class ReplicaReduceOp(IpuOp, name="replica_reduce"):
     output: ext.Result[Any]
 
     def check(self, v: Rules) -> None:
+        _arity(v, self, 1, 1)
         v.string("kind", choices=("sum", "mean"))
         v.int("replication_factor", min=1)
         _same_type(v, self.input, self.output, "replica_reduce")
@@ -407,6 +454,7 @@ class LossScaleOp(IpuOp, name="loss_scale"):
     output: ext.Result[Any]
 
     def check(self, v: Rules) -> None:
+        _arity(v, self, 2, 1)
         v.string("mode", choices=("scale", "unscale"))
         rank = static_rank(self.scale.type)
         v.require(rank in (None, 0), f"scale must be a scalar (rank 0), got rank {rank}")

@@ -32,9 +32,11 @@ class PipelineOp(Pipeline.Operation):
 SCHEDULE_KINDS = ("sharded", "pipelined", "phased_serial", "phased_parallel")
 
 
-def _check_yield_matches(v: Rules, op: ir.OpView, body: ir.Region) -> None:
-    """The region's terminator yields values of the op's result types."""
-    blocks = list(body.blocks)
+def _check_yield_matches(v: Rules, op: ir.OpView) -> None:
+    """The op has one body region whose terminator yields values of the op's result types."""
+    regions = list(op.operation.regions)
+    v.require(len(regions) == 1, f"expects one body region, got {len(regions)}")
+    blocks = list(regions[0].blocks)
     v.require(len(blocks) == 1, f"expects a body region with one block, got {len(blocks)}")
     ops = list(blocks[0].operations)
     v.require(bool(ops) and ops[-1].operation.name == "pipeline.yield", "body must end with 'pipeline.yield'")
@@ -97,7 +99,7 @@ class ScheduleOp(PipelineOp, name="schedule"):
                 iterations >= stages,
                 f"pipelined inference over {stages} stages needs device_iterations >= {stages}, got {iterations}",
             )
-        _check_yield_matches(v, self, self.body)
+        _check_yield_matches(v, self)
 
 
 class StageOp(PipelineOp, name="stage"):
@@ -127,7 +129,7 @@ class StageOp(PipelineOp, name="stage"):
             parent_name in ("pipeline.schedule", "pipeline.phase"),
             f"must be nested in 'pipeline.schedule' or 'pipeline.phase', got {parent_name or 'no parent'}",
         )
-        _check_yield_matches(v, self, self.body)
+        _check_yield_matches(v, self)
 
 
 class PhaseOp(PipelineOp, name="phase"):
@@ -149,13 +151,17 @@ class PhaseOp(PipelineOp, name="phase"):
     def check(self, v: Rules) -> None:
         v.int("phase_id", min=0)
         parent = self.operation.parent
+        # The parent's own verifier checks its 'kind'; here a missing or non-string kind
+        # only means "not phased" (reading it blindly would raise instead of diagnosing).
+        kind = parent.attributes["kind"] if parent is not None and "kind" in parent.attributes else None
         is_phased = (
             parent is not None
             and parent.name == "pipeline.schedule"
-            and ir.StringAttr(parent.attributes["kind"]).value.startswith("phased")
+            and isinstance(kind, ir.StringAttr)
+            and ir.StringAttr(kind).value.startswith("phased")
         )
         v.require(is_phased, "must be nested in a phased 'pipeline.schedule'")
-        _check_yield_matches(v, self, self.body)
+        _check_yield_matches(v, self)
 
 
 class YieldOp(PipelineOp, name="yield", traits=[ext.Pure]):
@@ -167,6 +173,17 @@ class YieldOp(PipelineOp, name="yield", traits=[ext.Pure]):
     """
 
     values: Sequence[ext.Operand[Any]]
+
+    PARENTS = ("pipeline.schedule", "pipeline.stage", "pipeline.phase")
+
+    def check(self, v: Rules) -> None:
+        parent = self.operation.parent
+        parent_name = parent.name if parent is not None else None
+        v.require(
+            parent_name in self.PARENTS,
+            "must terminate a 'pipeline.schedule', 'pipeline.stage' or 'pipeline.phase' body, "
+            f"got {parent_name or 'no parent'}",
+        )
 
 
 class SendOp(PipelineOp, name="send"):

@@ -1,0 +1,114 @@
+// RUN: ipu-opt %s --split-input-file | FileCheck %s
+// RUN: ipu-opt %s --split-input-file | ipu-opt --split-input-file | FileCheck %s
+// The stock C++ tool parses and verifies the same IR with the generated IRDL (operand
+// counts and attribute kinds; the Python rules of ipu-opt are not part of the IRDL).
+// RUN: torch-mlir-opt --irdl-file=%irdl_dir/ipu.irdl.mlir --split-input-file --mlir-print-op-generic %s | FileCheck %s
+
+// Round trip of every op and attribute of the `ipu` dialect. Operands and results are
+// open types, so each op is shown with Torch-dialect values and with builtin tensors.
+
+// #ipu.block and #ipu.tensor_location annotate ops of other dialects.
+// CHECK-LABEL: sym_name = "attributes"
+// CHECK: "torch.aten.relu"(%arg0) {ipu.block = #ipu.block<"encoder", 1 : i64>} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+// CHECK: "torch.aten.tanh"(%{{.*}}) {ipu.block = #ipu.block<"unplaced", -1 : i64>, ipu.tensor_location = #ipu.tensor_location<"off_chip", true, false>} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+// CHECK: "ipu.nop"(%{{.*}}) {ipu.tensor_location = #ipu.tensor_location<"on_chip", false, true>} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+func.func @attributes(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %0 = "torch.aten.relu"(%x) {ipu.block = #ipu.block<"encoder", 1 : i64>} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+  %1 = "torch.aten.tanh"(%0) {ipu.block = #ipu.block<"unplaced", -1 : i64>, ipu.tensor_location = #ipu.tensor_location<"off_chip", true, false>} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+  %2 = "ipu.nop"(%1) {ipu.tensor_location = #ipu.tensor_location<"on_chip", false, true>} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+  return %2 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// The model ops of poptorch: identities with a meaning, and the loss marker.
+// CHECK-LABEL: sym_name = "model_ops"
+// CHECK: %[[P:.*]] = "ipu.print_tensor"(%arg0) {title = "act"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+// CHECK: %[[N:.*]] = "ipu.nop"(%[[P]]) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+// CHECK: %[[C:.*]]:2 = "ipu.recomputation_checkpoint"(%[[N]], %arg0) : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>)
+// CHECK: "ipu.recomputation_checkpoint"(%arg1) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK: "ipu.set_available_memory"(%arg1) {proportion = 3.000000e-01 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK: "ipu.set_available_memory"(%arg1) {proportion = 1.000000e+00 : f32} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK: "ipu.identity_loss"(%[[C]]#0) {reduction = "mean"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[],f32>
+// CHECK: "ipu.identity_loss"(%arg1) {reduction = "sum"} : (tensor<3x4xf32>) -> tensor<f32>
+// CHECK: "ipu.identity_loss"(%arg1) {reduction = "sum"} : (tensor<3x4xf32>) -> tensor<*xf32>
+// CHECK: "ipu.identity_loss"(%[[C]]#0) {reduction = "none"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+func.func @model_ops(%x: !torch.vtensor<[4],f32>, %t: tensor<3x4xf32>) -> !torch.vtensor<[],f32> {
+  %0 = "ipu.print_tensor"(%x) {title = "act"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %1 = "ipu.nop"(%0) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %2:2 = "ipu.recomputation_checkpoint"(%1, %x) : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>)
+  %3 = "ipu.recomputation_checkpoint"(%t) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %4 = "ipu.set_available_memory"(%t) {proportion = 0.3 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %5 = "ipu.set_available_memory"(%t) {proportion = 1.0 : f32} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %6 = "ipu.identity_loss"(%2#0) {reduction = "mean"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[],f32>
+  %7 = "ipu.identity_loss"(%t) {reduction = "sum"} : (tensor<3x4xf32>) -> tensor<f32>
+  %8 = "ipu.identity_loss"(%t) {reduction = "sum"} : (tensor<3x4xf32>) -> tensor<*xf32>
+  %9 = "ipu.identity_loss"(%2#0) {reduction = "none"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  return %6 : !torch.vtensor<[],f32>
+}
+
+// -----
+
+// Optimizer updates: weight, grad, state (fixed order per op), named hyper-parameters.
+// CHECK-LABEL: sym_name = "optimizer_updates"
+// CHECK: "ipu.sgd_update"(%arg0, %arg1, %arg3) {hyper_names = ["lr"], nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>, variant = "separate", with_momentum = false} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: "ipu.sgd_update"(%arg0, %arg1, %arg2, %arg3, %arg3, %arg3) {hyper_names = ["lr", "momentum", "weight_decay"], nesterov = true, operandSegmentSizes = array<i32: 1, 1, 1, 3>, variant = "combined", with_momentum = true} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK: "ipu.adam_update"(%arg0, %arg1, %arg2, %arg2, %arg2, %arg3, %arg3, %arg3) {bias_correction = true, hyper_names = ["lr", "beta1", "beta2"], operandSegmentSizes = array<i32: 1, 1, 3, 3>, variant = "adamw"} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: "ipu.adam_update"(%arg0, %arg1, %arg2, %arg2, %arg2, %arg3) {bias_correction = false, hyper_names = ["lr"], operandSegmentSizes = array<i32: 1, 1, 3, 1>, variant = "adam"}
+// CHECK: "ipu.rmsprop_update"(%arg0, %arg1, %arg2, %arg3, %arg3) {centered = false, hyper_names = ["alpha", "lr"], operandSegmentSizes = array<i32: 1, 1, 1, 2>, use_tf_variant = true, with_momentum = false} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK: "ipu.rmsprop_update"(%arg0, %arg1, %arg2, %arg2, %arg2, %arg3) {centered = true, hyper_names = ["lr"], operandSegmentSizes = array<i32: 1, 1, 3, 1>, use_tf_variant = false, with_momentum = true}
+// CHECK: "ipu.lamb_update"(%arg0, %arg1, %arg2, %arg2, %arg2, %arg3, %arg3) {bias_correction = true, hyper_names = ["lr", "max_weight_norm"], operandSegmentSizes = array<i32: 1, 1, 3, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+func.func @optimizer_updates(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1:2 = "ipu.sgd_update"(%w, %g, %s, %lr, %lr, %lr) {hyper_names = ["lr", "momentum", "weight_decay"], variant = "combined", with_momentum = true, nesterov = true, operandSegmentSizes = array<i32: 1, 1, 1, 3>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %2:4 = "ipu.adam_update"(%w, %g, %s, %s, %s, %lr, %lr, %lr) {hyper_names = ["lr", "beta1", "beta2"], variant = "adamw", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 3, 3>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %3:4 = "ipu.adam_update"(%w, %g, %s, %s, %s, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = false, operandSegmentSizes = array<i32: 1, 1, 3, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %4:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr, %lr) {hyper_names = ["alpha", "lr"], centered = false, with_momentum = false, use_tf_variant = true, operandSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %5:4 = "ipu.rmsprop_update"(%w, %g, %s, %s, %s, %lr) {hyper_names = ["lr"], centered = true, with_momentum = true, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 3, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %6:4 = "ipu.lamb_update"(%w, %g, %s, %s, %s, %lr, %lr) {hyper_names = ["lr", "max_weight_norm"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 3, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// The same update on Torch-dialect values, as the frontend produces it.
+// CHECK-LABEL: sym_name = "torch_sgd"
+// CHECK: "ipu.sgd_update"(%arg0, %arg1, %arg2, %arg3) {hyper_names = ["lr"], nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>, variant = "separate", with_momentum = true} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>)
+func.func @torch_sgd(%w: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>, %v: !torch.vtensor<[2,3],f32>, %lr: !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32> {
+  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>)
+  return %0#0 : !torch.vtensor<[2,3],f32>
+}
+
+// -----
+
+// Gradient accumulation, replica reduction and loss scaling.
+// CHECK-LABEL: sym_name = "training_ops"
+// CHECK: %[[A:.*]] = "ipu.accumulate_grad"(%arg0, %arg1, %arg2) {reduction = "sum", strategy = "running"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
+// CHECK: %[[M:.*]] = "ipu.accumulate_grad"(%[[A]], %arg1, %arg2) {reduction = "mean", strategy = "post"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
+// CHECK: %[[R:.*]] = "ipu.replica_reduce"(%[[M]]) {kind = "mean", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: "ipu.replica_reduce"(%[[R]]) {kind = "sum", replication_factor = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[L:.*]] = "ipu.loss_scale"(%arg4, %arg3) {mode = "scale"} : (!torch.vtensor<[],f32>, tensor<f32>) -> !torch.vtensor<[],f32>
+// CHECK: "ipu.loss_scale"(%arg0, %arg3) {mode = "unscale"} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+func.func @training_ops(%acc: tensor<4xf32>, %g: tensor<4xf32>, %count: tensor<i64>, %scale: tensor<f32>, %loss: !torch.vtensor<[],f32>) -> !torch.vtensor<[],f32> {
+  %0 = "ipu.accumulate_grad"(%acc, %g, %count) {reduction = "sum", strategy = "running"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
+  %1 = "ipu.accumulate_grad"(%0, %g, %count) {reduction = "mean", strategy = "post"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
+  %2 = "ipu.replica_reduce"(%1) {kind = "mean", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "ipu.replica_reduce"(%2) {kind = "sum", replication_factor = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = "ipu.loss_scale"(%loss, %scale) {mode = "scale"} : (!torch.vtensor<[],f32>, tensor<f32>) -> !torch.vtensor<[],f32>
+  %5 = "ipu.loss_scale"(%acc, %scale) {mode = "unscale"} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %4 : !torch.vtensor<[],f32>
+}
+
+// -----
+
+// Torch-dialect accumulator, count and scale.
+// CHECK-LABEL: sym_name = "torch_training_ops"
+// CHECK: "ipu.accumulate_grad"(%arg0, %arg1, %arg2) {reduction = "mean", strategy = "running"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[4],f32>
+// CHECK: "ipu.replica_reduce"(%{{.*}}) {kind = "sum", replication_factor = 4 : i64} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+// CHECK: "ipu.loss_scale"(%{{.*}}, %arg3) {mode = "unscale"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32>
+func.func @torch_training_ops(%acc: !torch.vtensor<[4],f32>, %g: !torch.vtensor<[4],f32>, %count: !torch.vtensor<[],si64>, %scale: !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32> {
+  %0 = "ipu.accumulate_grad"(%acc, %g, %count) {reduction = "mean", strategy = "running"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[4],f32>
+  %1 = "ipu.replica_reduce"(%0) {kind = "sum", replication_factor = 4 : i64} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %2 = "ipu.loss_scale"(%1, %scale) {mode = "unscale"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32>
+  return %2 : !torch.vtensor<[4],f32>
+}
