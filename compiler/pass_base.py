@@ -102,8 +102,19 @@ class ModulePass:
         def run(op: ir.Operation, pass_: Any) -> None:
             diag = Diagnostics()
             try:
-                self.run(op, diag)
+                # Python passes run without a current context; builders need one.
+                with op.context, ir.Location.unknown(op.context):
+                    self.run(op, diag)
             except PassFailure:
+                diag.failed = True
+            except Exception as error:  # a bug in the pass: report it, never crash the driver
+                import traceback
+
+                where = traceback.extract_tb(error.__traceback__)[-1]
+                op.location.emit_error(
+                    f"internal error in pass '{self.name}': {type(error).__name__}: {error} "
+                    f"(at {where.filename}:{where.lineno}); please report it with the reproducer"
+                )
                 diag.failed = True
             if diag.failed:
                 pass_.signal_pass_failure()

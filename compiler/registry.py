@@ -14,6 +14,11 @@ from .pass_base import ModulePass
 # name -> "module:ClassName", relative to ipu_mlir.compiler.transforms
 _PASSES: dict[str, str] = {
     "ipu-annotate-blocks": "ipu_annotate_blocks:AnnotateBlocks",
+    "convert-torch-to-poplar": "convert_torch_to_poplar:ConvertTorchToPoplar",
+    "ipu-raise-custom-ops": "ipu_raise_custom_ops:RaiseCustomOps",
+    "poplar-build-program": "poplar_build_program:BuildProgram",
+    "poplar-map-tiles": "poplar_map_tiles:MapTiles",
+    "poplar-plan-memory": "poplar_plan_memory:PlanMemory",
 }
 
 

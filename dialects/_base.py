@@ -151,6 +151,9 @@ def verify_with_rules(op: ir.OpView, check: Callable[[Rules], None]) -> bool:
     except RuleViolation as violation:
         op.location.emit_error(f"'{op.operation.name}' op {violation}")
         return False
+    except Exception as error:  # a malformed op the rules did not foresee: never a traceback
+        op.location.emit_error(f"'{op.operation.name}' op is malformed ({type(error).__name__}: {error})")
+        return False
     return True
 
 
@@ -158,3 +161,49 @@ def tensor_element_count(type_: ir.Type) -> int:
     """Number of elements of a static ranked tensor type."""
     shaped = ir.RankedTensorType(type_)
     return math.prod(shaped.shape)
+
+
+def build(cls: type, *args: object, loc: ir.Location | None = None, ip: ir.InsertionPoint | None = None) -> ir.OpView:
+    """Create an ``ext``-defined op from its fields in declaration order.
+
+    Unlike the generated ``__init__``, this keeps falsy attributes (``false``, ``0``):
+    the generated builder treats them as missing. Variadic operand / result groups take
+    lists; segment sizes are added when the op has variadic groups.
+    """
+    from torch_mlir.dialects.ext import AttributeDef, OperandDef, RegionDef, ResultDef
+    from torch_mlir.dialects.irdl import Variadicity
+
+    fields = [f for f in cls._fields if not isinstance(f, RegionDef)]
+    if len(args) != len(fields):
+        names = ", ".join(f.name for f in fields)
+        raise TypeError(f"{cls.__name__} takes {len(fields)} fields ({names}), got {len(args)}")
+    operands: list[ir.Value] = []
+    operand_segments: list[int] = []
+    results: list[ir.Type] = []
+    result_segments: list[int] = []
+    attributes: dict[str, ir.Attribute] = {}
+    for field, value in zip(fields, args, strict=True):
+        if isinstance(field, OperandDef):
+            group = list(value) if field.variadicity != Variadicity.single else [value]
+            operands.extend(group)
+            operand_segments.append(len(group))
+        elif isinstance(field, ResultDef):
+            group = list(value) if field.variadicity != Variadicity.single else [value]
+            results.extend(group)
+            result_segments.append(len(group))
+        elif isinstance(field, AttributeDef):
+            attributes[field.name] = value
+    if cls._ODS_OPERAND_SEGMENTS is not None:
+        attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(operand_segments)
+    if cls._ODS_RESULT_SEGMENTS is not None:
+        attributes["resultSegmentSizes"] = ir.DenseI32ArrayAttr.get(result_segments)
+    op = ir.Operation.create(
+        cls.OPERATION_NAME,
+        results=results,
+        operands=operands,
+        attributes=attributes,
+        regions=cls._ODS_REGIONS[0],
+        loc=loc,
+        ip=ip,
+    )
+    return op.opview

@@ -1,0 +1,46 @@
+"""The compiled artifact: the poplar module as MLIR bytecode plus a small metadata record.
+
+It holds no Python closures, so it can be written to a file and loaded in another
+process (``Executable.to_bytes`` / ``from_bytes``); the runtime decodes the bytecode.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from typing import Any
+
+from torch_mlir import ir
+
+MAGIC = b"IPUMLIR1"
+
+
+@dataclasses.dataclass
+class Executable:
+    """MLIR bytecode of a module holding one ``poplar.graph`` and its metadata."""
+
+    bytecode: bytes
+    metadata: dict[str, Any]
+
+    @classmethod
+    def from_module(cls, module: ir.Module, metadata: dict[str, Any]) -> Executable:
+        buffer = io.BytesIO()
+        module.operation.write_bytecode(buffer)
+        return cls(buffer.getvalue(), metadata)
+
+    def module(self, context: ir.Context) -> ir.Module:
+        return ir.Module.parse(self.bytecode, context)
+
+    def to_bytes(self) -> bytes:
+        header = json.dumps(self.metadata, sort_keys=True).encode()
+        return MAGIC + len(header).to_bytes(8, "little") + header + self.bytecode
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Executable:
+        if not data.startswith(MAGIC):
+            raise ValueError("not an ipu-mlir executable (bad magic)")
+        size = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+        start = len(MAGIC) + 8
+        metadata = json.loads(data[start : start + size])
+        return cls(data[start + size :], metadata)

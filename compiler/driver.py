@@ -1,0 +1,108 @@
+"""The compiler driver: model + example inputs -> executable + decoded runtime program.
+
+``compile_inference`` chains the frontend capture, the inference pass pipeline and the
+runtime decoder. It is what ``poptorch.inferenceModel`` calls on the first run, and what
+``ipu_mlir.compile_inference`` exposes for direct use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import torch
+from torch_mlir import ir
+
+from ipu_mlir.dialects import make_context
+from ipu_mlir.runtime.interpreter import Program
+from ipu_mlir.runtime.target import IpuTarget, default_target
+
+from .codegen.executable import Executable
+from .frontend.capture import CapturedProgram, capture_inference
+from .pass_pipeline import run_pipeline
+from .pipelines import inference_pipeline
+
+
+@dataclasses.dataclass
+class CompileOptions:
+    """What the inference pipeline needs to know.
+
+    Arguments:
+      device_iterations: iterations of the on-device loop per host call (D).
+      output_mode: "all", "final", "sum" or "every_n".
+      return_period: n of every_n.
+      target: the emulated IPU (Mk2 by default).
+    """
+
+    device_iterations: int = 1
+    output_mode: str = "all"
+    return_period: int = 1
+    target: IpuTarget = dataclasses.field(default_factory=default_target)
+
+
+@dataclasses.dataclass
+class CompiledModel:
+    """A compiled model: its signature, the serializable executable and the decoded program."""
+
+    captured: CapturedProgram
+    executable: Executable
+    program: Program
+    context: ir.Context
+    module: ir.Module
+    timings: dict[str, float]
+
+    def memory_per_ipu(self) -> dict[int, dict[str, int]]:
+        graph = _graph_of(self.module)
+        report = ir.DictAttr(graph.attributes["poplar.memory"])
+        out: dict[int, dict[str, int]] = {}
+        for index in range(len(report)):
+            named = report[index]
+            entry = ir.DictAttr(named.attr)
+            out[int(named.name[3:])] = {entry[i].name: ir.IntegerAttr(entry[i].attr).value for i in range(len(entry))}
+        return out
+
+    def ir_text(self) -> str:
+        return self.module.operation.get_asm(print_generic_op_form=True)
+
+
+def _graph_of(module: ir.Module) -> ir.Operation:
+    for op in module.body.operations:
+        if op.operation.name == "poplar.graph":
+            return op.operation
+    raise RuntimeError("the compiled module holds no poplar.graph")
+
+
+def compile_inference(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions) -> CompiledModel:
+    """Capture ``model(*args, **kwargs)`` (micro-batch inputs) and compile it for the IPU Model."""
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    context = make_context()
+    captured = capture_inference(model, args, kwargs, context)
+    timings["capture"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    pipeline = "ipu-raise-custom-ops," + inference_pipeline(
+        target=options.target,
+        device_iterations=options.device_iterations,
+        output_mode=options.output_mode,
+        return_period=options.return_period,
+    )
+    run_pipeline(captured.module, pipeline, name=type(model).__name__)
+    timings["passes"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    metadata = {
+        "kind": "inference",
+        "weights": [w.name for w in captured.weights],
+        "inputs": [i.name for i in captured.inputs],
+        "outputs": len(captured.outputs),
+        "device_iterations": options.device_iterations,
+        "output_mode": options.output_mode,
+        "return_period": options.return_period,
+        "target": options.target.to_dict(),
+    }
+    executable = Executable.from_module(captured.module, metadata)
+    program = Program(_graph_of(captured.module))
+    timings["decode"] = time.perf_counter() - start
+    return CompiledModel(captured, executable, program, context, captured.module, timings)

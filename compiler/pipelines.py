@@ -1,0 +1,40 @@
+"""Named pass pipelines: the order in which the compiler runs its passes.
+
+Each pipeline is a textual pipeline for ``ipu-opt -p`` and ``run_pipeline``; the
+comments say why each step is there.
+"""
+
+from __future__ import annotations
+
+from ipu_mlir.runtime.target import IpuTarget
+
+
+def inference_pipeline(
+    *,
+    target: IpuTarget,
+    device_iterations: int,
+    output_mode: str,
+    return_period: int,
+    replication_factor: int = 1,
+    num_ipus: int = 1,
+) -> str:
+    """Torch dialect (as imported) -> tile-mapped, memory-planned poplar.graph."""
+    steps = [
+        # Block metadata from locations -> ipu.block attributes, read by later passes.
+        "ipu-annotate-blocks",
+        # Compute ops -> popops / poplin / popnn; fails listing every unsupported op.
+        "convert-torch-to-poplar",
+        # Drop dead values (e.g. unused list constants) and merge duplicate constants.
+        "canonicalize",
+        "cse",
+        # The graph: variables, host streams, the device loop and the output mode.
+        (
+            f"poplar-build-program{{device-iterations={device_iterations} output-mode={output_mode} "
+            f"return-period={return_period} replication-factor={replication_factor} num-ipus={num_ipus} "
+            f"tiles-per-ipu={target.tiles_per_ipu}}}"
+        ),
+        # Tile mapping, then memory per IPU from sizes and liveness (compile error if too big).
+        f"poplar-map-tiles{{tiles-per-ipu={target.tiles_per_ipu} min-bytes-per-tile={target.min_bytes_per_tile}}}",
+        f"poplar-plan-memory{{bytes-per-tile={target.bytes_per_tile} tiles-per-ipu={target.tiles_per_ipu}}}",
+    ]
+    return ",".join(steps)

@@ -1,0 +1,92 @@
+"""ipu-raise-custom-ops: ``torch.operator "torch.poptorch.*"`` -> ``ipu`` dialect ops.
+
+Input: Torch-dialect IR as imported, where PopTorch's model ops (``ipu_print_tensor``,
+``nop``, ``identity_loss``, ``set_available_memory``, ``recomputationCheckpoint``)
+appear as raw ``torch.operator`` calls of the ``poptorch::`` custom ops. Output: the
+matching ``ipu.*`` ops with their constant arguments as attributes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from torch_mlir import ir
+
+from ipu_mlir.dialects import ipu as ipu_d
+from ipu_mlir.dialects._base import build
+
+from ..pass_base import Diagnostics, ModulePass
+from ..torch_ir import NotConstant, constant_value
+
+PREFIX = "torch.poptorch."
+
+
+def _raise(op: ir.Operation, diag: Diagnostics) -> None:
+    kind = ir.StringAttr(op.attributes["name"]).value[len(PREFIX) :]
+    operands = list(op.operands)
+    result = op.results[0]
+
+    def const(index: int, what: str) -> object:
+        try:
+            return constant_value(operands[index])
+        except NotConstant as reason:
+            diag.error(op, f"poptorch.{kind}: {what} must be a constant, but it is {reason}")
+            return None
+
+    with op.location, ir.InsertionPoint(op):
+        if kind == "ipu_print_tensor":
+            title = const(1, "the title")
+            if title is None:
+                return
+            new = build(ipu_d.PrintTensorOp, operands[0], ir.StringAttr.get(str(title)), result.type)
+        elif kind == "nop":
+            new = build(ipu_d.NopOp, operands[0], result.type)
+        elif kind == "identity_loss":
+            reduction = const(1, "the reduction")
+            if reduction is None:
+                return
+            if reduction not in ("sum", "mean", "none"):
+                diag.error(op, f"poptorch.identity_loss: reduction must be \"sum\", \"mean\" or \"none\", got \"{reduction}\"")
+                return
+            new = build(ipu_d.IdentityLossOp, operands[0], ir.StringAttr.get(reduction), result.type)
+        elif kind == "set_available_memory":
+            proportion = const(1, "the proportion")
+            if proportion is None:
+                return
+            if not 0.0 < float(proportion) <= 1.0:
+                diag.error(op, f"poptorch.set_available_memory: proportion must be in (0, 1], got {proportion}")
+                return
+            new = build(ipu_d.SetAvailableMemoryOp, operands[0], ir.FloatAttr.get(ir.F64Type.get(), float(proportion)), result.type)
+        elif kind == "recomputation_checkpoint":
+            new = build(ipu_d.RecomputationCheckpointOp, operands[0], result.type)
+        else:
+            diag.error(op, f"'poptorch::{kind}' is not a PopTorch op this compiler knows")
+            return
+    result.replace_all_uses_with(new.results[0])
+    op.erase()
+
+
+@dataclasses.dataclass(frozen=True)
+class RaiseCustomOps(ModulePass):
+    """Turn the imported poptorch:: custom ops into ipu dialect ops.
+
+    Preconditions: constant arguments (titles, reductions, proportions) are
+    ``torch.constant.*`` values; a computed one is a located error.
+
+    Arguments: none.
+    """
+
+    name: ClassVar[str] = "ipu-raise-custom-ops"
+
+    def run(self, module: ir.Operation, diag: Diagnostics) -> None:
+        found: list[ir.Operation] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name == "torch.operator" and ir.StringAttr(op.attributes["name"]).value.startswith(PREFIX):
+                found.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.walk(visit)
+        for op in found:
+            _raise(op, diag)

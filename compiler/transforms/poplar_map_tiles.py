@@ -1,0 +1,64 @@
+"""poplar-map-tiles: gives every ``poplar.variable`` a linear tile mapping.
+
+Input: a ``poplar.graph`` (after ``poplar-build-program``) whose variables have empty
+``tiles``. Output: ``tiles = array<i64: first_tile, num_tiles>`` on each variable: the
+tensor is spread evenly over ``num_tiles`` consecutive tiles of its IPU, starting where
+the previous variable on that IPU ended, as Poplar's ``mapTensorLinearly`` does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import ClassVar
+
+from torch_mlir import ir
+
+from ..pass_base import Diagnostics, ModulePass
+
+
+def tensor_bytes(type_: ir.Type) -> int:
+    """Bytes of a static ranked tensor (i1 counts one byte per element, as on the IPU)."""
+    shaped = ir.RankedTensorType(type_)
+    element = shaped.element_type
+    width = ir.IntegerType(element).width if isinstance(element, ir.IntegerType) else {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[str(element)]
+    return math.prod(shaped.shape) * max(1, width // 8)
+
+
+@dataclasses.dataclass(frozen=True)
+class MapTiles(ModulePass):
+    """Map each poplar.variable linearly onto consecutive tiles of its IPU.
+
+    A variable of B bytes gets min(tiles-per-ipu, ceil(B / min-bytes-per-tile)) tiles
+    (at least one); successive variables start on the tile after the previous one, so
+    small tensors do not all pile onto tile 0.
+
+    Arguments:
+      tiles-per-ipu: tiles of one IPU (default 1472, the Mk2 IPU).
+      min-bytes-per-tile: grain below which fewer tiles are used (default 128).
+    """
+
+    name: ClassVar[str] = "poplar-map-tiles"
+    tiles_per_ipu: int = 1472
+    min_bytes_per_tile: int = 128
+
+    def run(self, module: ir.Operation, diag: Diagnostics) -> None:
+        if self.tiles_per_ipu < 1 or self.min_bytes_per_tile < 1:
+            diag.error(module, "poplar-map-tiles: tiles-per-ipu and min-bytes-per-tile must be >= 1")
+            return
+        next_tile: dict[int, int] = {}
+        for graph in module.regions[0].blocks[0].operations:
+            if graph.operation.name != "poplar.graph":
+                continue
+            for op in graph.operation.regions[0].blocks[0].operations:
+                op = op.operation
+                if op.name != "poplar.variable":
+                    continue
+                ipu = ir.IntegerAttr(op.attributes["ipu"]).value
+                size = tensor_bytes(op.results[0].type)
+                count = max(1, min(self.tiles_per_ipu, -(-size // self.min_bytes_per_tile)))
+                first = next_tile.get(ipu, 0)
+                if first + count > self.tiles_per_ipu:
+                    first = 0
+                op.attributes["tiles"] = ir.DenseI64ArrayAttr.get([first, count])
+                next_tile[ipu] = (first + count) % self.tiles_per_ipu

@@ -1,0 +1,146 @@
+"""poplar-plan-memory: per-IPU and per-tile memory from tensor sizes and liveness.
+
+Input: a tile-mapped ``poplar.graph``. Output: the graph annotated with
+``poplar.memory = {ipu0 = {variables, temporaries, total}, ...}`` (bytes), or a compile
+error naming the IPU that does not fit, its largest tensors and the options that help.
+Temporaries are the results of compute ops, live from their definition to their last
+use; the peak of their sum over the program is added to the always-live variables.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from torch_mlir import ir
+
+from ..pass_base import Diagnostics, ModulePass
+from .poplar_map_tiles import tensor_bytes
+
+MEMORY_ATTR = "poplar.memory"
+_ALWAYS_LIVE = ("poplar.variable",)
+
+
+@dataclasses.dataclass
+class IpuUsage:
+    variables: int = 0
+    temporaries: int = 0
+    largest: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.variables + self.temporaries
+
+
+def _ipu_of(op: ir.Operation) -> int:
+    """The IPU an op runs on: its ``ipu`` attribute, else IPU 0 (single-IPU programs)."""
+    for key in ("ipu", "poplar.ipu"):
+        if key in op.attributes:
+            return ir.IntegerAttr(op.attributes[key]).value
+    return 0
+
+
+def _describe(op: ir.Operation) -> str:
+    if "name" in op.attributes and isinstance(op.attributes["name"], ir.StringAttr):
+        return f"variable '{ir.StringAttr(op.attributes['name']).value}'"
+    return f"result of '{op.name}'"
+
+
+def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: dict[str, ir.Block]) -> dict[int, int]:
+    """Peak bytes of live compute results per IPU within ``block`` (calls included)."""
+    ops = [op.operation for op in block.operations]
+    last_use: dict[ir.Value, int] = {}
+    for index, op in enumerate(ops):
+        for operand in op.operands:
+            last_use[operand] = index
+    live: dict[int, int] = {}
+    peak: dict[int, int] = {}
+    ending: dict[int, list[tuple[int, int]]] = {}
+    for index, op in enumerate(ops):
+        nested: dict[int, int] = {}
+        if op.name == "poplar.program_call":
+            callee = ir.StringAttr(op.attributes["callee"]).value
+            if callee in functions:
+                nested = _peak_temporaries(functions[callee], usage, functions)
+        for region in op.regions:
+            for inner in region.blocks:
+                for ipu, value in _peak_temporaries(inner, usage, functions).items():
+                    nested[ipu] = max(nested.get(ipu, 0), value)
+        for ipu, value in nested.items():
+            peak[ipu] = max(peak.get(ipu, 0), live.get(ipu, 0) + value)
+        for result in op.results:
+            if op.name in _ALWAYS_LIVE or not isinstance(result.type, ir.RankedTensorType):
+                continue
+            ipu = _ipu_of(op)
+            size = tensor_bytes(result.type)
+            live[ipu] = live.get(ipu, 0) + size
+            usage.setdefault(ipu, IpuUsage()).largest.append((size, _describe(op)))
+            ending.setdefault(last_use.get(result, index), []).append((ipu, size))
+            peak[ipu] = max(peak.get(ipu, 0), live[ipu])
+        for ipu, size in ending.pop(index, []):
+            live[ipu] -= size
+    return peak
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanMemory(ModulePass):
+    """Compute per-IPU memory (variables + peak live temporaries) and reject programs that do not fit.
+
+    Arguments:
+      bytes-per-tile: memory of one tile (default 638976 = 624 KiB, Mk2).
+      tiles-per-ipu: tiles of one IPU (default 1472, Mk2).
+    """
+
+    name: ClassVar[str] = "poplar-plan-memory"
+    bytes_per_tile: int = 624 * 1024
+    tiles_per_ipu: int = 1472
+
+    def run(self, module: ir.Operation, diag: Diagnostics) -> None:
+        capacity = self.bytes_per_tile * self.tiles_per_ipu
+        for graph in module.regions[0].blocks[0].operations:
+            graph = graph.operation
+            if graph.name != "poplar.graph":
+                continue
+            usage: dict[int, IpuUsage] = {}
+            functions: dict[str, ir.Block] = {}
+            main = None
+            for op in graph.regions[0].blocks[0].operations:
+                op = op.operation
+                if op.name == "poplar.variable":
+                    size = tensor_bytes(op.results[0].type)
+                    entry = usage.setdefault(_ipu_of(op), IpuUsage())
+                    entry.variables += size
+                    entry.largest.append((size, _describe(op)))
+                    tiles = list(ir.DenseI64ArrayAttr(op.attributes["tiles"]))
+                    if tiles and -(-size // tiles[1]) > self.bytes_per_tile:
+                        diag.error(op, f"{_describe(op)} needs {-(-size // tiles[1])} bytes per tile on {tiles[1]} tiles, "
+                                   f"more than a tile's {self.bytes_per_tile} bytes; map it over more tiles")
+                elif op.name == "poplar.function":
+                    functions[ir.StringAttr(op.attributes["name"]).value] = op.regions[0].blocks[0]
+                elif op.name == "poplar.program_sequence":
+                    main = op
+            if main is not None:
+                for ipu, peak in _peak_temporaries(main.regions[0].blocks[0], usage, functions).items():
+                    usage.setdefault(ipu, IpuUsage()).temporaries = peak
+            report = {}
+            for ipu, entry in sorted(usage.items()):
+                report[f"ipu{ipu}"] = ir.DictAttr.get({
+                    "variables": _i64(entry.variables),
+                    "temporaries": _i64(entry.temporaries),
+                    "total": _i64(entry.total),
+                })
+                if entry.total > capacity:
+                    largest = sorted(entry.largest, reverse=True)[:5]
+                    listing = ", ".join(f"{what} ({size} bytes)" for size, what in largest)
+                    diag.error(graph, (
+                        f"the program does not fit on IPU {ipu}: it needs {entry.total} bytes "
+                        f"({entry.variables} in variables, {entry.temporaries} at the peak of live temporaries) "
+                        f"but an IPU has {capacity} bytes. Largest tensors: {listing}. "
+                        "To fit: place tensors off chip (Options.TensorLocations), split the model over more IPUs "
+                        "(poptorch.Block / BeginBlock with ShardedExecution or PipelinedExecution), use phased execution, "
+                        "or reduce the micro-batch size."))
+            graph.attributes[MEMORY_ATTR] = ir.DictAttr.get(report)
+
+
+def _i64(value: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)

@@ -1,0 +1,72 @@
+"""poptorch: the PopTorch API on top of ipu-mlir (MLIR compiler + IPU Model emulator).
+
+``import poptorch`` is cheap: the compiler (torch.export, MLIR) loads on first compile.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from . import enums  # noqa: F401
+from ._executor import PoplarExecutor
+from ._logging import setLogLevel
+from .enums import *  # noqa: F403 - PopTorch exposes its enums at top level
+from .execution_strategy import (
+    ExecutionStrategy,
+    ParallelPhasedExecution,
+    Phase,
+    PipelinedExecution,
+    SerialPhasedExecution,
+    ShardedExecution,
+    Stage,
+)
+from .ops import (
+    NameScope,
+    identity_loss,
+    ipu_print_tensor,
+    ipuHardwareIsAvailable,
+    ipuHardwareVersion,
+    isRunningOnIpu,
+    nop,
+    recomputationCheckpoint,
+    set_available_memory,
+)
+from .options import Options, TensorLocationSettings
+
+__version__ = "3.4.0+ipu_mlir.0.1.0"
+
+
+def inferenceModel(model: torch.nn.Module, options: Options | None = None) -> PoplarExecutor:  # noqa: N802
+    """Wrap ``model`` for inference on the emulated IPU.
+
+    The wrapper holds a shallow copy of the model: parameters are shared, plain Python
+    attributes (such as ``.training``) are not. Call ``model.eval()`` first if needed.
+    """
+    from ._executor import wrap_inference
+
+    return wrap_inference(model, options)
+
+
+__all__ = [
+    "ExecutionStrategy",
+    "NameScope",
+    "Options",
+    "ParallelPhasedExecution",
+    "Phase",
+    "PipelinedExecution",
+    "PoplarExecutor",
+    "SerialPhasedExecution",
+    "ShardedExecution",
+    "Stage",
+    "TensorLocationSettings",
+    "identity_loss",
+    "inferenceModel",
+    "ipuHardwareIsAvailable",
+    "ipuHardwareVersion",
+    "ipu_print_tensor",
+    "isRunningOnIpu",
+    "nop",
+    "recomputationCheckpoint",
+    "setLogLevel",
+    "set_available_memory",
+]

@@ -1,0 +1,333 @@
+"""PoplarExecutor: the wrapper ``inferenceModel`` returns; compiles on first call, then runs.
+
+It owns the host side of a compiled model: splitting host batches into the device
+iterations' micro-batches (SEMANTICS "Batching"), checking later calls against the
+compiled signature, the device copy of the weights, and assembling outputs per output
+mode.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.utils._pytree as pytree
+
+from . import _logging
+from .enums import OutputMode
+from .options import Options
+
+_OUTPUT_MODE_NAMES = {OutputMode.All: "all", OutputMode.Final: "final", OutputMode.Sum: "sum", OutputMode.EveryN: "every_n"}
+
+
+class _Leaf:
+    """One flattened argument leaf: its display name and value."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.name = name
+        self.value = value
+
+
+def _path_suffix(path: tuple) -> str:
+    out = ""
+    for key in path:
+        if isinstance(key, pytree.SequenceKey):
+            out += f"[{key.idx}]"
+        elif isinstance(key, pytree.MappingKey):
+            out += f"[{key.key!r}]"
+        elif isinstance(key, pytree.GetAttrKey):
+            out += f".{key.name}"
+        else:
+            out += str(key)
+    return out
+
+
+def _bind(forward: Callable, args: tuple, kwargs: dict[str, Any]) -> list[_Leaf]:
+    """The call's leaves in pytree order of (args, kwargs), named after forward's parameters."""
+    try:
+        params = list(inspect.signature(forward).parameters)
+    except (TypeError, ValueError):
+        params = []
+    leaves = []
+    for index, value in enumerate(args):
+        name = params[index] if index < len(params) and params[index] not in ("args", "kwargs") else f"args[{index}]"
+        for path, leaf in pytree.tree_flatten_with_path(value)[0]:
+            leaves.append(_Leaf(name + _path_suffix(path), leaf))
+    for key, value in kwargs.items():
+        for path, leaf in pytree.tree_flatten_with_path(value)[0]:
+            leaves.append(_Leaf(key + _path_suffix(path), leaf))
+    return leaves
+
+
+class PoplarExecutor:
+    """A model wrapped for the emulated IPU (``poptorch.inferenceModel``).
+
+    The first call (or :meth:`compile`) captures and compiles the model; later calls run
+    the compiled program. Unknown attributes are looked up on the wrapped model.
+    """
+
+    def __init__(self, model: torch.nn.Module, options: Options | None, *, training: bool, user_model: torch.nn.Module) -> None:
+        if options is None:
+            options = Options()
+        if not isinstance(options, Options):
+            raise TypeError(f"options must be a poptorch.Options, got {type(options).__name__}")
+        options.validate(training=training)
+        self._options = options.clone()
+        self._options._freeze()
+        self._model = model
+        self._user_model = user_model
+        self._training = training
+        self._compiled: Any = None
+        self._stores: dict[int, Any] | None = None
+        self._attached = False
+        self._host_signature: list[tuple[str, Any]] | None = None
+        self._destroyed = False
+
+    # -- PopTorch API ---------------------------------------------------------------
+    @property
+    def model(self) -> torch.nn.Module:
+        """The wrapped model (a shallow copy of the user's; parameters are shared)."""
+        return self._model
+
+    @property
+    def options(self) -> Options:
+        return self._options
+
+    def isCompiled(self) -> bool:  # noqa: N802 - PopTorch's name
+        return self._compiled is not None
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Capture and compile for these inputs without running."""
+        self._check_alive()
+        leaves = _bind(self._model.forward, args, kwargs)
+        self._compile(args, kwargs, leaves)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._check_alive()
+        leaves = _bind(self._model.forward, args, kwargs)
+        if self._compiled is None:
+            self._compile(args, kwargs, leaves)
+        else:
+            self._check_signature(leaves)
+        if not self._attached:
+            self.attachToDevice()
+        return self._run(leaves)
+
+    def copyWeightsToDevice(self) -> None:  # noqa: N802
+        """Upload the model's parameters and buffers to the emulated IPU."""
+        self._check_alive()
+        if self._compiled is None:
+            return  # the first run uploads them
+        from ipu_mlir.runtime.interpreter import DeviceStore
+
+        if self._stores is None:
+            self._stores = {ipu: DeviceStore(ipu) for ipu in range(self._compiled.program.num_ipus)}
+        named = self._named_tensors()
+        captured = self._compiled.captured
+        for spec, kind in zip(captured.weights, captured.weight_kinds, strict=True):
+            if kind == "constant":
+                value = captured.constants[spec.name]
+            elif spec.name in named:
+                value = named[spec.name]
+            else:
+                raise RuntimeError(f"the compiled model uses '{spec.name}', which the model no longer has")
+            info = self._compiled.program.variables[spec.name]
+            self._stores[info.ipu].tensors[spec.name] = value.detach().clone()
+
+    def copyWeightsToHost(self) -> None:  # noqa: N802
+        """Download the device's weights into the model (inference never changes them)."""
+        self._check_alive()
+
+    def copyWeightsToHostIfNeeded(self) -> bool:  # noqa: N802
+        """Download weights if the device copy is newer; returns whether it did."""
+        self._check_alive()
+        return False
+
+    def getTensorNames(self) -> list[str]:  # noqa: N802
+        """Names of the compiled program's tensors (weights, inputs, outputs)."""
+        if self._compiled is None:
+            raise RuntimeError("getTensorNames() needs a compiled model: call the model or .compile(...) first")
+        return sorted(self._compiled.program.variables)
+
+    def isAttachedToDevice(self) -> bool:  # noqa: N802
+        return self._attached
+
+    def attachToDevice(self) -> None:  # noqa: N802
+        """Attach to the emulated IPU and upload the weights."""
+        self._check_alive()
+        if self._compiled is None:
+            raise RuntimeError("attachToDevice() needs a compiled model: call the model or .compile(...) first")
+        if self._attached:
+            raise RuntimeError("the model is already attached to a device; call detachFromDevice() first")
+        self.copyWeightsToDevice()
+        self._attached = True
+
+    def detachFromDevice(self) -> None:  # noqa: N802
+        """Release the emulated IPU; the next call attaches again and re-uploads weights."""
+        self._check_alive()
+        if not self._attached:
+            raise RuntimeError("the model is not attached to a device")
+        self._attached = False
+        self._stores = None
+
+    def destroy(self) -> None:
+        """Free the compiled program and the device; the wrapper cannot run afterwards."""
+        self._compiled = None
+        self._stores = None
+        self._attached = False
+        self._destroyed = True
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._model, name)
+
+    def __repr__(self) -> str:
+        state = "compiled" if self._compiled is not None else "not compiled"
+        return f"PoplarExecutor({type(self._model).__name__}, {'training' if self._training else 'inference'}, {state})"
+
+    # -- internals ------------------------------------------------------------------
+    def _check_alive(self) -> None:
+        if self._destroyed:
+            raise RuntimeError("this model was destroyed with destroy(); wrap the model again to use it")
+
+    def _named_tensors(self) -> dict[str, torch.Tensor]:
+        named = dict(self._model.named_parameters(remove_duplicate=False))
+        named.update(dict(self._model.named_buffers(remove_duplicate=False)))
+        return named
+
+    def _factor(self) -> int:
+        """N = D x (R / I) x G: micro-batches per host batch."""
+        options = self._options
+        group = options.input_group_size or 1
+        accumulation = options.Training.gradient_accumulation if self._training else 1
+        return options.device_iterations * (options.replication_factor // group) * accumulation
+
+    def _factor_text(self) -> str:
+        options = self._options
+        group = options.input_group_size or 1
+        accumulation = options.Training.gradient_accumulation if self._training else 1
+        return (
+            f"deviceIterations ({options.device_iterations}) x replicationFactor ({options.replication_factor}) / "
+            f"input group size ({group}) x gradientAccumulation ({accumulation}) = {self._factor()}"
+        )
+
+    def _compile(self, args: tuple, kwargs: dict[str, Any], leaves: list[_Leaf]) -> None:
+        from ipu_mlir.compiler.driver import CompileOptions, compile_inference
+
+        factor = self._factor()
+        for leaf in leaves:
+            if isinstance(leaf.value, torch.Tensor):
+                batch = leaf.value.shape[0] if leaf.value.dim() else 1
+                if batch % factor:
+                    raise ValueError(
+                        f"input '{leaf.name}' has {batch} as its first dimension (batch), which is not a multiple of "
+                        f"{self._factor_text()}. Every input's dim 0 must be the micro-batch size times {factor}; "
+                        f"pass a batch of a multiple of {factor}, or change deviceIterations / replicationFactor / "
+                        "gradientAccumulation."
+                    )
+        micro_args, micro_kwargs = pytree.tree_map(lambda t: self._micro(t, factor), (args, kwargs))
+        mode = self._options.resolved_output_mode(self._training)
+        options = CompileOptions(
+            device_iterations=self._options.device_iterations,
+            output_mode=_OUTPUT_MODE_NAMES[mode],
+            return_period=self._options.output_return_period or 1,
+        )
+        self._compiled = compile_inference(self._model, micro_args, micro_kwargs, options)
+        self._host_signature = [(leaf.name, _describe(leaf.value)) for leaf in leaves]
+        self._leaf_is_tensor = [isinstance(leaf.value, torch.Tensor) for leaf in leaves]
+        self._leaf_values = [None if isinstance(leaf.value, torch.Tensor) else leaf.value for leaf in leaves]
+        _logging.logger.info(
+            "compiled %s: capture %.2f s, passes %.2f s, decode %.2f s",
+            type(self._model).__name__,
+            *(self._compiled.timings[k] for k in ("capture", "passes", "decode")),
+        )
+
+    @staticmethod
+    def _micro(value: Any, factor: int) -> Any:
+        if not isinstance(value, torch.Tensor) or value.dim() == 0:
+            return value
+        return value[: value.shape[0] // factor]
+
+    def _check_signature(self, leaves: list[_Leaf]) -> None:
+        expected = self._host_signature or []
+        if len(leaves) != len(expected):
+            names = ", ".join(name for name, _ in expected)
+            raise ValueError(
+                f"the model was compiled with {len(expected)} inputs ({names}) but this call passes {len(leaves)}; "
+                "pass the same arguments as the first call"
+            )
+        for leaf, (name, description), was_tensor, value in zip(leaves, expected, self._leaf_is_tensor, self._leaf_values, strict=True):
+            given = _describe(leaf.value)
+            if was_tensor != isinstance(leaf.value, torch.Tensor):
+                raise ValueError(f"input '{leaf.name}': compiled as {description}, got {given}")
+            if was_tensor and given != description:
+                raise ValueError(
+                    f"input '{leaf.name}': the model was compiled for {description}, got {given}; "
+                    "shapes and dtypes cannot change between calls (compile a new model for new shapes)"
+                )
+            if not was_tensor and not _same_value(value, leaf.value):
+                raise ValueError(
+                    f"input '{leaf.name}' was {value!r} when the model was compiled, got {leaf.value!r}: "
+                    "non-tensor arguments are compiled into the program and cannot change between calls"
+                )
+            del name
+
+    def _run(self, leaves: list[_Leaf]) -> Any:
+        compiled = self._compiled
+        factor = self._factor()
+        tensors = [leaf.value for leaf in leaves if isinstance(leaf.value, torch.Tensor)]
+        feeds: dict[str, list[torch.Tensor]] = {}
+        for spec, tensor in zip(compiled.captured.inputs, tensors, strict=True):
+            if tensor.dim() == 0:
+                chunks = [tensor] * factor
+            elif factor == 1:
+                chunks = [tensor]
+            else:
+                chunks = list(torch.split(tensor, tensor.shape[0] // factor))
+            feeds[f"host.input.{spec.name}"] = chunks
+        with torch.no_grad():
+            streams = compiled.program.run(self._stores, feeds)
+        outputs = [_assemble(streams[f"host.output.{i}"]) for i in range(len(compiled.captured.outputs))]
+        return pytree.tree_unflatten(outputs, compiled.captured.out_spec)
+
+
+def _assemble(chunks: list[torch.Tensor]) -> torch.Tensor:
+    """One host tensor from the per-iteration outputs: dim 0 gains the factor."""
+    if len(chunks) == 1:
+        return chunks[0]
+    if chunks[0].dim() == 0:
+        return torch.stack(chunks)
+    return torch.cat(chunks)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a tensor of shape {list(value.shape)} and dtype {value.dtype}"
+    return f"a {type(value).__name__} ({value!r})"
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except Exception:  # noqa: BLE001 - objects with odd __eq__ compare as different
+        return False
+
+
+def wrap_inference(model: torch.nn.Module, options: Options | None) -> PoplarExecutor:
+    if isinstance(model, PoplarExecutor):
+        raise TypeError(
+            "this model is already a PopTorch model (a PoplarExecutor); wrap the original torch.nn.Module, "
+            "or call destroy() on the existing wrapper first"
+        )
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"inferenceModel expects a torch.nn.Module, got {type(model).__name__}")
+    return PoplarExecutor(copy.copy(model), options, training=False, user_model=model)
+
+
+__all__ = ["PoplarExecutor", "wrap_inference"]

@@ -1,0 +1,120 @@
+"""PopTorch's model ops: identities that the compiler turns into ``ipu`` dialect ops.
+
+Off the IPU (plain eager PyTorch) they do what PopTorch documents for the CPU: return
+their input (``identity_loss`` applies its reduction).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+
+import torch
+
+from . import _logging
+
+
+def _tracing() -> bool:
+    from ipu_mlir.compiler.frontend.tracing import is_tracing
+
+    return is_tracing()
+
+
+def _ops():
+    from ipu_mlir.compiler.frontend import custom_ops  # registers torch.ops.poptorch.*
+
+    return custom_ops
+
+
+def isRunningOnIpu() -> bool:  # noqa: N802 - PopTorch's name
+    """True while the model runs on the (emulated) IPU, i.e. inside the compiled program."""
+    return _tracing()
+
+
+def ipuHardwareIsAvailable(num_ipus: int = 1) -> bool:  # noqa: N802
+    """Whether physical IPUs are present: never here, the IPU Model emulates them."""
+    if not isinstance(num_ipus, int) or num_ipus < 1:
+        raise ValueError(f"num_ipus must be an int >= 1, got {num_ipus!r}")
+    return False
+
+
+def ipuHardwareVersion() -> int:  # noqa: N802
+    """The IPU version the emulator models: 2 (Mk2, GC200)."""
+    return 2
+
+
+def ipu_print_tensor(tensor: torch.Tensor, title: str = "") -> torch.Tensor:
+    """Print ``tensor`` (with ``title``) each time the IPU program executes this point.
+
+    It is an identity: use its result, or the print is optimised away.
+    """
+    if not isinstance(title, str):
+        raise TypeError(f"ipu_print_tensor: title must be a str, got {type(title).__name__}")
+    if not _tracing():
+        return tensor
+    return _ops().ipu_print_tensor(tensor, title)
+
+
+def nop(tensor: torch.Tensor) -> torch.Tensor:
+    """An identity the compiler never removes."""
+    if not _tracing():
+        return tensor
+    return _ops().nop(tensor)
+
+
+def identity_loss(x: torch.Tensor, reduction: str) -> torch.Tensor:
+    """Mark ``x`` as the model's loss, reduced with ``reduction`` ("sum", "mean" or "none")."""
+    if reduction not in ("sum", "mean", "none"):
+        raise ValueError(f"identity_loss: reduction must be \"sum\", \"mean\" or \"none\", got {reduction!r}")
+    if not _tracing():
+        return x.sum() if reduction == "sum" else x.mean() if reduction == "mean" else x
+    return _ops().identity_loss(x, reduction)
+
+
+def set_available_memory(tensor: torch.Tensor, available_memory_proportion: float) -> torch.Tensor:
+    """Limit the temporary memory of the matmul/conv producing ``tensor`` (a planning hint)."""
+    proportion = float(available_memory_proportion)
+    if not 0.0 < proportion <= 1.0:
+        raise ValueError(f"set_available_memory: proportion must be in (0, 1], got {available_memory_proportion!r}")
+    if not _tracing():
+        return tensor
+    _logging.warn_once(
+        "set_available_memory",
+        "poptorch.set_available_memory has no effect in the IPU Model emulator: it only guides Poplar's "
+        "matmul/convolution planning on hardware",
+    )
+    return _ops().set_available_memory(tensor, proportion)
+
+
+def recomputationCheckpoint(*tensors: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:  # noqa: N802
+    """Mark tensors to keep, not recompute, in pipelined training (identity otherwise)."""
+    if not _tracing():
+        return tensors[0] if len(tensors) == 1 else tensors
+    out = tuple(_ops().recomputation_checkpoint(t) for t in tensors)
+    return out[0] if len(out) == 1 else out
+
+
+class NameScope(contextlib.AbstractContextManager):
+    """Prefix the names of the ops created inside with ``name`` (``with poptorch.NameScope("x"):``).
+
+    The compiler names ops by module path already; the scope is added to that path.
+    """
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"NameScope needs a non-empty str name, got {name!r}")
+        self.name = name
+        self._context: contextlib.AbstractContextManager | None = None
+
+    def __enter__(self) -> NameScope:
+        import torch.fx.traceback as fxtb
+
+        self._context = fxtb.annotate({"name_scope": self.name})
+        self._context.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._context is not None
+        self._context.__exit__(*exc)
+
+

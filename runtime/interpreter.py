@@ -1,0 +1,340 @@
+"""The IPU Model interpreter: decodes a ``poplar.graph`` once into steps, then runs them.
+
+Decoding gives every SSA value a slot in a flat environment list and turns every op into
+a closure calling a torch kernel (``runtime/kernels.py``); ``program_repeat`` becomes a
+Python loop over its steps, ``program_call`` runs the function's steps. Variables live
+in per-IPU stores (:class:`DeviceStore`) owned by the caller, so weights stay on the
+emulated device between runs. Dead temporaries are dropped after their last use, which
+also bounds host memory the way liveness bounds tile memory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch_mlir import ir
+
+from ipu_mlir.compiler.diagnostics import location_label
+
+from . import kernels
+from .kernels import KernelError, constant_tensor, tensor_type
+
+Step = Callable[[list], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class VariableInfo:
+    name: str
+    kind: str
+    ipu: int
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+
+    @property
+    def nbytes(self) -> int:
+        count = 1
+        for d in self.shape:
+            count *= d
+        return count * torch.empty((), dtype=self.dtype).element_size()
+
+
+@dataclasses.dataclass(frozen=True)
+class StreamInfo:
+    name: str
+    direction: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+
+
+class DeviceStore:
+    """The tensors held by one emulated IPU, by variable name."""
+
+    def __init__(self, ipu: int, device: torch.device | str = "cpu") -> None:
+        self.ipu = ipu
+        self.device = torch.device(device)
+        self.tensors: dict[str, torch.Tensor] = {}
+
+    def allocate(self, info: VariableInfo) -> torch.Tensor:
+        tensor = torch.zeros(info.shape, dtype=info.dtype, device=self.device)
+        self.tensors[info.name] = tensor
+        return tensor
+
+
+class HostIO:
+    """Per-run host side of the streams: input queues and output lists."""
+
+    __slots__ = ("inputs", "positions", "outputs")
+
+    def __init__(self, inputs: dict[str, list[torch.Tensor]], output_names: list[str]) -> None:
+        self.inputs = inputs
+        self.positions = dict.fromkeys(inputs, 0)
+        self.outputs: dict[str, list[torch.Tensor]] = {name: [] for name in output_names}
+
+    def pop(self, stream: str) -> torch.Tensor:
+        position = self.positions[stream]
+        queue = self.inputs[stream]
+        if position >= len(queue):
+            raise RuntimeError(f"host stream '{stream}' ran out of data after {position} elements")
+        self.positions[stream] = position + 1
+        return queue[position]
+
+
+class Program:
+    """A decoded ``poplar.graph`` ready to run many times."""
+
+    def __init__(self, graph: ir.Operation) -> None:
+        if graph.name != "poplar.graph":
+            raise KernelError(f"expected a 'poplar.graph', got '{graph.name}'")
+        self.num_ipus = kernels.attr(graph, "num_ipus")
+        self.replication_factor = kernels.attr(graph, "replication_factor")
+        if self.replication_factor != 1:
+            raise KernelError(
+                f"replication_factor {self.replication_factor}: replicated execution is not available in the IPU Model yet; "
+                "use replicationFactor(1)"
+            )
+        self._slots: dict[ir.Value, int] = {}
+        self.variables: dict[str, VariableInfo] = {}
+        self._variable_slots: dict[str, int] = {}
+        self._variable_of_slot: dict[int, VariableInfo] = {}
+        self.streams: dict[str, StreamInfo] = {}
+        self._constants: list[tuple[int, torch.Tensor]] = []
+        self._functions: dict[str, list[Step]] = {}
+        self.main: list[Step] = []
+        self.io: HostIO | None = None
+        self._decode_graph(graph)
+
+    # -- decoding -------------------------------------------------------------------
+    def _slot(self, value: ir.Value) -> int:
+        slot = self._slots.get(value)
+        if slot is None:
+            slot = len(self._slots)
+            self._slots[value] = slot
+        return slot
+
+    def _decode_graph(self, graph: ir.Operation) -> None:
+        block = graph.regions[0].blocks[0]
+        main_op = None
+        for op in block.operations:
+            op = op.operation
+            name = op.name
+            if name == "poplar.variable":
+                shape, dtype = tensor_type(op.results[0])
+                info = VariableInfo(kernels.attr(op, "name"), kernels.attr(op, "kind"), kernels.attr(op, "ipu"), tuple(shape), dtype)
+                self.variables[info.name] = info
+                slot = self._slot(op.results[0])
+                self._variable_slots[info.name] = slot
+                self._variable_of_slot[slot] = info
+            elif name == "poplar.constant":
+                self._constants.append((self._slot(op.results[0]), constant_tensor(op.attributes["value"], op.results[0].type)))
+            elif name == "poplar.host_stream":
+                shape, dtype = list(ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value).shape), None
+                element = ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value).element_type
+                dtype = kernels.torch_dtype(element)
+                info_s = StreamInfo(kernels.attr(op, "name"), kernels.attr(op, "direction"), tuple(shape), dtype)
+                self.streams[info_s.name] = info_s
+            elif name == "poplar.function":
+                self._functions[kernels.attr(op, "name")] = []  # decoded below, calls may come first
+            elif name == "poplar.program_sequence" and kernels.attr(op, "name") == "main":
+                main_op = op
+            elif name == "poplar.remote_buffer":
+                raise KernelError("remote buffers (streaming memory) are not executed by the IPU Model yet")
+            else:
+                raise KernelError(f"{location_label(op.location)}: '{name}' cannot appear at graph level")
+        for op in block.operations:
+            op = op.operation
+            if op.name == "poplar.function":
+                self._functions[kernels.attr(op, "name")].extend(self._decode_block(op.regions[0].blocks[0]))
+        if main_op is None:
+            raise KernelError("the graph has no 'poplar.program_sequence' named \"main\"")
+        self.main = self._decode_block(main_op.regions[0].blocks[0])
+
+    def _decode_block(self, block: ir.Block) -> list[Step]:
+        ops = [op.operation for op in block.operations]
+        # Last use of each temporary within this block, to free it early.
+        last_use: dict[int, int] = {}
+        defined_here: set[int] = set()
+        for index, op in enumerate(ops):
+            for operand in _all_operands(op):
+                last_use[self._slot(operand)] = index
+            for result in op.results:
+                defined_here.add(self._slot(result))
+        kills: dict[int, list[int]] = {}
+        for slot, index in last_use.items():
+            if slot in defined_here and slot not in self._variable_of_slot:
+                kills.setdefault(index, []).append(slot)
+        steps = []
+        for index, op in enumerate(ops):
+            step = self._decode_op(op)
+            if step is not None:
+                dead = tuple(kills.get(index, ()))
+                steps.append(_with_kills(step, dead) if dead else step)
+        return steps
+
+    def _decode_op(self, op: ir.Operation) -> Step | None:
+        name = op.name
+        if name == "poplar.program_repeat":
+            count = kernels.attr(op, "count")
+            body = self._decode_block(op.regions[0].blocks[0])
+            return _repeat(count, body)
+        if name == "poplar.program_sequence":
+            return _sequence(self._decode_block(op.regions[0].blocks[0]))
+        if name == "poplar.program_call":
+            callee = kernels.attr(op, "callee")
+            if callee not in self._functions:
+                raise KernelError(f"{location_label(op.location)}: call to undefined function '{callee}'")
+            return _sequence(self._functions[callee])
+        if name == "poplar.program_sync":
+            return None  # the emulator runs steps in order: a sync has nothing to wait for
+        if name == "poplar.program_stream_copy":
+            return self._decode_stream_copy(op)
+        if name == "poplar.program_copy":
+            return self._decode_copy(op)
+        if name == "poplar.popops_scaled_add_to":
+            dst, src = self._slot(op.operands[0]), self._slot(op.operands[1])
+            scale = kernels.attr(op, "scale")
+
+            def scaled_add(env: list) -> None:
+                env[dst].add_(env[src], alpha=scale)
+
+            return scaled_add
+        if name == "poplar.constant":
+            slot = self._slot(op.results[0])
+            value = constant_tensor(op.attributes["value"], op.results[0].type)
+            self._constants.append((slot, value))
+            return None
+        factory = kernels.FACTORIES.get(name)
+        if factory is None:
+            raise KernelError(f"{location_label(op.location)}: '{name}' has no IPU Model kernel")
+        try:
+            fn = factory(op)
+        except KernelError as error:
+            raise KernelError(f"{location_label(op.location)}: {error}") from None
+        ins = tuple(self._slot(v) for v in op.operands)
+        out = self._slot(op.results[0])
+        return _compute(fn, ins, out)
+
+    def _decode_stream_copy(self, op: ir.Operation) -> Step:
+        stream = kernels.attr(op, "stream")
+        slot = self._slot(op.operands[0])
+        info = self.streams[stream]
+        program = self
+        if info.direction == "host_to_device":
+
+            def read(env: list) -> None:
+                env[slot] = program.io.pop(stream)
+
+            return read
+        variable = self._variable_of_slot.get(slot)
+        # Anchors are rebound, not written (see _decode_copy): their tensor is fresh each
+        # iteration unless it is a persistent variable, which must be cloned.
+        must_clone = variable is not None and not variable.name.startswith("anchor.")
+
+        def write(env: list) -> None:
+            value = env[slot]
+            program.io.outputs[stream].append(value.clone() if must_clone else value)
+
+        return write
+
+    def _decode_copy(self, op: ir.Operation) -> Step:
+        src, dst = self._slot(op.operands[0]), self._slot(op.operands[1])
+        target = self._variable_of_slot.get(dst)
+        source_variable = self._variable_of_slot.get(src)
+        if target is not None and target.name.startswith("anchor.") and (source_variable is None or source_variable.kind == "input"):
+            # An output anchor only feeds device-to-host copies: binding it to the fresh
+            # result is the same as copying into it, without the copy.
+            def bind(env: list) -> None:
+                env[dst] = env[src]
+
+            return bind
+
+        def copy(env: list) -> None:
+            env[dst].copy_(env[src])
+
+        return copy
+
+    # -- running --------------------------------------------------------------------
+    def environment(self, stores: dict[int, DeviceStore]) -> list:
+        env: list[Any] = [None] * len(self._slots)
+        for name, slot in self._variable_slots.items():
+            info = self.variables[name]
+            store = stores[info.ipu]
+            tensor = store.tensors.get(name)
+            if tensor is None:
+                tensor = store.allocate(info)
+            env[slot] = tensor
+        for slot, value in self._constants:
+            env[slot] = value
+        return env
+
+    def run(self, stores: dict[int, DeviceStore], inputs: dict[str, list[torch.Tensor]]) -> dict[str, list[torch.Tensor]]:
+        """Run ``main`` once; ``inputs`` holds each input stream's elements in order."""
+        output_names = [s.name for s in self.streams.values() if s.direction == "device_to_host"]
+        self.io = HostIO(inputs, output_names)
+        env = self.environment(stores)
+        try:
+            for step in self.main:
+                step(env)
+            return self.io.outputs
+        finally:
+            self.io = None
+
+
+def _all_operands(op: ir.Operation) -> list[ir.Value]:
+    """Operands of ``op`` and of every op nested in its regions."""
+    values = list(op.operands)
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                values.extend(_all_operands(inner.operation))
+    return values
+
+
+def _compute(fn: Callable[..., torch.Tensor], ins: tuple[int, ...], out: int) -> Step:
+    if len(ins) == 1:
+        (a,) = ins
+
+        def unary(env: list) -> None:
+            env[out] = fn(env[a])
+
+        return unary
+    if len(ins) == 2:
+        a, b = ins
+
+        def binary(env: list) -> None:
+            env[out] = fn(env[a], env[b])
+
+        return binary
+
+    def nary(env: list) -> None:
+        env[out] = fn(*[env[i] for i in ins])
+
+    return nary
+
+
+def _with_kills(step: Step, dead: tuple[int, ...]) -> Step:
+    def run_and_free(env: list) -> None:
+        step(env)
+        for slot in dead:
+            env[slot] = None
+
+    return run_and_free
+
+
+def _sequence(steps: list[Step]) -> Step:
+    def run(env: list) -> None:
+        for step in steps:
+            step(env)
+
+    return run
+
+
+def _repeat(count: int, steps: list[Step]) -> Step:
+    def run(env: list) -> None:
+        for _ in range(count):
+            for step in steps:
+                step(env)
+
+    return run

@@ -1,0 +1,404 @@
+"""Torch kernels for poplar ops: how the IPU Model computes each op on the host.
+
+Each entry maps an op name to a factory ``make(op, ins, out) -> fn(*tensors) -> tensor``
+that reads the op's attributes once (at decode time) and returns the function the
+interpreter calls per execution. Kernels call the same ATen functions eager PyTorch
+uses, so results match eager bit for bit where the op structure is the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch_mlir import ir
+
+from ipu_mlir.dialects.poplar import parse_map_expression
+
+Kernel = Callable[..., torch.Tensor]
+
+_DTYPES = {
+    "f32": torch.float32,
+    "f16": torch.float16,
+    "bf16": torch.bfloat16,
+    "f64": torch.float64,
+    "i64": torch.int64,
+    "i32": torch.int32,
+    "i16": torch.int16,
+    "i8": torch.int8,
+    "ui8": torch.uint8,
+    "i1": torch.bool,
+}
+
+
+class KernelError(RuntimeError):
+    """An op the runtime cannot execute (it names the op and its location)."""
+
+
+def torch_dtype(element: ir.Type) -> torch.dtype:
+    text = str(element)
+    if text not in _DTYPES:
+        raise KernelError(f"element type {text} has no IPU Model kernel")
+    return _DTYPES[text]
+
+
+def tensor_type(value: ir.Value) -> tuple[list[int], torch.dtype]:
+    shaped = ir.RankedTensorType(value.type)
+    return list(shaped.shape), torch_dtype(shaped.element_type)
+
+
+def attr(op: ir.Operation, name: str) -> Any:
+    """Python value of an attribute (int, float, bool, str or list of ints)."""
+    value = op.attributes[name]
+    if isinstance(value, ir.BoolAttr):
+        return ir.BoolAttr(value).value
+    if isinstance(value, ir.IntegerAttr):
+        return ir.IntegerAttr(value).value
+    if isinstance(value, ir.FloatAttr):
+        return ir.FloatAttr(value).value
+    if isinstance(value, ir.StringAttr):
+        return ir.StringAttr(value).value
+    if isinstance(value, ir.DenseI64ArrayAttr):
+        return list(ir.DenseI64ArrayAttr(value))
+    raise KernelError(f"attribute '{name}' of {op.name} has an unexpected kind: {value}")
+
+
+def constant_tensor(value: ir.Attribute, type_: ir.Type) -> torch.Tensor:
+    """A torch tensor holding a ``DenseElementsAttr``."""
+    import numpy as np
+
+    shape, dtype = list(ir.RankedTensorType(type_).shape), torch_dtype(ir.RankedTensorType(type_).element_type)
+    dense = ir.DenseElementsAttr(value)
+    if dense.is_splat:
+        splat = dense.get_splat_value()
+        if isinstance(splat, ir.BoolAttr):
+            scalar: Any = ir.BoolAttr(splat).value
+        elif isinstance(splat, ir.IntegerAttr):
+            scalar = ir.IntegerAttr(splat).value
+        else:
+            scalar = ir.FloatAttr(splat).value
+        return torch.full(shape, scalar, dtype=dtype)
+    if dtype == torch.bool:
+        values = [bool(ir.IntegerAttr(dense[i]).value) for i in range(len(dense))]
+        return torch.tensor(values, dtype=torch.bool).reshape(shape)
+    array = np.array(dense)
+    return torch.from_numpy(array.copy()).to(dtype).reshape(shape)
+
+
+# ---------------------------------------------------------------------------------------
+# popops.map expressions
+# ---------------------------------------------------------------------------------------
+
+
+def _max(a: Any, b: Any) -> torch.Tensor:
+    if isinstance(b, torch.Tensor) and isinstance(a, torch.Tensor):
+        return torch.maximum(a, b)
+    if isinstance(a, torch.Tensor):
+        return torch.clamp_min(a, b)
+    return torch.clamp_min(b, a)
+
+
+def _min(a: Any, b: Any) -> torch.Tensor:
+    if isinstance(b, torch.Tensor) and isinstance(a, torch.Tensor):
+        return torch.minimum(a, b)
+    if isinstance(a, torch.Tensor):
+        return torch.clamp_max(a, b)
+    return torch.clamp_max(b, a)
+
+
+def _as_tensor_first(fn: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+    """Binary torch functions need a tensor first; swap-free wrapper for scalar lhs."""
+
+    def call(a: Any, b: Any) -> torch.Tensor:
+        if not isinstance(a, torch.Tensor):
+            a = torch.scalar_tensor(a, dtype=b.dtype if isinstance(b, torch.Tensor) else torch.float32)
+        return fn(a, b)
+
+    return call
+
+
+_MAP_FUNCTIONS: dict[str, Callable[..., torch.Tensor]] = {
+    "neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "expm1": torch.expm1, "log": torch.log,
+    "log1p": torch.log1p, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "sin": torch.sin, "cos": torch.cos,
+    "tan": torch.tan, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "relu": torch.relu, "erf": torch.erf,
+    "floor": torch.floor, "ceil": torch.ceil, "round": torch.round, "trunc": torch.trunc, "sign": torch.sign,
+    "reciprocal": torch.reciprocal, "square": torch.square, "not": torch.logical_not,
+    "bitwise_not": torch.bitwise_not, "isnan": torch.isnan, "isinf": torch.isinf, "atan": torch.atan,
+    "asin": torch.asin, "acos": torch.acos,
+    "add": _as_tensor_first(torch.add), "sub": _as_tensor_first(torch.sub), "mul": _as_tensor_first(torch.mul),
+    "div": _as_tensor_first(torch.div),
+    "floor_div": _as_tensor_first(lambda a, b: torch.div(a, b, rounding_mode="floor")),
+    "trunc_div": _as_tensor_first(lambda a, b: torch.div(a, b, rounding_mode="trunc")),
+    "pow": _as_tensor_first(torch.pow), "max": _max, "min": _min,
+    "rem": _as_tensor_first(torch.remainder), "fmod": _as_tensor_first(torch.fmod),
+    "atan2": _as_tensor_first(torch.atan2), "eq": _as_tensor_first(torch.eq), "ne": _as_tensor_first(torch.ne),
+    "lt": _as_tensor_first(torch.lt), "le": _as_tensor_first(torch.le), "gt": _as_tensor_first(torch.gt),
+    "ge": _as_tensor_first(torch.ge), "and": _as_tensor_first(torch.logical_and),
+    "or": _as_tensor_first(torch.logical_or), "xor": _as_tensor_first(torch.logical_xor),
+    "bitwise_and": _as_tensor_first(torch.bitwise_and), "bitwise_or": _as_tensor_first(torch.bitwise_or),
+    "bitwise_xor": _as_tensor_first(torch.bitwise_xor),
+    "select": lambda c, a, b: torch.where(c, a, b), "clamp": lambda x, lo, hi: torch.clamp(x, lo, hi),
+}
+
+
+def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
+    """A function of the operands computing a ``popops.map`` expression with torch ops.
+
+    Literals become Python scalars (ints when every operand is an integer tensor and the
+    literal is integral), so torch's scalar type rules apply as in eager code.
+    """
+    tree = parse_map_expression(expr)
+
+    def build(node: tuple) -> Callable[[tuple], Any]:
+        kind = node[0]
+        if kind == "arg":
+            index = node[1] - 1
+            return lambda args: args[index]
+        if kind == "const":
+            value: Any = node[1]
+            if integer_operands and float(value).is_integer():
+                value = int(value)
+            return lambda args: value
+        fn = _MAP_FUNCTIONS[node[1]]
+        children = [build(child) for child in node[2]]
+        if len(children) == 1:
+            (a,) = children
+            return lambda args: fn(a(args))
+        if len(children) == 2:
+            a, b = children
+            return lambda args: fn(a(args), b(args))
+        a, b, c = children
+        return lambda args: fn(a(args), b(args), c(args))
+
+    compiled = build(tree)
+    return lambda *args: compiled(args)
+
+
+# ---------------------------------------------------------------------------------------
+# Kernel factories
+# ---------------------------------------------------------------------------------------
+
+Factory = Callable[[ir.Operation], Kernel]
+FACTORIES: dict[str, Factory] = {}
+
+
+def kernel(*names: str) -> Callable[[Factory], Factory]:
+    def register(fn: Factory) -> Factory:
+        for name in names:
+            FACTORIES[name] = fn
+        return fn
+
+    return register
+
+
+def _result_dtype(op: ir.Operation) -> torch.dtype:
+    return tensor_type(op.results[0])[1]
+
+
+def _cast_to(fn: Kernel, dtype: torch.dtype) -> Kernel:
+    def call(*args: torch.Tensor) -> torch.Tensor:
+        out = fn(*args)
+        return out if out.dtype == dtype else out.to(dtype)
+
+    return call
+
+
+@kernel("poplar.popops_add")
+def _add(op: ir.Operation) -> Kernel:
+    return torch.add
+
+
+@kernel("poplar.popops_sub")
+def _sub(op: ir.Operation) -> Kernel:
+    return torch.sub
+
+
+@kernel("poplar.popops_mul")
+def _mul(op: ir.Operation) -> Kernel:
+    return torch.mul
+
+
+@kernel("poplar.popops_div")
+def _div(op: ir.Operation) -> Kernel:
+    dtype = _result_dtype(op)
+    if dtype.is_floating_point:
+        return torch.div
+    return lambda a, b: torch.div(a, b, rounding_mode="trunc")
+
+
+@kernel("poplar.popops_map")
+def _map(op: ir.Operation) -> Kernel:
+    operands = [tensor_type(v)[1] for v in op.operands]
+    integer = all(not (d.is_floating_point or d == torch.bool) for d in operands)
+    fn = compile_expression(attr(op, "expr"), integer)
+    return _cast_to(fn, _result_dtype(op))
+
+
+@kernel("poplar.popops_cast")
+def _cast(op: ir.Operation) -> Kernel:
+    dtype = _result_dtype(op)
+    return lambda x: x.to(dtype)
+
+
+@kernel("poplar.popops_reduce")
+def _reduce(op: ir.Operation) -> Kernel:
+    kind, dims, keep, scale = attr(op, "op"), attr(op, "dims"), attr(op, "keep_dims"), attr(op, "scale")
+    shape, _ = tensor_type(op.operands[0])
+    dtype = _result_dtype(op)
+    if not dims:
+        return lambda x: (x * scale if scale != 1.0 else x).to(dtype)
+    count = math.prod(shape[d] for d in dims)
+    if kind == "add":
+        if scale != 1.0 and abs(scale * count - 1.0) < 1e-12:
+            return lambda x: torch.mean(x, dim=dims, keepdim=keep)
+        if scale == 1.0:
+            return lambda x: torch.sum(x, dim=dims, keepdim=keep, dtype=dtype)
+        return lambda x: torch.sum(x, dim=dims, keepdim=keep, dtype=dtype) * scale
+    if kind == "square_add":
+        return lambda x: torch.sum(x * x, dim=dims, keepdim=keep) * scale
+    if kind in ("max", "min"):
+        fn = torch.amax if kind == "max" else torch.amin
+        return lambda x: fn(x, dim=dims, keepdim=keep)
+    if kind in ("mul", "logical_and", "logical_or"):
+        reducer = {"mul": torch.prod, "logical_and": torch.all, "logical_or": torch.any}[kind]
+        ordered = sorted(dims, reverse=True)
+
+        def reduce_each(x: torch.Tensor) -> torch.Tensor:
+            for d in ordered:
+                x = reducer(x, dim=d, keepdim=keep)
+            return x
+
+        return _cast_to(reduce_each, dtype)
+    raise KernelError(f"reduce op '{kind}' has no kernel")
+
+
+@kernel("poplar.popops_arg_max", "poplar.popops_arg_min")
+def _arg(op: ir.Operation) -> Kernel:
+    fn = torch.argmax if op.name.endswith("max") else torch.argmin
+    dim, keep, dtype = attr(op, "dim"), attr(op, "keep_dims"), _result_dtype(op)
+    return _cast_to(lambda x: fn(x, dim=dim, keepdim=keep) if x.dim() else fn(x), dtype)
+
+
+@kernel("poplar.popops_multi_slice")
+def _multi_slice(op: ir.Operation) -> Kernel:
+    dim = attr(op, "dim")
+    out_shape, _ = tensor_type(op.results[0])
+    if dim == 0:
+        return lambda table, idx: F.embedding(idx, table) if table.dim() == 2 else table.index_select(0, idx.reshape(-1)).reshape(out_shape)
+    return lambda table, idx: table.index_select(dim, idx.reshape(-1)).reshape(out_shape)
+
+
+@kernel("poplar.popops_gather")
+def _gather(op: ir.Operation) -> Kernel:
+    dim = attr(op, "dim")
+    return lambda x, idx: torch.gather(x, dim, idx)
+
+
+@kernel("poplar.popops_pad")
+def _pad(op: ir.Operation) -> Kernel:
+    low, high, value = attr(op, "low"), attr(op, "high"), attr(op, "value")
+    pads: list[int] = []
+    for lo, hi in reversed(list(zip(low, high, strict=True))):
+        pads += [lo, hi]
+    return lambda x: F.pad(x, pads, value=value)
+
+
+@kernel("poplar.poplin_matmul")
+def _matmul(op: ir.Operation) -> Kernel:
+    return torch.matmul
+
+
+@kernel("poplar.poplin_conv")
+def _conv(op: ir.Operation) -> Kernel:
+    stride, padding, dilation, groups = attr(op, "stride"), attr(op, "padding"), attr(op, "dilation"), attr(op, "groups")
+    zeros = [0] * len(stride)
+    conv = torch.ops.aten.convolution.default
+    if len(op.operands) == 3:
+        return lambda x, w, b: conv(x, w, b, stride, padding, dilation, False, zeros, groups)
+    return lambda x, w: conv(x, w, None, stride, padding, dilation, False, zeros, groups)
+
+
+@kernel("poplar.popnn_pool")
+def _pool(op: ir.Operation) -> Kernel:
+    kind, kernel_size, stride, padding = attr(op, "kind"), attr(op, "kernel"), attr(op, "stride"), attr(op, "padding")
+    ceil, include_pad = attr(op, "ceil_mode"), attr(op, "count_include_pad")
+    spatial = len(kernel_size)
+    if kind == "max":
+        fn = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}[spatial]
+        return lambda x: fn(x, kernel_size, stride, padding, 1, ceil)
+    fn = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}[spatial]
+    if kind == "avg":
+        return lambda x: fn(x, kernel_size, stride, padding, ceil, include_pad)
+    area = math.prod(kernel_size)
+    return lambda x: fn(x, kernel_size, stride, padding, ceil, True) * area
+
+
+@kernel("poplar.popnn_norm")
+def _norm(op: ir.Operation) -> Kernel:
+    kind, eps = attr(op, "kind"), attr(op, "epsilon")
+    if kind == "batch":
+        return lambda x, w, b, mean, var: F.batch_norm(x, mean, var, w, b, False, 0.0, eps)
+    if kind == "layer":
+        num_dims = attr(op, "num_dims")
+        shape = tensor_type(op.operands[0])[0][-num_dims:]
+        return lambda x, w, b: F.layer_norm(x, shape, w, b, eps)
+    groups = attr(op, "num_groups") if kind == "group" else tensor_type(op.operands[0])[0][1]
+    return lambda x, w, b: F.group_norm(x, groups, w, b, eps)
+
+
+@kernel("poplar.popnn_nonlinearity")
+def _nonlinearity(op: ir.Operation) -> Kernel:
+    kind, dim = attr(op, "kind"), attr(op, "dim")
+    table: dict[str, Kernel] = {
+        "relu": torch.relu,
+        "gelu_erf": F.gelu,
+        "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+        "sigmoid": torch.sigmoid,
+        "tanh": torch.tanh,
+        "silu": F.silu,
+        "hard_sigmoid": F.hardsigmoid,
+        "hard_swish": F.hardswish,
+        "softmax": lambda x: torch.softmax(x, dim),
+        "log_softmax": lambda x: torch.log_softmax(x, dim),
+    }
+    return table[kind]
+
+
+@kernel("poplar.reshape")
+def _reshape(op: ir.Operation) -> Kernel:
+    shape = tensor_type(op.results[0])[0]
+    return lambda x: x.reshape(shape)
+
+
+@kernel("poplar.dim_shuffle")
+def _dim_shuffle(op: ir.Operation) -> Kernel:
+    perm = attr(op, "permutation")
+    return lambda x: x.permute(perm)
+
+
+@kernel("poplar.slice")
+def _slice(op: ir.Operation) -> Kernel:
+    index = tuple(slice(b, e, s) for b, e, s in zip(attr(op, "begin"), attr(op, "end"), attr(op, "stride"), strict=True))
+    return lambda x: x[index]
+
+
+@kernel("poplar.concat")
+def _concat(op: ir.Operation) -> Kernel:
+    dim = attr(op, "dim")
+    return lambda *xs: torch.cat(xs, dim)
+
+
+@kernel("poplar.broadcast")
+def _broadcast(op: ir.Operation) -> Kernel:
+    shape = tensor_type(op.results[0])[0]
+    return lambda x: x.expand(shape)
+
+
+@kernel("poplar.gcl_all_reduce")
+def _all_reduce(op: ir.Operation) -> Kernel:
+    # One replica per interpreter: the reduction over replicas is done by the replica
+    # runner; within a single replica the op is the identity (add/mean/min/max of one).
+    return lambda x: x
