@@ -38,9 +38,9 @@ module {
     }
     irdl.operation @recomputation_checkpoint {
       %0 = irdl.any
-      irdl.operands(inputs: variadic %0)
+      irdl.operands(input: %0)
       %1 = irdl.any
-      irdl.results(outputs: variadic %1)
+      irdl.results(output: %1)
     }
     irdl.operation @set_available_memory {
       %0 = irdl.any
@@ -55,53 +55,65 @@ module {
       %1 = irdl.any
       %2 = irdl.any
       %3 = irdl.any
-      irdl.operands(weight: %0, grad: %1, state: variadic %2, hyper: variadic %3)
-      %4 = irdl.base "#builtin.array" 
-      %5 = irdl.base "#builtin.string" 
-      %6 = irdl.base "#builtin.integer" 
+      %4 = irdl.any
+      irdl.operands(weight: %0, grad: %1, state: variadic %2, step: variadic %3, hyper: variadic %4)
+      %5 = irdl.base "#builtin.array" 
+      %6 = irdl.base "#builtin.string" 
       %7 = irdl.base "#builtin.integer" 
-      irdl.attributes {"hyper_names" = %4, "variant" = %5, "with_momentum" = %6, "nesterov" = %7}
-      %8 = irdl.any
-      irdl.results(updated: variadic %8)
+      %8 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hyper_names" = %5, "variant" = %6, "with_momentum" = %7, "nesterov" = %8}
+      %9 = irdl.any
+      %10 = irdl.any
+      %11 = irdl.any
+      irdl.results(new_weight: %9, new_state: variadic %10, new_step: variadic %11)
     }
     irdl.operation @adam_update {
       %0 = irdl.any
       %1 = irdl.any
       %2 = irdl.any
       %3 = irdl.any
-      irdl.operands(weight: %0, grad: %1, state: variadic %2, hyper: variadic %3)
-      %4 = irdl.base "#builtin.array" 
-      %5 = irdl.base "#builtin.string" 
-      %6 = irdl.base "#builtin.integer" 
-      irdl.attributes {"hyper_names" = %4, "variant" = %5, "bias_correction" = %6}
-      %7 = irdl.any
-      irdl.results(updated: variadic %7)
+      %4 = irdl.any
+      irdl.operands(weight: %0, grad: %1, state: variadic %2, step: variadic %3, hyper: variadic %4)
+      %5 = irdl.base "#builtin.array" 
+      %6 = irdl.base "#builtin.string" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hyper_names" = %5, "variant" = %6, "bias_correction" = %7}
+      %8 = irdl.any
+      %9 = irdl.any
+      %10 = irdl.any
+      irdl.results(new_weight: %8, new_state: variadic %9, new_step: variadic %10)
     }
     irdl.operation @rmsprop_update {
       %0 = irdl.any
       %1 = irdl.any
       %2 = irdl.any
       %3 = irdl.any
-      irdl.operands(weight: %0, grad: %1, state: variadic %2, hyper: variadic %3)
-      %4 = irdl.base "#builtin.array" 
-      %5 = irdl.base "#builtin.integer" 
+      %4 = irdl.any
+      irdl.operands(weight: %0, grad: %1, state: variadic %2, step: variadic %3, hyper: variadic %4)
+      %5 = irdl.base "#builtin.array" 
       %6 = irdl.base "#builtin.integer" 
       %7 = irdl.base "#builtin.integer" 
-      irdl.attributes {"hyper_names" = %4, "centered" = %5, "with_momentum" = %6, "use_tf_variant" = %7}
-      %8 = irdl.any
-      irdl.results(updated: variadic %8)
+      %8 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hyper_names" = %5, "centered" = %6, "with_momentum" = %7, "use_tf_variant" = %8}
+      %9 = irdl.any
+      %10 = irdl.any
+      %11 = irdl.any
+      irdl.results(new_weight: %9, new_state: variadic %10, new_step: variadic %11)
     }
     irdl.operation @lamb_update {
       %0 = irdl.any
       %1 = irdl.any
       %2 = irdl.any
       %3 = irdl.any
-      irdl.operands(weight: %0, grad: %1, state: variadic %2, hyper: variadic %3)
-      %4 = irdl.base "#builtin.array" 
-      %5 = irdl.base "#builtin.integer" 
-      irdl.attributes {"hyper_names" = %4, "bias_correction" = %5}
-      %6 = irdl.any
-      irdl.results(updated: variadic %6)
+      %4 = irdl.any
+      irdl.operands(weight: %0, grad: %1, state: variadic %2, step: variadic %3, hyper: variadic %4)
+      %5 = irdl.base "#builtin.array" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hyper_names" = %5, "bias_correction" = %6}
+      %7 = irdl.any
+      %8 = irdl.any
+      %9 = irdl.any
+      irdl.results(new_weight: %7, new_state: variadic %8, new_step: variadic %9)
     }
     irdl.operation @accumulate_grad {
       %0 = irdl.any

@@ -156,24 +156,22 @@ class NopOp(IpuOp, name="nop"):
 
 
 class RecomputationCheckpointOp(IpuOp, name="recomputation_checkpoint"):
-    """Marks tensors to keep (not recompute) in pipelined training.
+    """Marks a tensor to keep (not recompute) in pipelined training.
 
-    Semantics: identity on each operand (``poptorch.recomputationCheckpoint``); the
-    pipeline scheduler stashes these values and recomputes the ops between checkpoints.
+    Semantics: identity (``poptorch.recomputationCheckpoint``; one op per checkpointed
+    tensor); the pipeline scheduler stashes these values and recomputes the ops between
+    checkpoints.
 
     Example:
-      %1:2 = "ipu.recomputation_checkpoint"(%a, %b) : (!torch.vtensor<[2],f32>, !torch.vtensor<[3],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[3],f32>)
+      %1 = "ipu.recomputation_checkpoint"(%a) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
     """
 
-    inputs: Sequence[ext.Operand[Any]]
-    outputs: Sequence[ext.Result[Any]]
+    input: ext.Operand[Any]
+    output: ext.Result[Any]
 
     def check(self, v: Rules) -> None:
-        ins, outs = list(self.operation.operands), list(self.operation.results)
-        v.require(len(ins) >= 1, "expects at least one operand")
-        v.require(len(ins) == len(outs), f"expects as many results as operands ({len(ins)}), got {len(outs)}")
-        for i, (a, b) in enumerate(zip(ins, outs, strict=True)):
-            _same_type(v, a, b, f"value #{i}")
+        _arity(v, self, 1, 1)
+        _same_type(v, self.input, self.output, "recomputation_checkpoint")
 
 
 class SetAvailableMemoryOp(IpuOp, name="set_available_memory"):
@@ -204,54 +202,41 @@ class SetAvailableMemoryOp(IpuOp, name="set_available_memory"):
 class _UpdateOp(IpuOp):
     """Common shape of the optimizer update ops.
 
-    Operands: ``weight``, ``grad``, the optimizer ``state`` tensors (order fixed per op)
-    and scalar ``hyper`` parameters named by ``hyper_names``. A hyper parameter produced
-    by a constant is compiled in; one read from a variable can change between runs
-    (``setOptimizer``) without recompiling. Results: the new weight, then the new state
-    in the operand order.
+    Operands: ``weight``, ``grad``, the optimizer ``state`` tensors (each of the weight's
+    type; order fixed per op), the scalar ``step`` count (Adam and LAMB only) and the
+    scalar ``hyper`` parameters named by ``hyper_names`` (all of one type). A
+    hyper-parameter produced by a constant is compiled in; one read from a variable can
+    change between runs (``setOptimizer``) without recompiling. Results: the new weight,
+    the new state (operand order) and the new step.
+
+    Groups are split this way because IRDL requires every value of a variadic group to
+    have the same type.
     """
 
     REQUIRED_HYPER = ("lr",)
     ALLOWED_HYPER = ()
+    STEPS = 0  # 1 for the optimizers that count steps (bias correction)
 
     def state_count(self, v: Rules) -> int:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def segment_sizes(self, v: Rules) -> list[int]:
-        """``operandSegmentSizes`` as (weight, grad, state, hyper) counts, checked against
-        the operands: the accessors (``self.weight``, ...) index with it.
-        """
-        v.require(
-            v.has("operandSegmentSizes"),
-            "requires attribute 'operandSegmentSizes' (weight, grad, state, hyper counts)",
-        )
-        attr = self.operation.attributes["operandSegmentSizes"]
-        v.require(
-            isinstance(attr, ir.DenseI32ArrayAttr),
-            f"attribute 'operandSegmentSizes' must be an array<i32: ...>, got {attr}",
-        )
+    def _segments(self, v: Rules, attribute: str, what: str, size: int, total: int) -> list[int]:
+        v.require(v.has(attribute), f"requires attribute '{attribute}' ({what} counts)")
+        attr = self.operation.attributes[attribute]
+        v.require(isinstance(attr, ir.DenseI32ArrayAttr), f"attribute '{attribute}' must be an array<i32: ...>, got {attr}")
         sizes = list(ir.DenseI32ArrayAttr(attr))
-        v.require(
-            len(sizes) == 4,
-            "attribute 'operandSegmentSizes' must have 4 elements (weight, grad, state, hyper), "
-            f"got {len(sizes)}",
-        )
-        v.require(
-            sizes[0] == 1 and sizes[1] == 1,
-            f"expects exactly one weight and one grad operand, got segment sizes {sizes}",
-        )
-        v.require(min(sizes) >= 0, f"attribute 'operandSegmentSizes' elements must be >= 0, got {sizes}")
-        n_operands = len(self.operation.operands)
-        v.require(
-            sum(sizes) == n_operands,
-            f"attribute 'operandSegmentSizes' sums to {sum(sizes)} but the op has {n_operands} operands",
-        )
+        v.require(len(sizes) == size, f"attribute '{attribute}' must have {size} elements ({what}), got {len(sizes)}")
+        v.require(min(sizes) >= 0, f"attribute '{attribute}' elements must be >= 0, got {sizes}")
+        v.require(sum(sizes) == total, f"attribute '{attribute}' sums to {sum(sizes)} but the op has {total}")
         return sizes
 
     def check(self, v: Rules) -> None:
-        segments = self.segment_sizes(v)
+        op = self.operation
+        operands = self._segments(v, "operandSegmentSizes", "weight, grad, state, step, hyper", 5, len(op.operands))
+        results = self._segments(v, "resultSegmentSizes", "new_weight, new_state, new_step", 3, len(op.results))
+        v.require(operands[0] == 1 and operands[1] == 1, f"expects exactly one weight and one grad operand, got segment sizes {operands}")
         names = v.strings("hyper_names")
-        n_state, n_hyper = segments[2], segments[3]
+        n_state, n_step, n_hyper = operands[2], operands[3], operands[4]
         v.require(len(names) == n_hyper, f"expects one name in 'hyper_names' per hyper-parameter operand ({n_hyper}), got {len(names)}")
         v.require(len(set(names)) == len(names), f"'hyper_names' has duplicates: {names}")
         for name in names:
@@ -260,19 +245,22 @@ class _UpdateOp(IpuOp):
             v.require(name in names, f"requires hyper-parameter \"{name}\"")
         expected_state = self.state_count(v)
         v.require(n_state == expected_state, f"expects {expected_state} state operands, got {n_state}")
-        results = list(self.operation.results)
-        v.require(len(results) == 1 + n_state, f"expects {1 + n_state} results (weight and state), got {len(results)}")
-        v.require(self.weight.type == self.grad.type, f"grad type {self.grad.type} must equal weight type {self.weight.type}")
-        v.require(results[0].type == self.weight.type, f"new weight type {results[0].type} must equal weight type {self.weight.type}")
-        state = segments_of(self.operation, 2, segments)
-        for i, (old, new) in enumerate(zip(state, results[1:], strict=True)):
-            v.require(old.type == new.type, f"new state #{i} type {new.type} must equal state type {old.type}")
-
-
-def segments_of(op: ir.Operation, index: int, sizes: list[int]) -> list[ir.Value]:
-    """Operands of variadic segment ``index`` given ``operandSegmentSizes``."""
-    start = sum(sizes[:index])
-    return list(op.operands)[start : start + sizes[index]]
+        v.require(n_step == self.STEPS, f"expects {self.STEPS} step operands, got {n_step}")
+        v.require(results == [1, n_state, n_step], f"expects results (new_weight, new_state, new_step) sized [1, {n_state}, {n_step}], got {results}")
+        values = list(op.operands)
+        weight, grad = values[0], values[1]
+        v.require(weight.type == grad.type, f"grad type {grad.type} must equal weight type {weight.type}")
+        v.require(op.results[0].type == weight.type, f"new weight type {op.results[0].type} must equal weight type {weight.type}")
+        for i, state in enumerate(values[2 : 2 + n_state]):
+            v.require(state.type == weight.type, f"state #{i} type {state.type} must equal weight type {weight.type}")
+        for i, new_state in enumerate(list(op.results)[1 : 1 + n_state]):
+            v.require(new_state.type == weight.type, f"new state #{i} type {new_state.type} must equal weight type {weight.type}")
+        scalars = values[2 + n_state :]
+        for i, scalar in enumerate(scalars):
+            rank = static_rank(scalar.type)
+            v.require(rank in (None, 0), f"step and hyper-parameter operands must be scalars (rank 0); operand #{2 + n_state + i} has rank {rank}")
+        if n_step:
+            v.require(op.results[1 + n_state].type == values[2 + n_state].type, "new step type must equal step type")
 
 
 class SgdUpdateOp(_UpdateOp, name="sgd_update"):
@@ -286,18 +274,22 @@ class SgdUpdateOp(_UpdateOp, name="sgd_update"):
     Example:
       %w1 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], nesterov = false,
               variant = "separate", with_momentum = false,
-              operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (...) -> tensor<4xf32>
+              operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>,
+              resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
     """
 
     weight: ext.Operand[Any]
     grad: ext.Operand[Any]
     state: Sequence[ext.Operand[Any]]
+    step: Sequence[ext.Operand[Any]]
     hyper: Sequence[ext.Operand[Any]]
     hyper_names: ir.ArrayAttr
     variant: ir.StringAttr
     with_momentum: ir.IntegerAttr
     nesterov: ir.IntegerAttr
-    updated: Sequence[ext.Result[Any]]
+    new_weight: ext.Result[Any]
+    new_state: Sequence[ext.Result[Any]]
+    new_step: Sequence[ext.Result[Any]]
 
     ALLOWED_HYPER = ("lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling")
 
@@ -312,30 +304,36 @@ class SgdUpdateOp(_UpdateOp, name="sgd_update"):
 class AdamUpdateOp(_UpdateOp, name="adam_update"):
     """Adam / AdamW weight update (``poptorch.optim.Adam``, ``AdamW``).
 
-    Semantics: state is (first moment, second moment, step count); ``variant`` is
+    Semantics: state is (first moment, second moment), plus the step count; ``variant`` is
     ``"adam"`` (L2 weight decay into the gradient) or ``"adamw"`` (decoupled weight
     decay); ``bias_correction`` applies the usual 1 - beta^t corrections.
     Hyper-parameters: lr, beta1, beta2, eps, weight_decay, loss_scaling.
 
     Example:
-      %w1, %m1, %v1, %t1 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr) {...} : (...) -> (...)
+      %w1, %m1, %v1, %t1 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"],
+              variant = "adam", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>,
+              resultSegmentSizes = array<i32: 1, 2, 1>} : (...) -> (...)
     """
 
     weight: ext.Operand[Any]
     grad: ext.Operand[Any]
     state: Sequence[ext.Operand[Any]]
+    step: Sequence[ext.Operand[Any]]
     hyper: Sequence[ext.Operand[Any]]
     hyper_names: ir.ArrayAttr
     variant: ir.StringAttr
     bias_correction: ir.IntegerAttr
-    updated: Sequence[ext.Result[Any]]
+    new_weight: ext.Result[Any]
+    new_state: Sequence[ext.Result[Any]]
+    new_step: Sequence[ext.Result[Any]]
 
     ALLOWED_HYPER = ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling")
+    STEPS = 1
 
     def state_count(self, v: Rules) -> int:
         v.string("variant", choices=("adam", "adamw"))
         v.bool("bias_correction")
-        return 3
+        return 2
 
 
 class RmspropUpdateOp(_UpdateOp, name="rmsprop_update"):
@@ -351,12 +349,15 @@ class RmspropUpdateOp(_UpdateOp, name="rmsprop_update"):
     weight: ext.Operand[Any]
     grad: ext.Operand[Any]
     state: Sequence[ext.Operand[Any]]
+    step: Sequence[ext.Operand[Any]]
     hyper: Sequence[ext.Operand[Any]]
     hyper_names: ir.ArrayAttr
     centered: ir.IntegerAttr
     with_momentum: ir.IntegerAttr
     use_tf_variant: ir.IntegerAttr
-    updated: Sequence[ext.Result[Any]]
+    new_weight: ext.Result[Any]
+    new_state: Sequence[ext.Result[Any]]
+    new_step: Sequence[ext.Result[Any]]
 
     ALLOWED_HYPER = ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling")
 
@@ -368,7 +369,7 @@ class RmspropUpdateOp(_UpdateOp, name="rmsprop_update"):
 class LambUpdateOp(_UpdateOp, name="lamb_update"):
     """LAMB weight update (``poptorch.optim.LAMB``).
 
-    Semantics: Adam-style moments (state: first moment, second moment, step count),
+    Semantics: Adam-style moments (state: first moment, second moment; plus the step count),
     then the layer-wise trust ratio phi(||w||) / ||update|| with
     phi(z) = min(z, max_weight_norm); ``bias_correction`` as in Adam.
     Hyper-parameters: lr, beta1, beta2, eps, weight_decay, max_weight_norm, loss_scaling.
@@ -377,16 +378,20 @@ class LambUpdateOp(_UpdateOp, name="lamb_update"):
     weight: ext.Operand[Any]
     grad: ext.Operand[Any]
     state: Sequence[ext.Operand[Any]]
+    step: Sequence[ext.Operand[Any]]
     hyper: Sequence[ext.Operand[Any]]
     hyper_names: ir.ArrayAttr
     bias_correction: ir.IntegerAttr
-    updated: Sequence[ext.Result[Any]]
+    new_weight: ext.Result[Any]
+    new_state: Sequence[ext.Result[Any]]
+    new_step: Sequence[ext.Result[Any]]
 
     ALLOWED_HYPER = ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling")
+    STEPS = 1
 
     def state_count(self, v: Rules) -> int:
         v.bool("bias_correction")
-        return 3
+        return 2
 
 
 class AccumulateGradOp(IpuOp, name="accumulate_grad"):

@@ -4,44 +4,34 @@
 module {
   irdl.dialect @pipeline {
     irdl.operation @schedule {
-      %0 = irdl.any
-      irdl.operands(inputs: variadic %0)
-      %1 = irdl.base "#builtin.string" 
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.integer" 
       %2 = irdl.base "#builtin.integer" 
       %3 = irdl.base "#builtin.integer" 
       %4 = irdl.base "#builtin.integer" 
       %5 = irdl.base "#builtin.integer" 
-      %6 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %1, "num_stages" = %2, "num_ipus" = %3, "training" = %4, "device_iterations" = %5, "gradient_accumulation" = %6}
-      %7 = irdl.any
-      irdl.results(outputs: variadic %7)
-      %8 = irdl.region
-      irdl.regions(body: %8)
+      irdl.attributes {"kind" = %0, "num_stages" = %1, "num_ipus" = %2, "training" = %3, "device_iterations" = %4, "gradient_accumulation" = %5}
+      %6 = irdl.region
+      irdl.regions(body: %6)
     }
     irdl.operation @stage {
-      %0 = irdl.any
-      irdl.operands(inputs: variadic %0)
+      %0 = irdl.base "#builtin.integer" 
       %1 = irdl.base "#builtin.integer" 
-      %2 = irdl.base "#builtin.integer" 
-      irdl.attributes {"stage_id" = %1, "ipu_id" = %2}
-      %3 = irdl.any
-      irdl.results(outputs: variadic %3)
-      %4 = irdl.region
-      irdl.regions(body: %4)
+      irdl.attributes {"stage_id" = %0, "ipu_id" = %1}
+      %2 = irdl.region
+      irdl.regions(body: %2)
     }
     irdl.operation @phase {
-      %0 = irdl.any
-      irdl.operands(inputs: variadic %0)
-      %1 = irdl.base "#builtin.integer" 
-      irdl.attributes {"phase_id" = %1}
-      %2 = irdl.any
-      irdl.results(outputs: variadic %2)
-      %3 = irdl.region
-      irdl.regions(body: %3)
+      %0 = irdl.base "#builtin.integer" 
+      irdl.attributes {"phase_id" = %0}
+      %1 = irdl.region
+      irdl.regions(body: %1)
     }
-    irdl.operation @yield {
+    irdl.operation @output {
       %0 = irdl.any
-      irdl.operands(values: variadic %0)
+      irdl.operands(value: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"index" = %1}
     }
     irdl.operation @send {
       %0 = irdl.any

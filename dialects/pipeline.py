@@ -6,7 +6,6 @@ explicit (``send``/``recv``, ``stash``/``restore``, ``remote_store``/``remote_lo
 before ``convert-torch-to-poplar`` and ``poplar-build-program`` lower it further.
 """
 
-from collections.abc import Sequence
 from typing import Any
 
 from torch_mlir import ir
@@ -32,25 +31,70 @@ class PipelineOp(Pipeline.Operation):
 SCHEDULE_KINDS = ("sharded", "pipelined", "phased_serial", "phased_parallel")
 
 
-def _check_yield_matches(v: Rules, op: ir.OpView) -> None:
-    """The op has one body region whose terminator yields values of the op's result types."""
+def _single_block_body(v: Rules, op: ir.OpView) -> list[ir.Operation]:
+    """The ops of the op's one body region, which has one block."""
     regions = list(op.operation.regions)
     v.require(len(regions) == 1, f"expects one body region, got {len(regions)}")
     blocks = list(regions[0].blocks)
     v.require(len(blocks) == 1, f"expects a body region with one block, got {len(blocks)}")
-    ops = list(blocks[0].operations)
-    v.require(bool(ops) and ops[-1].operation.name == "pipeline.yield", "body must end with 'pipeline.yield'")
-    yielded = [value.type for value in ops[-1].operation.operands]
-    results = [value.type for value in op.operation.results]
-    v.require(
-        yielded == results,
-        f"yields ({', '.join(map(str, yielded))}) but the op returns ({', '.join(map(str, results))})",
-    )
+    v.require(len(list(blocks[0].arguments)) == 0, "body block must have no arguments: values enter by capture or pipeline.recv")
+    return [o.operation for o in blocks[0].operations]
+
+
+def _enclosing(op: ir.Operation, name: str) -> ir.Operation | None:
+    parent = op.parent
+    while parent is not None and parent.name != name:
+        parent = parent.parent
+    return parent
 
 
 def _check_ipus(v: Rules, src: str, dst: str) -> None:
     a, b = v.int(src, min=0), v.int(dst, min=0)
     v.require(a != b, f"'{src}' and '{dst}' must differ for an inter-IPU copy, both are {a}")
+
+
+def _int(op: ir.Operation, name: str) -> int:
+    return ir.IntegerAttr(op.attributes[name]).value
+
+
+def _str(op: ir.Operation, name: str) -> str:
+    return ir.StringAttr(op.attributes[name]).value
+
+
+def _well_formed(op: ir.Operation, ints: tuple[str, ...] = (), strings: tuple[str, ...] = (), operands: int = 0, results: int = 0) -> bool:
+    """Whether ``op`` has the attribute kinds and value counts the schedule's checks read.
+
+    The schedule is verified before the ops of its body, so it leaves an op that its own
+    verifier (or the IRDL one) rejects to that verifier instead of failing on it first.
+    """
+    attrs = op.attributes
+    for name in ints:
+        if name not in attrs or not isinstance(attrs[name], ir.IntegerAttr) or isinstance(attrs[name], ir.BoolAttr):
+            return False
+    for name in strings:
+        if name not in attrs or not isinstance(attrs[name], ir.StringAttr):
+            return False
+    return len(op.operands) == operands and len(op.results) == results
+
+
+_MOVES = {  # op -> (integer attributes, string attributes, operands, results) the schedule reads
+    "pipeline.send": (("src_ipu", "dst_ipu"), ("channel",), 1, 0),
+    "pipeline.recv": (("src_ipu", "dst_ipu"), ("channel",), 0, 1),
+    "pipeline.stash": (("depth",), ("stash_id",), 1, 0),
+    "pipeline.restore": (("depth",), ("stash_id",), 0, 1),
+}
+
+
+def _walk(op: ir.Operation, names: tuple[str, ...]) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        if inner.name in names:
+            found.append(inner)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return found
 
 
 class ScheduleOp(PipelineOp, name="schedule"):
@@ -60,24 +104,33 @@ class ScheduleOp(PipelineOp, name="schedule"):
     ``"pipelined"`` (stages overlap on successive micro-batches: ramp-up, steady state,
     ramp-down), ``"phased_serial"`` or ``"phased_parallel"``. ``num_stages`` counts all
     stages (2p - 1 for pipelined training with p forward stages), ``num_ipus`` the IPUs
-    of one replica. A pipelined schedule needs ``device_iterations >= num_stages`` for
-    inference and ``gradient_accumulation >= num_stages`` for training.
+    of one replica (a power of 2, at most 64). A pipelined schedule needs
+    ``device_iterations >= num_stages`` for inference and ``gradient_accumulation >=
+    num_stages`` for training.
+
+    The body holds the stages (or phases of stages). Stages exchange values only
+    through ``pipeline.send`` / ``pipeline.recv`` (different IPUs) and
+    ``pipeline.stash`` / ``pipeline.restore`` (same IPU, later stage); values defined
+    before the schedule (weights, inputs) are captured. ``pipeline.output`` marks the
+    program's results. Every channel has exactly one send and one recv with the same
+    IPUs and type; every stash id has one stash and one restore with the same depth.
 
     Example:
-      %r = "pipeline.schedule"(%x) ({ ... "pipeline.yield"(%y) : (tensor<4xf32>) -> () })
-             {kind = "pipelined", num_stages = 2 : i64, num_ipus = 2 : i64, training = false,
-              device_iterations = 4 : i64, gradient_accumulation = 1 : i64}
-             : (tensor<4xf32>) -> tensor<4xf32>
+      "pipeline.schedule"() ({
+        "pipeline.stage"() ({ ... "pipeline.send"(%h) {channel = "c0", src_ipu = 0 : i64, dst_ipu = 1 : i64} ... })
+            {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+        "pipeline.stage"() ({ %h = "pipeline.recv"() {...} ... "pipeline.output"(%y) {index = 0 : i64} ... })
+            {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+      }) {kind = "pipelined", num_stages = 2 : i64, num_ipus = 2 : i64, training = false,
+          device_iterations = 4 : i64, gradient_accumulation = 1 : i64} : () -> ()
     """
 
-    inputs: Sequence[ext.Operand[Any]]
     kind: ir.StringAttr
     num_stages: ir.IntegerAttr
     num_ipus: ir.IntegerAttr
     training: ir.IntegerAttr
     device_iterations: ir.IntegerAttr
     gradient_accumulation: ir.IntegerAttr
-    outputs: Sequence[ext.Result[Any]]
     body: ext.Region
 
     def check(self, v: Rules) -> None:
@@ -99,25 +152,77 @@ class ScheduleOp(PipelineOp, name="schedule"):
                 iterations >= stages,
                 f"pipelined inference over {stages} stages needs device_iterations >= {stages}, got {iterations}",
             )
-        _check_yield_matches(v, self)
+        _single_block_body(v, self)
+        self._check_stages(v, stages, ipus)
+        self._check_channels(v)
+        self._check_stashes(v)
+
+    def _check_stages(self, v: Rules, stages: int, ipus: int) -> None:
+        seen: set[int] = set()
+        for stage in _walk(self.operation, ("pipeline.stage",)):
+            if not _well_formed(stage, ints=("stage_id", "ipu_id")):
+                continue  # the stage's own verifier reports it
+            stage_id, ipu_id = _int(stage, "stage_id"), _int(stage, "ipu_id")
+            v.require(stage_id < stages, f"stage {stage_id} is out of range: the schedule has num_stages = {stages}")
+            v.require(ipu_id < ipus, f"stage {stage_id} runs on IPU {ipu_id} but the schedule has num_ipus = {ipus}")
+            v.require(stage_id not in seen, f"stage {stage_id} appears twice")
+            seen.add(stage_id)
+
+    def _check_channels(self, v: Rules) -> None:
+        sends: dict[str, ir.Operation] = {}
+        recvs: dict[str, ir.Operation] = {}
+        moves = _walk(self.operation, ("pipeline.send", "pipeline.recv"))
+        if not all(_well_formed(op, *_MOVES[op.name]) for op in moves):
+            return  # a malformed op: its own verifier reports it
+        for op in moves:
+            table = sends if op.name == "pipeline.send" else recvs
+            channel = _str(op, "channel")
+            v.require(channel not in table, f"channel \"{channel}\" has two '{op.name}' ops")
+            table[channel] = op
+        for channel in sorted(set(sends) | set(recvs)):
+            v.require(channel in sends, f"channel \"{channel}\" is received but never sent")
+            v.require(channel in recvs, f"channel \"{channel}\" is sent but never received")
+            send, recv = sends[channel], recvs[channel]
+            same_ipus = (_int(send, "src_ipu"), _int(send, "dst_ipu")) == (_int(recv, "src_ipu"), _int(recv, "dst_ipu"))
+            v.require(same_ipus, f"channel \"{channel}\": send and recv disagree on src_ipu/dst_ipu")
+            v.require(send.operands[0].type == recv.results[0].type,
+                      f"channel \"{channel}\": sends {send.operands[0].type} but receives {recv.results[0].type}")
+
+    def _check_stashes(self, v: Rules) -> None:
+        stashes: dict[str, ir.Operation] = {}
+        restores: dict[str, ir.Operation] = {}
+        moves = _walk(self.operation, ("pipeline.stash", "pipeline.restore"))
+        if not all(_well_formed(op, *_MOVES[op.name]) for op in moves):
+            return  # a malformed op: its own verifier reports it
+        for op in moves:
+            table = stashes if op.name == "pipeline.stash" else restores
+            stash_id = _str(op, "stash_id")
+            v.require(stash_id not in table, f"stash \"{stash_id}\" has two '{op.name}' ops")
+            table[stash_id] = op
+        for stash_id in sorted(set(stashes) | set(restores)):
+            v.require(stash_id in stashes, f"stash \"{stash_id}\" is restored but never stashed")
+            v.require(stash_id in restores, f"stash \"{stash_id}\" is stashed but never restored")
+            stash, restore = stashes[stash_id], restores[stash_id]
+            v.require(_int(stash, "depth") == _int(restore, "depth"), f"stash \"{stash_id}\": stash and restore disagree on depth")
+            v.require(stash.operands[0].type == restore.results[0].type,
+                      f"stash \"{stash_id}\": stashes {stash.operands[0].type} but restores {restore.results[0].type}")
 
 
 class StageOp(PipelineOp, name="stage"):
     """A region of the model run on one IPU as one pipeline stage.
 
-    Semantics: ``stage_id`` (>= 0) orders stages; ``ipu_id`` (>= 0) is the IPU
-    running it. Values enter as operands and leave through ``pipeline.yield``. Must be
-    nested in a ``pipeline.schedule`` or a ``pipeline.phase``.
+    Semantics: ``stage_id`` (>= 0) orders stages; ``ipu_id`` (>= 0) is the IPU running
+    it. The body reads values captured from before the schedule or received with
+    ``pipeline.recv`` / ``pipeline.restore``, and hands values on with
+    ``pipeline.send`` / ``pipeline.stash`` / ``pipeline.output``. Must be nested in a
+    ``pipeline.schedule`` or a ``pipeline.phase``.
 
     Example:
-      %h = "pipeline.stage"(%x) ({ ... "pipeline.yield"(%y) : (tensor<4xf32>) -> () })
-             {stage_id = 0 : i64, ipu_id = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+      "pipeline.stage"() ({ ... }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
     """
 
-    inputs: Sequence[ext.Operand[Any]]
     stage_id: ir.IntegerAttr
     ipu_id: ir.IntegerAttr
-    outputs: Sequence[ext.Result[Any]]
     body: ext.Region
 
     def check(self, v: Rules) -> None:
@@ -129,23 +234,22 @@ class StageOp(PipelineOp, name="stage"):
             parent_name in ("pipeline.schedule", "pipeline.phase"),
             f"must be nested in 'pipeline.schedule' or 'pipeline.phase', got {parent_name or 'no parent'}",
         )
-        _check_yield_matches(v, self)
+        v.require(_enclosing(self.operation, "pipeline.stage") is None, "must not be nested in another 'pipeline.stage'")
+        _single_block_body(v, self)
 
 
 class PhaseOp(PipelineOp, name="phase"):
     """A phase of phased execution: stages that run in parallel on their IPUs.
 
     Semantics: ``phase_id`` (>= 0) orders phases; tensors crossing a phase boundary go
-    through streaming memory or a direct IPU-to-IPU copy. Must be nested in a
-    phased ``pipeline.schedule``.
+    through streaming memory or a direct IPU-to-IPU copy. Must be nested in a phased
+    ``pipeline.schedule``.
 
     Example:
-      %h = "pipeline.phase"(%x) ({ ... }) {phase_id = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+      "pipeline.phase"() ({ "pipeline.stage"() ({ ... }) {...} : () -> () }) {phase_id = 0 : i64} : () -> ()
     """
 
-    inputs: Sequence[ext.Operand[Any]]
     phase_id: ir.IntegerAttr
-    outputs: Sequence[ext.Result[Any]]
     body: ext.Region
 
     def check(self, v: Rules) -> None:
@@ -161,29 +265,27 @@ class PhaseOp(PipelineOp, name="phase"):
             and ir.StringAttr(kind).value.startswith("phased")
         )
         v.require(is_phased, "must be nested in a phased 'pipeline.schedule'")
-        _check_yield_matches(v, self)
+        body = _single_block_body(v, self)
+        v.require(all(op.name == "pipeline.stage" for op in body), "body may hold only 'pipeline.stage' ops")
 
 
-class YieldOp(PipelineOp, name="yield", traits=[ext.Pure]):
-    """Terminator of ``pipeline.schedule``, ``pipeline.stage`` and ``pipeline.phase``:
-    returns the region's values to the enclosing op.
+class OutputOp(PipelineOp, name="output"):
+    """Marks ``value`` as program result number ``index`` (>= 0).
+
+    Semantics: results leave the schedule through these ops (stage regions cannot
+    return values); ``poplar-build-program`` streams them to the host. Must be inside a
+    ``pipeline.stage``.
 
     Example:
-      "pipeline.yield"(%y) : (tensor<4xf32>) -> ()
+      "pipeline.output"(%y) {index = 0 : i64} : (tensor<4xf32>) -> ()
     """
 
-    values: Sequence[ext.Operand[Any]]
-
-    PARENTS = ("pipeline.schedule", "pipeline.stage", "pipeline.phase")
+    value: ext.Operand[Any]
+    index: ir.IntegerAttr
 
     def check(self, v: Rules) -> None:
-        parent = self.operation.parent
-        parent_name = parent.name if parent is not None else None
-        v.require(
-            parent_name in self.PARENTS,
-            "must terminate a 'pipeline.schedule', 'pipeline.stage' or 'pipeline.phase' body, "
-            f"got {parent_name or 'no parent'}",
-        )
+        v.int("index", min=0)
+        v.require(_enclosing(self.operation, "pipeline.stage") is not None, "must be inside a 'pipeline.stage'")
 
 
 class SendOp(PipelineOp, name="send"):
@@ -204,6 +306,16 @@ class SendOp(PipelineOp, name="send"):
     def check(self, v: Rules) -> None:
         v.string("channel", nonempty=True)
         _check_ipus(v, "src_ipu", "dst_ipu")
+        _check_stage_ipu(v, self.operation, "src_ipu")
+
+
+def _check_stage_ipu(v: Rules, op: ir.Operation, attribute: str) -> None:
+    """An op inside a stage must name that stage's IPU in ``attribute``."""
+    stage = _enclosing(op, "pipeline.stage")
+    if stage is None or "ipu_id" not in stage.attributes:
+        return
+    stage_ipu, named = _int(stage, "ipu_id"), _int(op, attribute)
+    v.require(stage_ipu == named, f"'{attribute}' is {named} but the enclosing stage runs on IPU {stage_ipu}")
 
 
 class RecvOp(PipelineOp, name="recv"):
@@ -221,6 +333,7 @@ class RecvOp(PipelineOp, name="recv"):
     def check(self, v: Rules) -> None:
         v.string("channel", nonempty=True)
         _check_ipus(v, "src_ipu", "dst_ipu")
+        _check_stage_ipu(v, self.operation, "dst_ipu")
 
 
 class StashOp(PipelineOp, name="stash"):
@@ -272,6 +385,7 @@ class RemoteStoreOp(PipelineOp, name="remote_store"):
     def check(self, v: Rules) -> None:
         v.string("buffer", nonempty=True)
         v.int("ipu_id", min=0)
+        _check_stage_ipu(v, self.operation, "ipu_id")
 
 
 class RemoteLoadOp(PipelineOp, name="remote_load"):
@@ -288,8 +402,15 @@ class RemoteLoadOp(PipelineOp, name="remote_load"):
     def check(self, v: Rules) -> None:
         v.string("buffer", nonempty=True)
         v.int("ipu_id", min=0)
+        _check_stage_ipu(v, self.operation, "ipu_id")
 
 
 def register_traits() -> None:
-    """Attach the traits ``ext`` cannot declare: the region terminator."""
-    ir.IsTerminatorTrait.attach("pipeline.yield")
+    """Attach the traits ``ext`` cannot declare: bodies without terminators.
+
+    Region ops take no operands and return no values because IRDL requires all values
+    of a variadic group to share one type; stages exchange values by message passing
+    (send/recv, stash/restore) instead, as IPUs do.
+    """
+    for name in ("pipeline.schedule", "pipeline.stage", "pipeline.phase"):
+        ir.NoTerminatorTrait.attach(name)

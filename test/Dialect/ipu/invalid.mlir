@@ -102,6 +102,14 @@ func.func @identity_loss_no_operand() {
 }
 
 // -----
+
+func.func @identity_loss_two_results(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.identity_loss' op expects 1 results, got 2}}
+  %0:2 = "ipu.identity_loss"(%x) {reduction = "mean"} : (tensor<4xf32>) -> (tensor<f32>, tensor<f32>)
+  return
+}
+
+// -----
 // ipu.nop
 
 func.func @nop_changes_type(%x: !torch.vtensor<[2],f32>) {
@@ -119,27 +127,43 @@ func.func @nop_two_results(%x: tensor<4xf32>) {
 }
 
 // -----
-// ipu.recomputation_checkpoint
+
+func.func @nop_no_operand() {
+  // expected-error@+1 {{'ipu.nop' op expects 1 operands, got 0}}
+  %0 = "ipu.nop"() : () -> tensor<4xf32>
+  return
+}
+
+// -----
+// ipu.recomputation_checkpoint: one value in, the same value out.
 
 func.func @checkpoint_nothing() {
-  // expected-error@+1 {{'ipu.recomputation_checkpoint' op expects at least one operand}}
+  // expected-error@+1 {{'ipu.recomputation_checkpoint' op expects 1 operands, got 0}}
   "ipu.recomputation_checkpoint"() : () -> ()
   return
 }
 
 // -----
 
-func.func @checkpoint_result_count(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'ipu.recomputation_checkpoint' op expects as many results as operands (2), got 1}}
-  %0 = "ipu.recomputation_checkpoint"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+func.func @checkpoint_two_values(%x: tensor<4xf32>, %y: tensor<2xf32>) {
+  // expected-error@+1 {{'ipu.recomputation_checkpoint' op expects 1 operands, got 2}}
+  %0:2 = "ipu.recomputation_checkpoint"(%x, %y) : (tensor<4xf32>, tensor<2xf32>) -> (tensor<4xf32>, tensor<2xf32>)
   return
 }
 
 // -----
 
-func.func @checkpoint_changes_type(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'ipu.recomputation_checkpoint' op value #0: result type tensor<3xf32> must equal input type tensor<4xf32>}}
-  %0:2 = "ipu.recomputation_checkpoint"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+func.func @checkpoint_two_results(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.recomputation_checkpoint' op expects 1 results, got 2}}
+  %0:2 = "ipu.recomputation_checkpoint"(%x) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @checkpoint_changes_type(%x: !torch.vtensor<[4],f32>) {
+  // expected-error@+1 {{'ipu.recomputation_checkpoint' op recomputation_checkpoint: result type !torch.vtensor<[3],f32> must equal input type !torch.vtensor<[4],f32>}}
+  %0 = "ipu.recomputation_checkpoint"(%x) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[3],f32>
   return
 }
 
@@ -201,51 +225,101 @@ func.func @available_memory_two_operands(%x: tensor<4xf32>) {
 }
 
 // -----
+
+func.func @available_memory_no_result(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.set_available_memory' op expects 1 results, got 0}}
+  "ipu.set_available_memory"(%x) {proportion = 0.5 : f64} : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
 // Rules shared by the optimizer updates (sgd/adam/rmsprop/lamb), shown on ipu.sgd_update.
+// Operand groups: weight, grad, state, step, hyper; result groups: new_weight,
+// new_state, new_step. The segment attributes come first.
 
 func.func @update_missing_segments(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op requires attribute 'operandSegmentSizes' (weight, grad, state, hyper counts)}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  // expected-error@+1 {{'ipu.sgd_update' op requires attribute 'operandSegmentSizes' (weight, grad, state, step, hyper counts)}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
 // -----
 
 func.func @update_segments_not_i32(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op attribute 'operandSegmentSizes' must be an array<i32: ...>, got array<i64: 1, 1, 0, 1>}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i64: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  // expected-error@+1 {{'ipu.sgd_update' op attribute 'operandSegmentSizes' must be an array<i32: ...>, got array<i64: 1, 1, 0, 0, 1>}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i64: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @update_segments_size(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op attribute 'operandSegmentSizes' must have 4 elements (weight, grad, state, hyper), got 3}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-  return
-}
-
-// -----
-
-func.func @update_no_weight(%g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op expects exactly one weight and one grad operand, got segment sizes [0, 1, 1, 1]}}
-  %0:2 = "ipu.sgd_update"(%g, %s, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 0, 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+func.func @update_segments_old_layout(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op attribute 'operandSegmentSizes' must have 5 elements (weight, grad, state, step, hyper), got 4}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
 // -----
 
 func.func @update_negative_segment(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op attribute 'operandSegmentSizes' elements must be >= 0, got [1, 1, -1, 1]}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, -1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  // expected-error@+1 {{'ipu.sgd_update' op attribute 'operandSegmentSizes' elements must be >= 0, got [1, 1, -1, 0, 2]}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, -1, 0, 2>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
 // -----
 
 func.func @update_segments_sum(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op attribute 'operandSegmentSizes' sums to 4 but the op has 3 operands}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  // expected-error@+1 {{'ipu.sgd_update' op attribute 'operandSegmentSizes' sums to 4 but the op has 3}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 2>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @update_missing_result_segments(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op requires attribute 'resultSegmentSizes' (new_weight, new_state, new_step counts)}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @update_result_segments_not_i32(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op attribute 'resultSegmentSizes' must be an array<i32: ...>, got array<i64: 1, 0, 0>}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i64: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @update_result_segments_size(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op attribute 'resultSegmentSizes' must have 3 elements (new_weight, new_state, new_step), got 2}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @update_negative_result_segment(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op attribute 'resultSegmentSizes' elements must be >= 0, got [2, -1, 0]}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 2, -1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @update_result_segments_sum(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op attribute 'resultSegmentSizes' sums to 2 but the op has 1}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @update_no_weight(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op expects exactly one weight and one grad operand, got segment sizes [0, 2, 0, 0, 1]}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 0, 2, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -253,7 +327,7 @@ func.func @update_segments_sum(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor
 
 func.func @update_missing_hyper_names(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op requires attribute 'hyper_names'}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -261,7 +335,7 @@ func.func @update_missing_hyper_names(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr:
 
 func.func @update_hyper_names_not_strings(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op attribute 'hyper_names' must be an array of strings, got ["lr", 1]}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr, %lr) {hyper_names = ["lr", 1], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr, %lr) {hyper_names = ["lr", 1], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 2>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -269,7 +343,7 @@ func.func @update_hyper_names_not_strings(%w: tensor<4xf32>, %g: tensor<4xf32>, 
 
 func.func @update_hyper_names_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op expects one name in 'hyper_names' per hyper-parameter operand (1), got 2}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr", "momentum"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr", "momentum"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -277,15 +351,15 @@ func.func @update_hyper_names_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: t
 
 func.func @update_hyper_names_duplicate(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op 'hyper_names' has duplicates: ['lr', 'lr']}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr, %lr) {hyper_names = ["lr", "lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr, %lr) {hyper_names = ["lr", "lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 2>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @sgd_unknown_hyper(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
+func.func @update_unknown_hyper(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op unknown hyper-parameter "beta1"; allowed: lr, momentum, dampening, weight_decay, velocity_scaling, loss_scaling}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr, %lr) {hyper_names = ["lr", "beta1"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr, %lr) {hyper_names = ["lr", "beta1"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 2>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -293,23 +367,31 @@ func.func @sgd_unknown_hyper(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f
 
 func.func @update_without_lr(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op requires hyper-parameter "lr"}}
-  %0 = "ipu.sgd_update"(%w, %g, %m) {hyper_names = ["momentum"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %m) {hyper_names = ["momentum"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @sgd_state_without_momentum(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
+func.func @update_state_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op expects 0 state operands, got 1}}
-  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
 
 // -----
 
-func.func @update_result_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op expects 2 results (weight and state), got 1}}
-  %0 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+func.func @update_step_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op expects 0 step operands, got 1}}
+  %0:2 = "ipu.sgd_update"(%w, %g, %t, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1, 1>, resultSegmentSizes = array<i32: 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @update_result_groups(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op expects results (new_weight, new_state, new_step) sized [1, 1, 0], got [1, 0, 0]}}
+  %0 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -317,7 +399,7 @@ func.func @update_result_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<
 
 func.func @update_grad_type(%w: tensor<4xf32>, %g: tensor<4xf16>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op grad type tensor<4xf16> must equal weight type tensor<4xf32>}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf16>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf16>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -325,15 +407,48 @@ func.func @update_grad_type(%w: tensor<4xf32>, %g: tensor<4xf16>, %lr: tensor<f3
 
 func.func @update_new_weight_type(%w: !torch.vtensor<[4],f32>, %g: !torch.vtensor<[4],f32>, %lr: !torch.vtensor<[],f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op new weight type !torch.vtensor<[2,2],f32> must equal weight type !torch.vtensor<[4],f32>}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,2],f32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,2],f32>
+  return
+}
+
+// -----
+
+func.func @update_state_type(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf16>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op state #0 type tensor<4xf16> must equal weight type tensor<4xf32>}}
+  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf16>)
   return
 }
 
 // -----
 
 func.func @update_new_state_type(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op new state #0 type tensor<4xf16> must equal state type tensor<4xf32>}}
-  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf16>)
+  // expected-error@+1 {{'ipu.sgd_update' op new state #0 type tensor<4xf16> must equal weight type tensor<4xf32>}}
+  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf16>)
+  return
+}
+
+// -----
+
+func.func @update_hyper_not_scalar(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<1xf32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op step and hyper-parameter operands must be scalars (rank 0); operand #2 has rank 1}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @update_torch_hyper_not_scalar(%w: !torch.vtensor<[4],f32>, %g: !torch.vtensor<[4],f32>, %lr: !torch.vtensor<[],f32>, %m: !torch.vtensor<[1,1],f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op step and hyper-parameter operands must be scalars (rank 0); operand #3 has rank 2}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr, %m) {hyper_names = ["lr", "momentum"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 2>, resultSegmentSizes = array<i32: 1, 0, 0>} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[1,1],f32>) -> !torch.vtensor<[4],f32>
+  return
+}
+
+// -----
+// IRDL gives every variadic group one type variable: the hyper-parameters share a type.
+
+func.func @update_hyper_types_differ(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>, %m: !torch.vtensor<[],f32>) {
+  // expected-error@+1 {{expected 'tensor<f32>' but got '!torch.vtensor<[],f32>'}}
+  %0 = "ipu.sgd_update"(%w, %g, %lr, %m) {hyper_names = ["lr", "momentum"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 2>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, !torch.vtensor<[],f32>) -> tensor<4xf32>
   return
 }
 
@@ -342,7 +457,7 @@ func.func @update_new_state_type(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tenso
 
 func.func @sgd_missing_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op requires attribute 'variant'}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -350,7 +465,7 @@ func.func @sgd_missing_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor
 
 func.func @sgd_unknown_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op attribute 'variant' must be one of "separate", "combined", got "adam"}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "adam", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "adam", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -358,7 +473,7 @@ func.func @sgd_unknown_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor
 
 func.func @sgd_momentum_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op attribute 'with_momentum' must be a bool (true/false), got 0 : i64}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = 0 : i64, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = 0 : i64, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -366,7 +481,7 @@ func.func @sgd_momentum_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tens
 
 func.func @sgd_nesterov_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op attribute 'nesterov' must be a bool (true/false), got "no"}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = "no", operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = "no", operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -374,7 +489,7 @@ func.func @sgd_nesterov_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tens
 
 func.func @sgd_nesterov_without_momentum(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op nesterov requires with_momentum}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = true, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = true, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -382,40 +497,72 @@ func.func @sgd_nesterov_without_momentum(%w: tensor<4xf32>, %g: tensor<4xf32>, %
 
 func.func @sgd_momentum_without_velocity(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op expects 1 state operands, got 0}}
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
 // -----
 // ipu.adam_update
 
-func.func @adam_unknown_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
+func.func @adam_missing_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.adam_update' op requires attribute 'variant'}}
+  %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @adam_unknown_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.adam_update' op attribute 'variant' must be one of "adam", "adamw", got "lamb"}}
-  %0:4 = "ipu.adam_update"(%w, %g, %s, %s, %s, %lr) {hyper_names = ["lr"], variant = "lamb", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 3, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"], variant = "lamb", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
 
 // -----
 
-func.func @adam_bias_correction_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
+func.func @adam_bias_correction_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.adam_update' op attribute 'bias_correction' must be a bool (true/false), got 1 : i64}}
-  %0:4 = "ipu.adam_update"(%w, %g, %s, %s, %s, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 3, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
 
 // -----
 
-func.func @adam_state_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.adam_update' op expects 3 state operands, got 2}}
-  %0:3 = "ipu.adam_update"(%w, %g, %s, %s, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+func.func @adam_three_states(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.adam_update' op expects 2 state operands, got 3}}
+  %0:5 = "ipu.adam_update"(%w, %g, %m, %v, %v, %t, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 3, 1, 1>, resultSegmentSizes = array<i32: 1, 3, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
 
 // -----
 
-func.func @adam_unknown_hyper(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
+func.func @adam_without_step(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.adam_update' op expects 1 step operands, got 0}}
+  %0:3 = "ipu.adam_update"(%w, %g, %m, %v, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1>, resultSegmentSizes = array<i32: 1, 2, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adam_step_not_scalar(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<1xi64>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.adam_update' op step and hyper-parameter operands must be scalars (rank 0); operand #4 has rank 1}}
+  %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<1xi64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<1xi64>)
+  return
+}
+
+// -----
+
+func.func @adam_new_step_type(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.adam_update' op new step type must equal step type}}
+  %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i32>)
+  return
+}
+
+// -----
+
+func.func @adam_unknown_hyper(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.adam_update' op unknown hyper-parameter "momentum"; allowed: lr, beta1, beta2, eps, weight_decay, loss_scaling}}
-  %0:4 = "ipu.adam_update"(%w, %g, %s, %s, %s, %lr, %lr) {hyper_names = ["lr", "momentum"], variant = "adam", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 3, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr, %lr) {hyper_names = ["lr", "momentum"], variant = "adam", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 2>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
 
@@ -424,7 +571,7 @@ func.func @adam_unknown_hyper(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4
 
 func.func @rmsprop_tf_variant_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.rmsprop_update' op attribute 'use_tf_variant' must be a bool (true/false), got "tf"}}
-  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr) {hyper_names = ["lr"], centered = false, with_momentum = false, use_tf_variant = "tf", operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr) {hyper_names = ["lr"], centered = false, with_momentum = false, use_tf_variant = "tf", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
 
@@ -432,7 +579,7 @@ func.func @rmsprop_tf_variant_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %s:
 
 func.func @rmsprop_momentum_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.rmsprop_update' op attribute 'with_momentum' must be a bool (true/false), got 1 : i64}}
-  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr) {hyper_names = ["lr"], centered = false, with_momentum = 1 : i64, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr) {hyper_names = ["lr"], centered = false, with_momentum = 1 : i64, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
 
@@ -440,7 +587,7 @@ func.func @rmsprop_momentum_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: t
 
 func.func @rmsprop_centered_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.rmsprop_update' op attribute 'centered' must be a bool (true/false), got 1 : i64}}
-  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr) {hyper_names = ["lr"], centered = 1 : i64, with_momentum = false, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr) {hyper_names = ["lr"], centered = 1 : i64, with_momentum = false, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
 
@@ -448,7 +595,15 @@ func.func @rmsprop_centered_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: t
 
 func.func @rmsprop_centered_momentum_state_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.rmsprop_update' op expects 3 state operands, got 1}}
-  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr) {hyper_names = ["lr"], centered = true, with_momentum = true, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr) {hyper_names = ["lr"], centered = true, with_momentum = true, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @rmsprop_with_step(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.rmsprop_update' op expects 0 step operands, got 1}}
+  %0:3 = "ipu.rmsprop_update"(%w, %g, %s, %t, %lr) {hyper_names = ["lr"], centered = false, with_momentum = false, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
 
@@ -456,32 +611,48 @@ func.func @rmsprop_centered_momentum_state_count(%w: tensor<4xf32>, %g: tensor<4
 
 func.func @rmsprop_unknown_hyper(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.rmsprop_update' op unknown hyper-parameter "beta1"; allowed: lr, alpha, eps, momentum, weight_decay, loss_scaling}}
-  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr, %lr) {hyper_names = ["lr", "beta1"], centered = false, with_momentum = false, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %0:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr, %lr) {hyper_names = ["lr", "beta1"], centered = false, with_momentum = false, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 2>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
 
 // -----
 // ipu.lamb_update
 
-func.func @lamb_bias_correction_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
+func.func @lamb_bias_correction_not_bool(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.lamb_update' op attribute 'bias_correction' must be a bool (true/false), got "yes"}}
-  %0:4 = "ipu.lamb_update"(%w, %g, %s, %s, %s, %lr) {hyper_names = ["lr"], bias_correction = "yes", operandSegmentSizes = array<i32: 1, 1, 3, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %0:4 = "ipu.lamb_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"], bias_correction = "yes", operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
 
 // -----
 
-func.func @lamb_state_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.lamb_update' op expects 3 state operands, got 0}}
-  %0 = "ipu.lamb_update"(%w, %g, %lr) {hyper_names = ["lr"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+func.func @lamb_one_state(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.lamb_update' op expects 2 state operands, got 1}}
+  %0:3 = "ipu.lamb_update"(%w, %g, %m, %t, %lr) {hyper_names = ["lr"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
 
 // -----
 
-func.func @lamb_unknown_hyper(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
+func.func @lamb_without_step(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.lamb_update' op expects 1 step operands, got 0}}
+  %0:3 = "ipu.lamb_update"(%w, %g, %m, %v, %lr) {hyper_names = ["lr"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1>, resultSegmentSizes = array<i32: 1, 2, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @lamb_new_step_type(%w: !torch.vtensor<[4],f32>, %g: !torch.vtensor<[4],f32>, %m: !torch.vtensor<[4],f32>, %v: !torch.vtensor<[4],f32>, %t: !torch.vtensor<[],si64>, %lr: !torch.vtensor<[],f32>) {
+  // expected-error@+1 {{'ipu.lamb_update' op new step type must equal step type}}
+  %0:4 = "ipu.lamb_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],si64>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],si32>)
+  return
+}
+
+// -----
+
+func.func @lamb_unknown_hyper(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.lamb_update' op unknown hyper-parameter "momentum"; allowed: lr, beta1, beta2, eps, weight_decay, max_weight_norm, loss_scaling}}
-  %0:4 = "ipu.lamb_update"(%w, %g, %s, %s, %s, %lr, %lr) {hyper_names = ["lr", "momentum"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 3, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %0:4 = "ipu.lamb_update"(%w, %g, %m, %v, %t, %lr, %lr) {hyper_names = ["lr", "momentum"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 2>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
 
@@ -535,6 +706,14 @@ func.func @accumulate_result_type(%a: !torch.vtensor<[4],f32>, %g: !torch.vtenso
 }
 
 // -----
+
+func.func @accumulate_no_result(%a: tensor<4xf32>, %g: tensor<4xf32>, %n: tensor<i64>) {
+  // expected-error@+1 {{'ipu.accumulate_grad' op expects 1 results, got 0}}
+  "ipu.accumulate_grad"(%a, %g, %n) {reduction = "sum", strategy = "running"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> ()
+  return
+}
+
+// -----
 // ipu.replica_reduce
 
 func.func @replica_reduce_no_result(%x: tensor<4xf32>) {
@@ -584,6 +763,14 @@ func.func @replica_reduce_changes_type(%x: tensor<4xf32>) {
 }
 
 // -----
+
+func.func @replica_reduce_two_operands(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.replica_reduce' op expects 1 operands, got 2}}
+  %0 = "ipu.replica_reduce"(%x, %x) {kind = "sum", replication_factor = 2 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
 // ipu.loss_scale
 
 func.func @loss_scale_no_scale(%x: tensor<f32>) {
@@ -621,6 +808,14 @@ func.func @loss_scale_scale_not_scalar(%x: !torch.vtensor<[4],f32>, %s: !torch.v
 func.func @loss_scale_changes_type(%x: tensor<4xf32>, %s: tensor<f32>) {
   // expected-error@+1 {{'ipu.loss_scale' op loss_scale: result type tensor<4xf16> must equal input type tensor<4xf32>}}
   %0 = "ipu.loss_scale"(%x, %s) {mode = "scale"} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @loss_scale_two_results(%x: tensor<f32>, %s: tensor<f32>) {
+  // expected-error@+1 {{'ipu.loss_scale' op expects 1 results, got 2}}
+  %0:2 = "ipu.loss_scale"(%x, %s) {mode = "scale"} : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return
 }
 

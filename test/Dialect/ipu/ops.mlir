@@ -1,7 +1,8 @@
 // RUN: ipu-opt %s --split-input-file | FileCheck %s
 // RUN: ipu-opt %s --split-input-file | ipu-opt --split-input-file | FileCheck %s
 // The stock C++ tool parses and verifies the same IR with the generated IRDL (operand
-// counts and attribute kinds; the Python rules of ipu-opt are not part of the IRDL).
+// counts, segment sizes, attribute kinds, and one type per variadic group; the Python
+// rules of ipu-opt are not part of the IRDL).
 // RUN: torch-mlir-opt --irdl-file=%irdl_dir/ipu.irdl.mlir --split-input-file --mlir-print-op-generic %s | FileCheck %s
 
 // Round trip of every op and attribute of the `ipu` dialect. Operands and results are
@@ -22,61 +23,68 @@ func.func @attributes(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
 // -----
 
 // The model ops of poptorch: identities with a meaning, and the loss marker.
+// recomputation_checkpoint takes one value: one op per checkpointed tensor.
 // CHECK-LABEL: sym_name = "model_ops"
 // CHECK: %[[P:.*]] = "ipu.print_tensor"(%arg0) {title = "act"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
 // CHECK: %[[N:.*]] = "ipu.nop"(%[[P]]) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
-// CHECK: %[[C:.*]]:2 = "ipu.recomputation_checkpoint"(%[[N]], %arg0) : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>)
+// CHECK: %[[C:.*]] = "ipu.recomputation_checkpoint"(%[[N]]) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
 // CHECK: "ipu.recomputation_checkpoint"(%arg1) : (tensor<3x4xf32>) -> tensor<3x4xf32>
 // CHECK: "ipu.set_available_memory"(%arg1) {proportion = 3.000000e-01 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
 // CHECK: "ipu.set_available_memory"(%arg1) {proportion = 1.000000e+00 : f32} : (tensor<3x4xf32>) -> tensor<3x4xf32>
-// CHECK: "ipu.identity_loss"(%[[C]]#0) {reduction = "mean"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[],f32>
+// CHECK: "ipu.identity_loss"(%[[C]]) {reduction = "mean"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[],f32>
 // CHECK: "ipu.identity_loss"(%arg1) {reduction = "sum"} : (tensor<3x4xf32>) -> tensor<f32>
 // CHECK: "ipu.identity_loss"(%arg1) {reduction = "sum"} : (tensor<3x4xf32>) -> tensor<*xf32>
-// CHECK: "ipu.identity_loss"(%[[C]]#0) {reduction = "none"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+// CHECK: "ipu.identity_loss"(%[[C]]) {reduction = "none"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
 func.func @model_ops(%x: !torch.vtensor<[4],f32>, %t: tensor<3x4xf32>) -> !torch.vtensor<[],f32> {
   %0 = "ipu.print_tensor"(%x) {title = "act"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
   %1 = "ipu.nop"(%0) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
-  %2:2 = "ipu.recomputation_checkpoint"(%1, %x) : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>)
+  %2 = "ipu.recomputation_checkpoint"(%1) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
   %3 = "ipu.recomputation_checkpoint"(%t) : (tensor<3x4xf32>) -> tensor<3x4xf32>
   %4 = "ipu.set_available_memory"(%t) {proportion = 0.3 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
   %5 = "ipu.set_available_memory"(%t) {proportion = 1.0 : f32} : (tensor<3x4xf32>) -> tensor<3x4xf32>
-  %6 = "ipu.identity_loss"(%2#0) {reduction = "mean"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[],f32>
+  %6 = "ipu.identity_loss"(%2) {reduction = "mean"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[],f32>
   %7 = "ipu.identity_loss"(%t) {reduction = "sum"} : (tensor<3x4xf32>) -> tensor<f32>
   %8 = "ipu.identity_loss"(%t) {reduction = "sum"} : (tensor<3x4xf32>) -> tensor<*xf32>
-  %9 = "ipu.identity_loss"(%2#0) {reduction = "none"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %9 = "ipu.identity_loss"(%2) {reduction = "none"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
   return %6 : !torch.vtensor<[],f32>
 }
 
 // -----
 
-// Optimizer updates: weight, grad, state (fixed order per op), named hyper-parameters.
+// Optimizer updates. Operand groups: weight, grad, state (each of the weight's type,
+// fixed order per op), step (Adam/LAMB: one scalar), hyper (named scalars of one type);
+// result groups: new_weight, new_state, new_step. The groups have different types: f32
+// weights and state, an i64 step, f32 hyper-parameters.
 // CHECK-LABEL: sym_name = "optimizer_updates"
-// CHECK: "ipu.sgd_update"(%arg0, %arg1, %arg3) {hyper_names = ["lr"], nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>, variant = "separate", with_momentum = false} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-// CHECK: "ipu.sgd_update"(%arg0, %arg1, %arg2, %arg3, %arg3, %arg3) {hyper_names = ["lr", "momentum", "weight_decay"], nesterov = true, operandSegmentSizes = array<i32: 1, 1, 1, 3>, variant = "combined", with_momentum = true} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
-// CHECK: "ipu.adam_update"(%arg0, %arg1, %arg2, %arg2, %arg2, %arg3, %arg3, %arg3) {bias_correction = true, hyper_names = ["lr", "beta1", "beta2"], operandSegmentSizes = array<i32: 1, 1, 3, 3>, variant = "adamw"} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-// CHECK: "ipu.adam_update"(%arg0, %arg1, %arg2, %arg2, %arg2, %arg3) {bias_correction = false, hyper_names = ["lr"], operandSegmentSizes = array<i32: 1, 1, 3, 1>, variant = "adam"}
-// CHECK: "ipu.rmsprop_update"(%arg0, %arg1, %arg2, %arg3, %arg3) {centered = false, hyper_names = ["alpha", "lr"], operandSegmentSizes = array<i32: 1, 1, 1, 2>, use_tf_variant = true, with_momentum = false} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
-// CHECK: "ipu.rmsprop_update"(%arg0, %arg1, %arg2, %arg2, %arg2, %arg3) {centered = true, hyper_names = ["lr"], operandSegmentSizes = array<i32: 1, 1, 3, 1>, use_tf_variant = false, with_momentum = true}
-// CHECK: "ipu.lamb_update"(%arg0, %arg1, %arg2, %arg2, %arg2, %arg3, %arg3) {bias_correction = true, hyper_names = ["lr", "max_weight_norm"], operandSegmentSizes = array<i32: 1, 1, 3, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-func.func @optimizer_updates(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %lr: tensor<f32>) {
-  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-  %1:2 = "ipu.sgd_update"(%w, %g, %s, %lr, %lr, %lr) {hyper_names = ["lr", "momentum", "weight_decay"], variant = "combined", with_momentum = true, nesterov = true, operandSegmentSizes = array<i32: 1, 1, 1, 3>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
-  %2:4 = "ipu.adam_update"(%w, %g, %s, %s, %s, %lr, %lr, %lr) {hyper_names = ["lr", "beta1", "beta2"], variant = "adamw", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 3, 3>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-  %3:4 = "ipu.adam_update"(%w, %g, %s, %s, %s, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = false, operandSegmentSizes = array<i32: 1, 1, 3, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-  %4:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr, %lr) {hyper_names = ["alpha", "lr"], centered = false, with_momentum = false, use_tf_variant = true, operandSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
-  %5:4 = "ipu.rmsprop_update"(%w, %g, %s, %s, %s, %lr) {hyper_names = ["lr"], centered = true, with_momentum = true, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 3, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-  %6:4 = "ipu.lamb_update"(%w, %g, %s, %s, %s, %lr, %lr) {hyper_names = ["lr", "max_weight_norm"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 3, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: "ipu.sgd_update"(%arg0, %arg1, %arg4) {hyper_names = ["lr"], nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>, variant = "separate", with_momentum = false} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: "ipu.sgd_update"(%arg0, %arg1, %arg2, %arg4, %arg4, %arg4) {hyper_names = ["lr", "momentum", "weight_decay"], nesterov = true, operandSegmentSizes = array<i32: 1, 1, 1, 0, 3>, resultSegmentSizes = array<i32: 1, 1, 0>, variant = "combined", with_momentum = true} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK: "ipu.adam_update"(%arg0, %arg1, %arg2, %arg2, %arg3, %arg4, %arg4, %arg4) {bias_correction = true, hyper_names = ["lr", "beta1", "beta2"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 3>, resultSegmentSizes = array<i32: 1, 2, 1>, variant = "adamw"} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
+// CHECK: "ipu.adam_update"(%arg0, %arg1, %arg2, %arg2, %arg3, %arg4) {bias_correction = false, hyper_names = ["lr"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>, variant = "adam"}
+// CHECK: "ipu.rmsprop_update"(%arg0, %arg1, %arg2, %arg4, %arg4) {centered = false, hyper_names = ["alpha", "lr"], operandSegmentSizes = array<i32: 1, 1, 1, 0, 2>, resultSegmentSizes = array<i32: 1, 1, 0>, use_tf_variant = true, with_momentum = false} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK: "ipu.rmsprop_update"(%arg0, %arg1, %arg2, %arg2, %arg2, %arg4) {centered = true, hyper_names = ["lr"], operandSegmentSizes = array<i32: 1, 1, 3, 0, 1>, resultSegmentSizes = array<i32: 1, 3, 0>, use_tf_variant = false, with_momentum = true}
+// CHECK: "ipu.lamb_update"(%arg0, %arg1, %arg2, %arg2, %arg3, %arg4, %arg4) {bias_correction = true, hyper_names = ["lr", "max_weight_norm"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 2>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
+func.func @optimizer_updates(%w: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
+  %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1:2 = "ipu.sgd_update"(%w, %g, %s, %lr, %lr, %lr) {hyper_names = ["lr", "momentum", "weight_decay"], variant = "combined", with_momentum = true, nesterov = true, operandSegmentSizes = array<i32: 1, 1, 1, 0, 3>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %2:4 = "ipu.adam_update"(%w, %g, %s, %s, %t, %lr, %lr, %lr) {hyper_names = ["lr", "beta1", "beta2"], variant = "adamw", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 3>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
+  %3:4 = "ipu.adam_update"(%w, %g, %s, %s, %t, %lr) {hyper_names = ["lr"], variant = "adam", bias_correction = false, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
+  %4:2 = "ipu.rmsprop_update"(%w, %g, %s, %lr, %lr) {hyper_names = ["alpha", "lr"], centered = false, with_momentum = false, use_tf_variant = true, operandSegmentSizes = array<i32: 1, 1, 1, 0, 2>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %5:4 = "ipu.rmsprop_update"(%w, %g, %s, %s, %s, %lr) {hyper_names = ["lr"], centered = true, with_momentum = true, use_tf_variant = false, operandSegmentSizes = array<i32: 1, 1, 3, 0, 1>, resultSegmentSizes = array<i32: 1, 3, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %6:4 = "ipu.lamb_update"(%w, %g, %s, %s, %t, %lr, %lr) {hyper_names = ["lr", "max_weight_norm"], bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 2>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
 
 // -----
 
-// The same update on Torch-dialect values, as the frontend produces it.
-// CHECK-LABEL: sym_name = "torch_sgd"
-// CHECK: "ipu.sgd_update"(%arg0, %arg1, %arg2, %arg3) {hyper_names = ["lr"], nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>, variant = "separate", with_momentum = true} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>)
-func.func @torch_sgd(%w: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>, %v: !torch.vtensor<[2,3],f32>, %lr: !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32> {
-  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>)
-  return %0#0 : !torch.vtensor<[2,3],f32>
+// The same updates on Torch-dialect values, as the frontend produces them: an f16
+// weight with f32 hyper-parameters, and a !torch.vtensor step count.
+// CHECK-LABEL: sym_name = "torch_updates"
+// CHECK: %[[S:.*]]:2 = "ipu.sgd_update"(%arg0, %arg1, %arg2, %arg4) {hyper_names = ["lr"], nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>, variant = "separate", with_momentum = true} : (!torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>)
+// CHECK: "ipu.lamb_update"(%[[S]]#0, %arg1, %arg2, %arg2, %arg3, %arg4, %arg4) {bias_correction = false, hyper_names = ["lr", "weight_decay"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 2>, resultSegmentSizes = array<i32: 1, 2, 1>} : (!torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[],si64>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[],si64>)
+func.func @torch_updates(%w: !torch.vtensor<[2,3],f16>, %g: !torch.vtensor<[2,3],f16>, %v: !torch.vtensor<[2,3],f16>, %t: !torch.vtensor<[],si64>, %lr: !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f16> {
+  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (!torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>)
+  %1:4 = "ipu.lamb_update"(%0#0, %g, %v, %v, %t, %lr, %lr) {hyper_names = ["lr", "weight_decay"], bias_correction = false, operandSegmentSizes = array<i32: 1, 1, 2, 1, 2>, resultSegmentSizes = array<i32: 1, 2, 1>} : (!torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[],si64>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[2,3],f16>, !torch.vtensor<[],si64>)
+  return %1#0 : !torch.vtensor<[2,3],f16>
 }
 
 // -----

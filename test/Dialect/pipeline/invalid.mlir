@@ -1,7 +1,8 @@
 // RUN: ipu-opt %s --split-input-file --verify-diagnostics
 
 // One case per verifier rule of the `pipeline` dialect (dialects/pipeline.py). The
-// verifier reports the first broken rule of an op, located at the op.
+// verifier reports the first broken rule of an op, located at the op. An op is verified
+// before the ops of its body, so a case breaks one rule and keeps everything else valid.
 
 // -----
 // pipeline.schedule: attributes
@@ -9,7 +10,7 @@
 func.func @schedule_missing_kind() {
   // expected-error@+1 {{'pipeline.schedule' op requires attribute 'kind'}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -19,7 +20,7 @@ func.func @schedule_missing_kind() {
 func.func @schedule_kind_not_string() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'kind' must be a string, got 3 : i64}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = 3 : i64, num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -29,7 +30,7 @@ func.func @schedule_kind_not_string() {
 func.func @schedule_unknown_kind() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'kind' must be one of "sharded", "pipelined", "phased_serial", "phased_parallel", got "interleaved"}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "interleaved", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -39,7 +40,7 @@ func.func @schedule_unknown_kind() {
 func.func @schedule_no_stages() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'num_stages' must be >= 1, got 0}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "sharded", num_stages = 0 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -49,7 +50,7 @@ func.func @schedule_no_stages() {
 func.func @schedule_stages_not_integer() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'num_stages' must be an integer, got true}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "sharded", num_stages = true, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -59,7 +60,7 @@ func.func @schedule_stages_not_integer() {
 func.func @schedule_no_ipus() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'num_ipus' must be >= 1, got 0}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 0 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -69,7 +70,7 @@ func.func @schedule_no_ipus() {
 func.func @schedule_too_many_ipus() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'num_ipus' must be <= 64, got 128}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 128 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -79,7 +80,7 @@ func.func @schedule_too_many_ipus() {
 func.func @schedule_ipus_not_power_of_two() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'num_ipus' must be a power of 2, got 3}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 3 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -89,7 +90,7 @@ func.func @schedule_ipus_not_power_of_two() {
 func.func @schedule_training_not_bool() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'training' must be a bool (true/false), got 1 : i64}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = 1 : i64, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -99,7 +100,7 @@ func.func @schedule_training_not_bool() {
 func.func @schedule_no_device_iterations() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'device_iterations' must be >= 1, got 0}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 0 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -109,18 +110,17 @@ func.func @schedule_no_device_iterations() {
 func.func @schedule_no_gradient_accumulation() {
   // expected-error@+1 {{'pipeline.schedule' op attribute 'gradient_accumulation' must be >= 1, got 0}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = true, device_iterations = 1 : i64, gradient_accumulation = 0 : i64} : () -> ()
   return
 }
 
 // -----
-// pipeline.schedule: execution-strategy rules
 
 func.func @schedule_inference_accumulates() {
   // expected-error@+1 {{'pipeline.schedule' op gradient_accumulation must be 1 for inference, got 4}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 4 : i64} : () -> ()
   return
 }
@@ -130,8 +130,8 @@ func.func @schedule_inference_accumulates() {
 func.func @pipelined_training_short_accumulation() {
   // expected-error@+1 {{'pipeline.schedule' op pipelined training over 3 stages needs gradient_accumulation >= 3, got 2}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
-  }) {kind = "pipelined", num_stages = 3 : i64, num_ipus = 2 : i64, training = true, device_iterations = 8 : i64, gradient_accumulation = 2 : i64} : () -> ()
+  ^bb0:
+  }) {kind = "pipelined", num_stages = 3 : i64, num_ipus = 2 : i64, training = true, device_iterations = 1 : i64, gradient_accumulation = 2 : i64} : () -> ()
   return
 }
 
@@ -140,17 +140,29 @@ func.func @pipelined_training_short_accumulation() {
 func.func @pipelined_inference_few_iterations() {
   // expected-error@+1 {{'pipeline.schedule' op pipelined inference over 2 stages needs device_iterations >= 2, got 1}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {kind = "pipelined", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
-// pipeline.schedule: body
+// pipeline.schedule: the body is one block without arguments
 
 func.func @schedule_without_region() {
   // expected-error@+1 {{'pipeline.schedule' op expects one body region, got 0}}
   "pipeline.schedule"() {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @schedule_two_regions() {
+  // expected-error@+1 {{'pipeline.schedule' op expects one body region, got 2}}
+  "pipeline.schedule"() ({
+  ^bb0:
+  }, {
+  ^bb0:
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
@@ -168,76 +180,368 @@ func.func @schedule_empty_region() {
 func.func @schedule_two_blocks() {
   // expected-error@+1 {{'pipeline.schedule' op expects a body region with one block, got 2}}
   "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
-  ^bb1:
-    "pipeline.yield"() : () -> ()
-  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
-  return
-}
-
-// -----
-
-func.func @schedule_empty_block() {
-  // expected-error@+1 {{'pipeline.schedule' op body must end with 'pipeline.yield'}}
-  "pipeline.schedule"() ({
   ^bb0:
+  ^bb1:
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
 
-func.func @schedule_without_yield(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'pipeline.schedule' op body must end with 'pipeline.yield'}}
+func.func @schedule_block_arguments() {
+  // expected-error@+1 {{'pipeline.schedule' op body block must have no arguments: values enter by capture or pipeline.recv}}
   "pipeline.schedule"() ({
-    "pipeline.remote_store"(%x) {buffer = "out", ipu_id = 0 : i64} : (tensor<4xf32>) -> ()
+  ^bb0(%a: tensor<4xf32>):
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+// IRDL: region ops take no operands and give no results.
+
+func.func @schedule_with_operand(%x: tensor<4xf32>) {
+  // expected-error@+1 {{op expects exactly 0 operands, but got 1}}
+  "pipeline.schedule"(%x) ({
+  ^bb0:
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @schedule_with_result() {
+  // expected-error@+1 {{op expects exactly 0 results, but got 1}}
+  %0 = "pipeline.schedule"() ({
+  ^bb0:
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> tensor<4xf32>
+  return
+}
+
+// -----
+// pipeline.schedule: stages
+
+func.func @stage_id_out_of_range() {
+  // expected-error@+1 {{'pipeline.schedule' op stage 2 is out of range: the schedule has num_stages = 2}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+    ^bb0:
+    }) {stage_id = 2 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stage_ipu_out_of_range() {
+  // expected-error@+1 {{'pipeline.schedule' op stage 0 runs on IPU 2 but the schedule has num_ipus = 2}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+    ^bb0:
+    }) {stage_id = 0 : i64, ipu_id = 2 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stage_id_twice() {
+  // expected-error@+1 {{'pipeline.schedule' op stage 1 appears twice}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+    ^bb0:
+    }) {stage_id = 1 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+    ^bb0:
+    }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stage_id_twice_across_phases() {
+  // expected-error@+1 {{'pipeline.schedule' op stage 0 appears twice}}
+  "pipeline.schedule"() ({
+    "pipeline.phase"() ({
+      "pipeline.stage"() ({
+      ^bb0:
+      }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    }) {phase_id = 0 : i64} : () -> ()
+    "pipeline.phase"() ({
+      "pipeline.stage"() ({
+      ^bb0:
+      }) {stage_id = 0 : i64, ipu_id = 1 : i64} : () -> ()
+    }) {phase_id = 1 : i64} : () -> ()
+  }) {kind = "phased_serial", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+// pipeline.schedule: channels (one send and one recv, same IPUs, same type)
+
+func.func @channel_two_sends(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op channel "c" has two 'pipeline.send' ops}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.send"(%x) {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : (tensor<4xf32>) -> ()
+      "pipeline.send"(%x) {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @channel_two_recvs(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op channel "c" has two 'pipeline.recv' ops}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.send"(%x) {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> tensor<4xf32>
+      %1 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @channel_never_sent() {
+  // expected-error@+1 {{'pipeline.schedule' op channel "c" is received but never sent}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      %0 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @channel_never_received(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op channel "c" is sent but never received}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.send"(%x) {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @channel_ipus_disagree(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op channel "c": send and recv disagree on src_ipu/dst_ipu}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.send"(%x) {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.recv"() {channel = "c", src_ipu = 2 : i64, dst_ipu = 1 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 4 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @channel_types_disagree(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op channel "c": sends tensor<4xf32> but receives tensor<2x4xf32>}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.send"(%x) {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> tensor<2x4xf32>
+    }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @channel_torch_types_disagree(%x: !torch.vtensor<[4],f32>) {
+  // expected-error@+1 {{'pipeline.schedule' op channel "c": sends !torch.vtensor<[4],f32> but receives !torch.vtensor<[4],f16>}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.send"(%x) {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : (!torch.vtensor<[4],f32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> !torch.vtensor<[4],f16>
+    }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+// pipeline.schedule: stashes (one stash and one restore, same depth, same type)
+
+func.func @stash_twice(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op stash "s" has two 'pipeline.stash' ops}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.stash"(%x) {stash_id = "s", depth = 2 : i64} : (tensor<4xf32>) -> ()
+      "pipeline.stash"(%x) {stash_id = "s", depth = 2 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.restore"() {stash_id = "s", depth = 2 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 2 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "pipelined", num_stages = 3 : i64, num_ipus = 2 : i64, training = true, device_iterations = 1 : i64, gradient_accumulation = 4 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @restore_twice(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op stash "s" has two 'pipeline.restore' ops}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.stash"(%x) {stash_id = "s", depth = 2 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.restore"() {stash_id = "s", depth = 2 : i64} : () -> tensor<4xf32>
+      %1 = "pipeline.restore"() {stash_id = "s", depth = 2 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 2 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "pipelined", num_stages = 3 : i64, num_ipus = 2 : i64, training = true, device_iterations = 1 : i64, gradient_accumulation = 4 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @restore_never_stashed() {
+  // expected-error@+1 {{'pipeline.schedule' op stash "s" is restored but never stashed}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      %0 = "pipeline.restore"() {stash_id = "s", depth = 2 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 2 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "pipelined", num_stages = 3 : i64, num_ipus = 2 : i64, training = true, device_iterations = 1 : i64, gradient_accumulation = 4 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stash_never_restored(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op stash "s" is stashed but never restored}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.stash"(%x) {stash_id = "s", depth = 2 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "pipelined", num_stages = 3 : i64, num_ipus = 2 : i64, training = true, device_iterations = 1 : i64, gradient_accumulation = 4 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stash_depths_disagree(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op stash "s": stash and restore disagree on depth}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.stash"(%x) {stash_id = "s", depth = 3 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.restore"() {stash_id = "s", depth = 2 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 2 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "pipelined", num_stages = 3 : i64, num_ipus = 2 : i64, training = true, device_iterations = 1 : i64, gradient_accumulation = 4 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stash_types_disagree(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.schedule' op stash "s": stashes tensor<4xf32> but restores tensor<4xf16>}}
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.stash"(%x) {stash_id = "s", depth = 2 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.restore"() {stash_id = "s", depth = 2 : i64} : () -> tensor<4xf16>
+    }) {stage_id = 2 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "pipelined", num_stages = 3 : i64, num_ipus = 2 : i64, training = true, device_iterations = 1 : i64, gradient_accumulation = 4 : i64} : () -> ()
+  return
+}
+
+// -----
+// The schedule is verified before its body; it leaves a malformed op to that op's
+// own verifier (or the IRDL one) instead of failing on it first.
+
+func.func @schedule_leaves_bad_stage_id() {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{'pipeline.stage' op attribute 'stage_id' must be an integer, got "0"}}
+    "pipeline.stage"() ({
+    ^bb0:
+    }) {stage_id = "0", ipu_id = 0 : i64} : () -> ()
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
 
-func.func @schedule_yields_other_type(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'pipeline.schedule' op yields (tensor<4xf32>) but the op returns (tensor<4xf16>)}}
-  %0 = "pipeline.schedule"() ({
-    "pipeline.yield"(%x) : (tensor<4xf32>) -> ()
-  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> tensor<4xf16>
+func.func @schedule_leaves_bad_channel(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      // expected-error@+1 {{'pipeline.send' op attribute 'channel' must be a string, got 0 : i64}}
+      "pipeline.send"(%x) {channel = 0 : i64, src_ipu = 0 : i64, dst_ipu = 1 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
 
-func.func @schedule_yields_nothing() {
-  // expected-error@+1 {{'pipeline.schedule' op yields () but the op returns (!torch.vtensor<[2],f32>)}}
-  %0 = "pipeline.schedule"() ({
-    "pipeline.yield"() : () -> ()
-  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> !torch.vtensor<[2],f32>
+func.func @schedule_leaves_send_without_value() {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      // expected-error@+1 {{op expects exactly 1 operands, but got 0}}
+      "pipeline.send"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @schedule_leaves_restore_without_value(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.stash"(%x) {stash_id = "s", depth = 2 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      // expected-error@+1 {{op expects exactly 1 results, but got 0}}
+      "pipeline.restore"() {stash_id = "s", depth = 2 : i64} : () -> ()
+    }) {stage_id = 2 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "pipelined", num_stages = 3 : i64, num_ipus = 2 : i64, training = true, device_iterations = 1 : i64, gradient_accumulation = 4 : i64} : () -> ()
   return
 }
 
 // -----
 // pipeline.stage
 
-func.func @stage_negative_id() {
+func.func @stage_missing_id() {
   "pipeline.schedule"() ({
-    // expected-error@+1 {{'pipeline.stage' op attribute 'stage_id' must be >= 0, got -1}}
+    // expected-error@+1 {{'pipeline.stage' op requires attribute 'stage_id'}}
     "pipeline.stage"() ({
-      "pipeline.yield"() : () -> ()
-    }) {stage_id = -1 : i64, ipu_id = 0 : i64} : () -> ()
-    "pipeline.yield"() : () -> ()
+    ^bb0:
+    }) {ipu_id = 0 : i64} : () -> ()
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
 
-func.func @stage_negative_ipu() {
+func.func @stage_negative_id() {
   "pipeline.schedule"() ({
-    // expected-error@+1 {{'pipeline.stage' op attribute 'ipu_id' must be >= 0, got -1}}
+    // expected-error@+1 {{'pipeline.stage' op attribute 'stage_id' must be >= 0, got -1}}
     "pipeline.stage"() ({
-      "pipeline.yield"() : () -> ()
-    }) {stage_id = 0 : i64, ipu_id = -1 : i64} : () -> ()
-    "pipeline.yield"() : () -> ()
+    ^bb0:
+    }) {stage_id = -1 : i64, ipu_id = 0 : i64} : () -> ()
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -248,21 +552,43 @@ func.func @stage_missing_ipu() {
   "pipeline.schedule"() ({
     // expected-error@+1 {{'pipeline.stage' op requires attribute 'ipu_id'}}
     "pipeline.stage"() ({
-      "pipeline.yield"() : () -> ()
+    ^bb0:
     }) {stage_id = 0 : i64} : () -> ()
-    "pipeline.yield"() : () -> ()
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
 
-func.func @stage_outside_schedule(%x: tensor<4xf32>) {
+func.func @stage_negative_ipu() {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{'pipeline.stage' op attribute 'ipu_id' must be >= 0, got -1}}
+    "pipeline.stage"() ({
+    ^bb0:
+    }) {stage_id = 0 : i64, ipu_id = -1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stage_ipu_not_integer() {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{'pipeline.stage' op attribute 'ipu_id' must be an integer, got "ipu0"}}
+    "pipeline.stage"() ({
+    ^bb0:
+    }) {stage_id = 0 : i64, ipu_id = "ipu0"} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stage_outside_schedule() {
   // expected-error@+1 {{'pipeline.stage' op must be nested in 'pipeline.schedule' or 'pipeline.phase', got func.func}}
-  %0 = "pipeline.stage"(%x) ({
-  ^bb0(%a: tensor<4xf32>):
-    "pipeline.yield"(%a) : (tensor<4xf32>) -> ()
-  }) {stage_id = 0 : i64, ipu_id = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  "pipeline.stage"() ({
+  ^bb0:
+  }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
   return
 }
 
@@ -273,12 +599,26 @@ func.func @stage_in_stage() {
     "pipeline.stage"() ({
       // expected-error@+1 {{'pipeline.stage' op must be nested in 'pipeline.schedule' or 'pipeline.phase', got pipeline.stage}}
       "pipeline.stage"() ({
-        "pipeline.yield"() : () -> ()
-      }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
-      "pipeline.yield"() : () -> ()
+      ^bb0:
+      }) {stage_id = 1 : i64, ipu_id = 0 : i64} : () -> ()
     }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
-    "pipeline.yield"() : () -> ()
-  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stage_in_schedule_in_stage() {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.schedule"() ({
+        // expected-error@+1 {{'pipeline.stage' op must not be nested in another 'pipeline.stage'}}
+        "pipeline.stage"() ({
+        ^bb0:
+        }) {stage_id = 1 : i64, ipu_id = 0 : i64} : () -> ()
+      }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
@@ -288,34 +628,53 @@ func.func @stage_without_region() {
   "pipeline.schedule"() ({
     // expected-error@+1 {{'pipeline.stage' op expects one body region, got 0}}
     "pipeline.stage"() {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
-    "pipeline.yield"() : () -> ()
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
 
-func.func @stage_empty_body() {
+func.func @stage_empty_region() {
   "pipeline.schedule"() ({
-    // expected-error@+1 {{'pipeline.stage' op body must end with 'pipeline.yield'}}
+    // expected-error@+1 {{'pipeline.stage' op expects a body region with one block, got 0}}
     "pipeline.stage"() ({
-    ^bb0:
     }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
-    "pipeline.yield"() : () -> ()
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
 
-func.func @stage_yields_other_type(%x: !torch.vtensor<[2],f32>) {
+func.func @stage_block_arguments() {
   "pipeline.schedule"() ({
-    // expected-error@+1 {{'pipeline.stage' op yields (!torch.vtensor<[2],f32>) but the op returns (!torch.vtensor<[2],f16>)}}
-    %0 = "pipeline.stage"(%x) ({
-    ^bb0(%a: !torch.vtensor<[2],f32>):
-      "pipeline.yield"(%a) : (!torch.vtensor<[2],f32>) -> ()
-    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f16>
-    "pipeline.yield"() : () -> ()
+    // expected-error@+1 {{'pipeline.stage' op body block must have no arguments: values enter by capture or pipeline.recv}}
+    "pipeline.stage"() ({
+    ^bb0(%a: tensor<4xf32>):
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stage_with_result() {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{op expects exactly 0 results, but got 1}}
+    %0 = "pipeline.stage"() ({
+    ^bb0:
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> tensor<4xf32>
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @stage_with_operand(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{op expects exactly 0 operands, but got 1}}
+    "pipeline.stage"(%x) ({
+    ^bb0:
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : (tensor<4xf32>) -> ()
   }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -323,13 +682,24 @@ func.func @stage_yields_other_type(%x: !torch.vtensor<[2],f32>) {
 // -----
 // pipeline.phase
 
+func.func @phase_missing_id() {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{'pipeline.phase' op requires attribute 'phase_id'}}
+    "pipeline.phase"() ({
+    ^bb0:
+    }) : () -> ()
+  }) {kind = "phased_serial", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
 func.func @phase_negative_id() {
   "pipeline.schedule"() ({
     // expected-error@+1 {{'pipeline.phase' op attribute 'phase_id' must be >= 0, got -1}}
     "pipeline.phase"() ({
-      "pipeline.yield"() : () -> ()
+    ^bb0:
     }) {phase_id = -1 : i64} : () -> ()
-    "pipeline.yield"() : () -> ()
   }) {kind = "phased_serial", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -340,9 +710,8 @@ func.func @phase_id_not_integer() {
   "pipeline.schedule"() ({
     // expected-error@+1 {{'pipeline.phase' op attribute 'phase_id' must be an integer, got "0"}}
     "pipeline.phase"() ({
-      "pipeline.yield"() : () -> ()
+    ^bb0:
     }) {phase_id = "0"} : () -> ()
-    "pipeline.yield"() : () -> ()
   }) {kind = "phased_parallel", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
@@ -353,10 +722,21 @@ func.func @phase_in_pipelined_schedule() {
   "pipeline.schedule"() ({
     // expected-error@+1 {{'pipeline.phase' op must be nested in a phased 'pipeline.schedule'}}
     "pipeline.phase"() ({
-      "pipeline.yield"() : () -> ()
+    ^bb0:
     }) {phase_id = 0 : i64} : () -> ()
-    "pipeline.yield"() : () -> ()
   }) {kind = "pipelined", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @phase_in_sharded_schedule() {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{'pipeline.phase' op must be nested in a phased 'pipeline.schedule'}}
+    "pipeline.phase"() ({
+    ^bb0:
+    }) {phase_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
@@ -365,8 +745,24 @@ func.func @phase_in_pipelined_schedule() {
 func.func @phase_outside_schedule() {
   // expected-error@+1 {{'pipeline.phase' op must be nested in a phased 'pipeline.schedule'}}
   "pipeline.phase"() ({
-    "pipeline.yield"() : () -> ()
+  ^bb0:
   }) {phase_id = 0 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @phase_in_stage() {
+  "pipeline.schedule"() ({
+    "pipeline.phase"() ({
+      "pipeline.stage"() ({
+        // expected-error@+1 {{'pipeline.phase' op must be nested in a phased 'pipeline.schedule'}}
+        "pipeline.phase"() ({
+        ^bb0:
+        }) {phase_id = 1 : i64} : () -> ()
+      }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    }) {phase_id = 0 : i64} : () -> ()
+  }) {kind = "phased_serial", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
@@ -376,30 +772,110 @@ func.func @phase_without_region() {
   "pipeline.schedule"() ({
     // expected-error@+1 {{'pipeline.phase' op expects one body region, got 0}}
     "pipeline.phase"() {phase_id = 0 : i64} : () -> ()
-    "pipeline.yield"() : () -> ()
   }) {kind = "phased_serial", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
 
-func.func @phase_yields_too_much(%x: tensor<4xf32>) {
+func.func @phase_empty_region() {
   "pipeline.schedule"() ({
-    // expected-error@+1 {{'pipeline.phase' op yields (tensor<4xf32>, tensor<4xf32>) but the op returns (tensor<4xf32>)}}
-    %0 = "pipeline.phase"() ({
-      "pipeline.yield"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> ()
-    }) {phase_id = 0 : i64} : () -> tensor<4xf32>
-    "pipeline.yield"() : () -> ()
+    // expected-error@+1 {{'pipeline.phase' op expects a body region with one block, got 0}}
+    "pipeline.phase"() ({
+    }) {phase_id = 0 : i64} : () -> ()
   }) {kind = "phased_serial", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
 // -----
-// pipeline.yield
 
-func.func @yield_outside_pipeline() {
-  // expected-error@+1 {{'pipeline.yield' op must terminate a 'pipeline.schedule', 'pipeline.stage' or 'pipeline.phase' body, got func.func}}
-  "pipeline.yield"() : () -> ()
+func.func @phase_block_arguments() {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{'pipeline.phase' op body block must have no arguments: values enter by capture or pipeline.recv}}
+    "pipeline.phase"() ({
+    ^bb0(%a: tensor<4xf32>):
+    }) {phase_id = 0 : i64} : () -> ()
+  }) {kind = "phased_serial", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @phase_holds_other_ops(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{'pipeline.phase' op body may hold only 'pipeline.stage' ops}}
+    "pipeline.phase"() ({
+      "pipeline.remote_store"(%x) {buffer = "w", ipu_id = 0 : i64} : (tensor<4xf32>) -> ()
+    }) {phase_id = 0 : i64} : () -> ()
+  }) {kind = "phased_serial", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+// pipeline.output
+
+func.func @output_missing_index(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      // expected-error@+1 {{'pipeline.output' op requires attribute 'index'}}
+      "pipeline.output"(%x) : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @output_negative_index(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      // expected-error@+1 {{'pipeline.output' op attribute 'index' must be >= 0, got -1}}
+      "pipeline.output"(%x) {index = -1 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @output_index_not_integer(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      // expected-error@+1 {{'pipeline.output' op attribute 'index' must be an integer, got "y"}}
+      "pipeline.output"(%x) {index = "y"} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @output_outside_stage(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'pipeline.output' op must be inside a 'pipeline.stage'}}
+  "pipeline.output"(%x) {index = 0 : i64} : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @output_in_schedule_body(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    // expected-error@+1 {{'pipeline.output' op must be inside a 'pipeline.stage'}}
+    "pipeline.output"(%x) {index = 0 : i64} : (tensor<4xf32>) -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @output_two_values(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      // expected-error@+1 {{op expects exactly 1 operands, but got 2}}
+      "pipeline.output"(%x, %x) {index = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
 }
 
 // -----
@@ -460,6 +936,21 @@ func.func @send_to_itself(%x: !torch.vtensor<[2],f32>) {
 }
 
 // -----
+
+func.func @send_from_other_ipu(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      // expected-error@+1 {{'pipeline.send' op 'src_ipu' is 0 but the enclosing stage runs on IPU 1}}
+      "pipeline.send"(%x) {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 1 : i64} : () -> ()
+    "pipeline.stage"() ({
+      %0 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 1 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
 // pipeline.recv
 
 func.func @recv_empty_channel() {
@@ -497,6 +988,21 @@ func.func @recv_negative_dst() {
 func.func @recv_from_itself() {
   // expected-error@+1 {{'pipeline.recv' op 'src_ipu' and 'dst_ipu' must differ for an inter-IPU copy, both are 0}}
   %0 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 0 : i64} : () -> !torch.vtensor<[2],f32>
+  return
+}
+
+// -----
+
+func.func @recv_on_other_ipu(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      "pipeline.send"(%x) {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 0 : i64} : () -> ()
+    "pipeline.stage"() ({
+      // expected-error@+1 {{'pipeline.recv' op 'dst_ipu' is 1 but the enclosing stage runs on IPU 0}}
+      %0 = "pipeline.recv"() {channel = "c", src_ipu = 0 : i64, dst_ipu = 1 : i64} : () -> tensor<4xf32>
+    }) {stage_id = 1 : i64, ipu_id = 0 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 2 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
 
@@ -544,6 +1050,14 @@ func.func @restore_empty_id() {
 
 // -----
 
+func.func @restore_id_not_string() {
+  // expected-error@+1 {{'pipeline.restore' op attribute 'stash_id' must be a string, got 0 : i64}}
+  %0 = "pipeline.restore"() {stash_id = 0 : i64, depth = 3 : i64} : () -> tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @restore_no_depth() {
   // expected-error@+1 {{'pipeline.restore' op attribute 'depth' must be >= 1, got 0}}
   %0 = "pipeline.restore"() {stash_id = "s0.act0", depth = 0 : i64} : () -> tensor<4xf32>
@@ -584,6 +1098,18 @@ func.func @remote_store_negative_ipu(%x: tensor<4xf32>) {
 }
 
 // -----
+
+func.func @remote_store_other_ipu(%x: tensor<4xf32>) {
+  "pipeline.schedule"() ({
+    "pipeline.stage"() ({
+      // expected-error@+1 {{'pipeline.remote_store' op 'ipu_id' is 0 but the enclosing stage runs on IPU 1}}
+      "pipeline.remote_store"(%x) {buffer = "w", ipu_id = 0 : i64} : (tensor<4xf32>) -> ()
+    }) {stage_id = 0 : i64, ipu_id = 1 : i64} : () -> ()
+  }) {kind = "sharded", num_stages = 1 : i64, num_ipus = 2 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
+  return
+}
+
+// -----
 // pipeline.remote_load
 
 func.func @remote_load_missing_buffer() {
@@ -605,5 +1131,19 @@ func.func @remote_load_empty_buffer() {
 func.func @remote_load_negative_ipu() {
   // expected-error@+1 {{'pipeline.remote_load' op attribute 'ipu_id' must be >= 0, got -1}}
   %0 = "pipeline.remote_load"() {buffer = "w", ipu_id = -1 : i64} : () -> !torch.vtensor<[2],f32>
+  return
+}
+
+// -----
+
+func.func @remote_load_other_ipu() {
+  "pipeline.schedule"() ({
+    "pipeline.phase"() ({
+      "pipeline.stage"() ({
+        // expected-error@+1 {{'pipeline.remote_load' op 'ipu_id' is 3 but the enclosing stage runs on IPU 2}}
+        %0 = "pipeline.remote_load"() {buffer = "w", ipu_id = 3 : i64} : () -> tensor<4xf32>
+      }) {stage_id = 0 : i64, ipu_id = 2 : i64} : () -> ()
+    }) {phase_id = 0 : i64} : () -> ()
+  }) {kind = "phased_parallel", num_stages = 1 : i64, num_ipus = 4 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
