@@ -344,6 +344,12 @@ class RmspropUpdateOp(_UpdateOp, name="rmsprop_update"):
     starts the squared average at 1, puts eps inside the square root and folds the
     learning rate into the momentum. Hyper-parameters: lr, alpha, eps, momentum,
     weight_decay, loss_scaling.
+
+    Example:
+      %w1, %sq1 = "ipu.rmsprop_update"(%w, %g, %sq, %lr, %alpha) {hyper_names = ["lr", "alpha"],
+              centered = false, with_momentum = false, use_tf_variant = false,
+              operandSegmentSizes = array<i32: 1, 1, 1, 0, 2>, resultSegmentSizes = array<i32: 1, 1, 0>}
+              : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
     """
 
     weight: ext.Operand[Any]
@@ -373,6 +379,11 @@ class LambUpdateOp(_UpdateOp, name="lamb_update"):
     then the layer-wise trust ratio phi(||w||) / ||update|| with
     phi(z) = min(z, max_weight_norm); ``bias_correction`` as in Adam.
     Hyper-parameters: lr, beta1, beta2, eps, weight_decay, max_weight_norm, loss_scaling.
+
+    Example:
+      %w1, %m1, %v1, %t1 = "ipu.lamb_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"],
+              bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>,
+              resultSegmentSizes = array<i32: 1, 2, 1>} : (...) -> (...)
     """
 
     weight: ext.Operand[Any]

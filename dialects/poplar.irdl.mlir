@@ -72,6 +72,12 @@ module {
       %0 = irdl.base "#builtin.string" 
       irdl.attributes {"kind" = %0}
     }
+    irdl.operation @program_print_tensor {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(tensor: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"title" = %1}
+    }
     irdl.operation @program_call {
       %0 = irdl.base "#builtin.string" 
       irdl.attributes {"callee" = %0}
@@ -114,11 +120,13 @@ module {
     }
     irdl.operation @popops_map {
       %0 = irdl.base "!builtin.tensor" 
-      irdl.operands(inputs: variadic %0)
-      %1 = irdl.base "#builtin.string" 
-      irdl.attributes {"expr" = %1}
+      %1 = irdl.base "!builtin.tensor" 
       %2 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %2)
+      irdl.operands(in1: %0, in2: variadic %1, in3: variadic %2)
+      %3 = irdl.base "#builtin.string" 
+      irdl.attributes {"expr" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
     }
     irdl.operation @popops_cast {
       %0 = irdl.base "!builtin.tensor" 
@@ -225,14 +233,17 @@ module {
     }
     irdl.operation @popnn_norm {
       %0 = irdl.base "!builtin.tensor" 
-      irdl.operands(inputs: variadic %0)
-      %1 = irdl.base "#builtin.string" 
-      %2 = irdl.base "#builtin.float" 
-      %3 = irdl.base "#builtin.integer" 
-      %4 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %1, "epsilon" = %2, "num_groups" = %3, "num_dims" = %4}
-      %5 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %5)
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, scale: %1, bias: %2, stats: variadic %3)
+      %4 = irdl.base "#builtin.string" 
+      %5 = irdl.base "#builtin.float" 
+      %6 = irdl.base "#builtin.integer" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %4, "epsilon" = %5, "num_groups" = %6, "num_dims" = %7}
+      %8 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %8)
     }
     irdl.operation @popnn_nonlinearity {
       %0 = irdl.base "!builtin.tensor" 
@@ -269,11 +280,12 @@ module {
     }
     irdl.operation @concat {
       %0 = irdl.base "!builtin.tensor" 
-      irdl.operands(inputs: variadic %0)
-      %1 = irdl.base "#builtin.integer" 
-      irdl.attributes {"dim" = %1}
-      %2 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %2)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
     }
     irdl.operation @broadcast {
       %0 = irdl.base "!builtin.tensor" 

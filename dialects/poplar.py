@@ -32,10 +32,52 @@ class PoplarOp(Poplar.Operation):
     """Base of every ``poplar`` op: runs the op's ``check`` rules as its verifier."""
 
     def verify_invariants(self) -> bool:
-        return verify_with_rules(self, self.check)
+        return verify_with_rules(self, self._check_structure_then_rules)
+
+    def _check_structure_then_rules(self, v: Rules) -> None:
+        # This verifier runs before IRDL's, and ``check`` reads operands, results and
+        # regions through ``ext`` accessors, which crash (IndexError, KeyError) on an op of
+        # the wrong shape. So the shape is checked first.
+        _check_structure(v, self)
+        self.check(v)
 
     def check(self, v: Rules) -> None:  # pragma: no cover - overridden
         pass
+
+
+def _check_structure(v: Rules, op: ext.Operation) -> None:
+    """Region, result and operand counts as declared (and ``operandSegmentSizes``)."""
+    cls, operation = type(op), op.operation
+
+    def expect(what: str, declared: int, actual: int) -> None:
+        v.require(declared == actual, f"expects {declared} {what}{'' if declared == 1 else 's'}, got {actual}")
+
+    expect("region", cls._ODS_REGIONS[0], len(operation.regions))
+    if cls._ODS_RESULT_SEGMENTS is None:
+        expect("result", sum(isinstance(f, ext.ResultDef) for f in cls._fields), len(operation.results))
+    if cls._ODS_OPERAND_SEGMENTS is None:
+        expect("operand", sum(isinstance(f, ext.OperandDef) for f in cls._fields), len(operation.operands))
+    else:
+        _check_operand_segments(v, operation, cls._ODS_OPERAND_SEGMENTS)
+
+
+def _check_operand_segments(v: Rules, op: ir.Operation, declared: Sequence[int]) -> None:
+    """``operandSegmentSizes`` has one entry per operand group, 1 for a single operand,
+    and the entries add up to the number of operands."""
+    # The ``ext`` accessors of variadic operands read the attribute without checking it,
+    # and IRDL ignores it when an op has a single variadic group: a missing or wrong
+    # attribute would crash ``check`` or silently misread the operands.
+    attr = v._attr("operandSegmentSizes")
+    v.require(
+        isinstance(attr, ir.DenseI32ArrayAttr) and len(ir.DenseI32ArrayAttr(attr)) == len(declared),
+        f"attribute 'operandSegmentSizes' must be an array<i32: ...> with {len(declared)} elements, got {attr}",
+    )
+    sizes = list(ir.DenseI32ArrayAttr(attr))
+    for group, (size, kind) in enumerate(zip(sizes, declared, strict=True)):
+        v.require(size >= 0, f"attribute 'operandSegmentSizes' has a negative entry: {sizes}")
+        v.require(kind != 1 or size == 1, f"attribute 'operandSegmentSizes' entry #{group} must be 1 (a single operand), got {size}")
+    count = len(op.operands)
+    v.require(sum(sizes) == count, f"attribute 'operandSegmentSizes' {sizes} adds up to {sum(sizes)}, but the op has {count} operands")
 
 
 Tensor = ext.Operand[ir.RankedTensorType]
@@ -69,6 +111,15 @@ def broadcast_shapes(shapes: Sequence[Sequence[int]]) -> list[int] | None:
     return out
 
 
+def _name_of(op: ir.Operation) -> str | None:
+    """The ``name`` attribute of ``op`` if it is a string. Siblings may not be verified
+    yet when a verifier looks at them, so nothing about them can be assumed."""
+    attrs = op.attributes
+    if "name" not in attrs or not isinstance(attrs["name"], ir.StringAttr):
+        return None
+    return ir.StringAttr(attrs["name"]).value
+
+
 def _find_in_graph(op: ir.OpView, op_name: str, name: str) -> ir.Operation | None:
     """The ``op_name`` op named ``name`` in the ``poplar.graph`` enclosing ``op``."""
     graph = op.operation.parent
@@ -77,7 +128,7 @@ def _find_in_graph(op: ir.OpView, op_name: str, name: str) -> ir.Operation | Non
     if graph is None:
         return None
     for candidate in graph.regions[0].blocks[0].operations:
-        if candidate.operation.name == op_name and ir.StringAttr(candidate.operation.attributes["name"]).value == name:
+        if candidate.operation.name == op_name and _name_of(candidate.operation) == name:
             return candidate.operation
     return None
 
@@ -108,13 +159,18 @@ class GraphOp(PoplarOp, name="graph"):
         v.int("num_ipus", min=1, max=64)
         v.int("replication_factor", min=1)
         v.int("tiles_per_ipu", min=1)
+        # A generic-form region may have no block; MLIR allows at most one here.
+        ops = list(self.body.blocks[0].operations) if len(self.body.blocks) else []
         names: dict[str, str] = {}
-        for op in self.body.blocks[0].operations:
-            attrs = op.operation.attributes
-            if "name" in attrs and op.operation.name in _NAMED_GRAPH_OPS:
-                name = ir.StringAttr(attrs["name"]).value
+        mains = 0
+        for op in ops:
+            name = _name_of(op.operation)
+            if name is not None and op.operation.name in _NAMED_GRAPH_OPS:
                 v.require(name not in names, f"defines \"{name}\" twice ({names.get(name)} and {op.operation.name})")
                 names[name] = op.operation.name
+            if op.operation.name == "poplar.program_sequence" and name == "main":
+                mains += 1
+        v.require(mains == 1, f"must hold exactly one 'poplar.program_sequence' named \"main\" (the program the engine runs), got {mains}")
 
 
 class VariableOp(PoplarOp, name="variable"):
@@ -159,9 +215,21 @@ class ConstantOp(PoplarOp, name="constant", traits=[ext.Pure]):
 
     def check(self, v: Rules) -> None:
         attr = v._attr("value")
-        v.require(isinstance(attr, ir.DenseElementsAttr | ir.DenseResourceElementsAttr), f"attribute 'value' must be dense elements, got {attr}")
+        v.require(_is_dense_elements(attr), f"attribute 'value' must be dense elements, got {attr}")
         v.int("ipu", min=0)
         v.require(attr.type == self.result.type, f"value type {attr.type} must equal result type {self.result.type}")
+
+
+def _is_dense_elements(attr: ir.Attribute) -> bool:
+    """``dense<...>`` or ``dense_resource<...>``. The bindings do not downcast the latter,
+    so ``isinstance`` cannot see it; a cast can."""
+    if isinstance(attr, ir.DenseElementsAttr):
+        return True
+    try:
+        ir.DenseResourceElementsAttr(attr)
+    except ValueError:
+        return False
+    return True
 
 
 class RemoteBufferOp(PoplarOp, name="remote_buffer"):
@@ -285,7 +353,8 @@ class StreamCopyOp(PoplarOp, name="program_stream_copy"):
         name = v.string("stream", nonempty=True)
         decl = _find_in_graph(self, "poplar.host_stream", name)
         v.require(decl is not None, f"refers to host stream \"{name}\", which the enclosing 'poplar.graph' does not declare")
-        declared = ir.TypeAttr(decl.attributes["type"]).value
+        declared_attr = decl.attributes["type"] if "type" in decl.attributes else None
+        declared = ir.TypeAttr(declared_attr).value if isinstance(declared_attr, ir.TypeAttr) else declared_attr
         v.require(declared == self.tensor.type, f"tensor type {self.tensor.type} must equal the type of stream \"{name}\" ({declared})")
 
 
@@ -301,6 +370,21 @@ class SyncOp(PoplarOp, name="program_sync"):
 
     def check(self, v: Rules) -> None:
         v.string("kind", choices=("internal", "external", "global"))
+
+
+class PrintTensorOp(PoplarOp, name="program_print_tensor"):
+    """Prints ``tensor`` on the host with ``title`` when the program reaches this point
+    (``poplar::program::PrintTensor``).
+
+    Example:
+      "poplar.program_print_tensor"(%t) {title = "activations"} : (tensor<2x3xf32>) -> ()
+    """
+
+    tensor: Tensor
+    title: ir.StringAttr
+
+    def check(self, v: Rules) -> None:
+        v.string("title")
 
 
 class CallOp(PoplarOp, name="program_call"):
@@ -480,18 +564,24 @@ class DivOp(_BinaryOp, name="popops_div", traits=[ext.Pure]):
 
 
 class MapOp(PoplarOp, name="popops_map", traits=[ext.Pure]):
-    """An element-wise expression over broadcast operands, run as one compute set
-    (``popops::map`` with a ``popops::expr`` tree).
+    """An element-wise expression over up to three broadcast operands, run as one compute
+    set (``popops::map`` with a ``popops::expr`` tree).
 
-    Semantics: ``expr`` uses ``_1``, ``_2``, ... for the operands, numeric literals,
+    Semantics: ``expr`` uses ``_1``, ``_2``, ``_3`` for the operands, numeric literals,
     and the functions of ``MAP_FUNCTIONS`` (e.g. ``select(gt(_1, 0.0), _1, mul(_1, 0.1))``).
-    Each step computes in the operands' element type; comparisons give ``i1``.
+    Each step computes in the operands' element type; comparisons give ``i1``. The
+    operands sit in three groups (``in1``, then at most one each in ``in2`` and ``in3``)
+    because IRDL makes all values of one variadic group share a type, and map operands
+    differ (broadcast shapes, ``i1`` conditions).
 
     Example:
-      %r = "poplar.popops_map"(%a, %b) {expr = "add(mul(_1, _2), 1.0)"} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      %r = "poplar.popops_map"(%a, %b) {expr = "add(mul(_1, _2), 1.0)", operandSegmentSizes = array<i32: 1, 1, 0>}
+             : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
     """
 
-    inputs: Sequence[Tensor]
+    in1: Tensor
+    in2: Sequence[Tensor]
+    in3: Sequence[Tensor]
     expr: ir.StringAttr
     result: TensorResult
 
@@ -499,10 +589,16 @@ class MapOp(PoplarOp, name="popops_map", traits=[ext.Pure]):
         expr = v.string("expr", nonempty=True)
         try:
             tree = parse_map_expression(expr)
+            # Walking the tree recurses too (two frames a level): it overflows first.
+            used = map_expression_args(tree)
         except ValueError as error:
             raise RuleViolation(f"has an invalid expression \"{expr}\": {error}") from None
-        operands = list(self.inputs)
-        used = map_expression_args(tree)
+        except RecursionError:
+            raise RuleViolation(f"has an expression nested too deeply ({len(expr)} characters)") from None
+        second, third = list(self.in2), list(self.in3)
+        v.require(len(second) <= 1 and len(third) <= 1, f"expects at most one operand in each of in2 and in3, got {len(second)} and {len(third)}")
+        v.require(second or not third, "in3 needs an operand in in2")
+        operands = [self.in1, *second, *third]
         v.require(all(1 <= n <= len(operands) for n in used), f"expression \"{expr}\" reads {sorted(used)} but the op has {len(operands)} operands")
         _check_broadcast(v, operands, self.result)
 
@@ -635,7 +731,12 @@ class GatherOp(PoplarOp, name="popops_gather", traits=[ext.Pure]):
         dim = v.int("dim", min=0)
         _check_dim(v, dim, len(shape))
         index_shape = _shape(self.indices, "indices")
+        v.require(isinstance(_element(self.indices), ir.IntegerType), "indices must have integer elements")
         v.require(len(index_shape) == len(shape), f"indices rank {len(index_shape)} must equal input rank {len(shape)}")
+        v.require(
+            all(i <= s for d, (i, s) in enumerate(zip(index_shape, shape, strict=True)) if d != dim),
+            f"indices shape {index_shape} must not exceed input shape {shape} outside dim {dim}",
+        )
         v.require(_shape(self.result, "result") == index_shape, "result shape must equal the indices' shape")
 
 
@@ -801,26 +902,31 @@ class PoolOp(PoplarOp, name="popnn_pool", traits=[ext.Pure]):
         v.require(_shape(self.result, "result") == expected, f"result shape must be {expected}, got {_shape(self.result, 'result')}")
 
 
-NORM_OPERANDS = {"batch": 5, "layer": 3, "group": 3, "instance": 3}
+NORM_STATS = {"batch": 2, "layer": 0, "group": 0, "instance": 0}
 
 
 class NormOp(PoplarOp, name="popnn_norm", traits=[ext.Pure]):
     """Normalisation in inference form (``popnn::bn``, ``popnn::ln``, ``popnn::gn``).
 
     Semantics by ``kind``:
-    - ``"batch"``: operands (x, scale, bias, mean, var); x ``[N, C, ...]``, the rest ``[C]``.
-    - ``"layer"``: (x, scale, bias) over the last ``num_dims`` dims (scale/bias have
-      those dims' shape).
-    - ``"group"`` / ``"instance"``: (x, scale, bias) with ``num_groups`` groups of the
-      channels (instance: one group per channel).
+    - ``"batch"``: x ``[N, C, ...]`` normalised with the running ``stats`` (mean, var),
+      both ``[C]``, then scaled and shifted by ``scale`` and ``bias`` ``[C]``.
+    - ``"layer"``: over the last ``num_dims`` dims of x (scale/bias have those dims'
+      shape); no stats.
+    - ``"group"`` / ``"instance"``: ``num_groups`` groups of the channels (instance: one
+      group per channel); scale/bias ``[C]``; no stats.
     ``epsilon`` > 0 is added to the variance.
 
     Example:
       %y = "poplar.popnn_norm"(%x, %g, %b) {kind = "layer", epsilon = 1.0e-05 : f64,
-             num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+             num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>}
+             : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
     """
 
-    inputs: Sequence[Tensor]
+    input: Tensor
+    scale: Tensor
+    bias: Tensor
+    stats: Sequence[Tensor]
     kind: ir.StringAttr
     epsilon: ir.FloatAttr
     num_groups: ir.IntegerAttr
@@ -828,13 +934,13 @@ class NormOp(PoplarOp, name="popnn_norm", traits=[ext.Pure]):
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        kind = v.string("kind", choices=tuple(NORM_OPERANDS))
+        kind = v.string("kind", choices=tuple(NORM_STATS))
         v.float("epsilon", min=0.0, min_exclusive=True)
         groups = v.int("num_groups", min=1)
         num_dims = v.int("num_dims", min=1)
-        values = list(self.operation.operands)
-        v.count(values, NORM_OPERANDS[kind], f"operands for kind \"{kind}\"")
-        x = _shape(values[0], "input")
+        stats = list(self.stats)
+        v.count(stats, NORM_STATS[kind], f"stats operands for kind \"{kind}\"")
+        x = _shape(self.input, "input")
         v.require(_shape(self.result, "result") == x, "result shape must equal input shape")
         if kind == "layer":
             v.require(num_dims <= len(x), f"attribute 'num_dims' ({num_dims}) exceeds the input rank {len(x)}")
@@ -844,8 +950,8 @@ class NormOp(PoplarOp, name="popnn_norm", traits=[ext.Pure]):
             param_shape = [x[1]]
             if kind in ("group", "instance"):
                 v.require(x[1] % groups == 0, f"channels ({x[1]}) must be divisible by num_groups ({groups})")
-        for i, value in enumerate(values[1:], start=1):
-            v.require(_shape(value, f"operand #{i}") == param_shape, f"operand #{i} must have shape {param_shape}, got {_shape(value, f'operand #{i}')}")
+        for what, value in (("scale", self.scale), ("bias", self.bias), *((f"stats #{i}", t) for i, t in enumerate(stats))):
+            v.require(_shape(value, what) == param_shape, f"{what} must have shape {param_shape}, got {_shape(value, what)}")
 
 
 NONLINEARITIES = ("relu", "gelu_erf", "gelu_tanh", "sigmoid", "tanh", "silu", "hard_sigmoid", "hard_swish", "softmax", "log_softmax")
@@ -948,27 +1054,27 @@ class SliceOp(PoplarOp, name="slice", traits=[ext.Pure]):
 
 
 class ConcatOp(PoplarOp, name="concat", traits=[ext.Pure]):
-    """``poplar::concat`` along ``dim``.
+    """``poplar::concat`` of two tensors along ``dim`` (longer lists chain: views are free).
 
     Example:
       %c = "poplar.concat"(%a, %b) {dim = 0 : i64} : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
     """
 
-    inputs: Sequence[Tensor]
+    lhs: Tensor
+    rhs: Tensor
     dim: ir.IntegerAttr
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        values = list(self.inputs)
-        v.require(len(values) >= 1, "expects at least one operand")
-        shapes = [_shape(x, f"operand #{i}") for i, x in enumerate(values)]
+        a, b = _shape(self.lhs, "lhs"), _shape(self.rhs, "rhs")
         dim = v.int("dim", min=0)
-        _check_dim(v, dim, len(shapes[0]))
-        for i, s in enumerate(shapes):
-            same = len(s) == len(shapes[0]) and all(a == b for d, (a, b) in enumerate(zip(s, shapes[0], strict=True)) if d != dim)
-            v.require(same, f"operand #{i} shape {s} differs from {shapes[0]} outside dim {dim}")
-        expected = list(shapes[0])
-        expected[dim] = sum(s[dim] for s in shapes)
+        v.require(len(a) >= 1, "cannot concatenate rank-0 tensors")
+        _check_dim(v, dim, len(a))
+        same = len(a) == len(b) and all(x == y for d, (x, y) in enumerate(zip(a, b, strict=True)) if d != dim)
+        v.require(same, f"operand shapes {a} and {b} differ outside dim {dim}")
+        v.require(_element(self.lhs) == _element(self.rhs) == _element(self.result), "operands and result must share one element type")
+        expected = list(a)
+        expected[dim] = a[dim] + b[dim]
         v.require(_shape(self.result, "result") == expected, f"result shape must be {expected}, got {_shape(self.result, 'result')}")
 
 

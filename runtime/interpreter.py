@@ -153,11 +153,14 @@ class Program:
 
     def _decode_block(self, block: ir.Block) -> list[Step]:
         ops = [op.operation for op in block.operations]
+        fused, skipped = _linear_fusions(ops)
         # Last use of each temporary within this block, to free it early.
         last_use: dict[int, int] = {}
         defined_here: set[int] = set()
         for index, op in enumerate(ops):
-            for operand in _all_operands(op):
+            key = id_of(op)
+            operands = [] if key in skipped else list(fused[key]) if key in fused else _all_operands(op)
+            for operand in operands:
                 last_use[self._slot(operand)] = index
             for result in op.results:
                 defined_here.add(self._slot(result))
@@ -167,7 +170,13 @@ class Program:
                 kills.setdefault(index, []).append(slot)
         steps = []
         for index, op in enumerate(ops):
-            step = self._decode_op(op)
+            if id_of(op) in skipped:
+                continue
+            if id_of(op) in fused:
+                x, w, b = fused[id_of(op)]
+                step = _compute(_linear_kernel(op), (self._slot(x), self._slot(w), self._slot(b)), self._slot(op.results[0]))
+            else:
+                step = self._decode_op(op)
             if step is not None:
                 dead = tuple(kills.get(index, ()))
                 steps.append(_with_kills(step, dead) if dead else step)
@@ -186,6 +195,13 @@ class Program:
             if callee not in self._functions:
                 raise KernelError(f"{location_label(op.location)}: call to undefined function '{callee}'")
             return _sequence(self._functions[callee])
+        if name == "poplar.program_print_tensor":
+            slot, title = self._slot(op.operands[0]), kernels.attr(op, "title")
+
+            def print_tensor(env: list) -> None:
+                print(f"{title}: {env[slot].detach().cpu().numpy()}", flush=True)
+
+            return print_tensor
         if name == "poplar.program_sync":
             return None  # the emulator runs steps in order: a sync has nothing to wait for
         if name == "poplar.program_stream_copy":
@@ -280,6 +296,75 @@ class Program:
             return self.io.outputs
         finally:
             self.io = None
+
+
+def id_of(op: ir.Operation) -> int:
+    """A stable key for an op within one decode (ir.Operation objects are not hashable)."""
+    return hash(op)
+
+
+def _producer(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _linear_fusions(ops: list[ir.Operation]) -> tuple[dict[int, tuple[ir.Value, ir.Value, ir.Value]], set[int]]:
+    """Find ``add(reshape?(matmul(reshape?(x), dim_shuffle(w))), b)``: a linear layer.
+
+    Poplar computes it as a matmul and a bias add; the emulator runs it as one
+    ``F.linear`` (an addmm), as eager PyTorch does: same numerics, one pass less.
+    Only single-use intermediates are folded, so nothing else observes them.
+    """
+    uses: dict[ir.Value, int] = {}
+    for op in ops:
+        for operand in _all_operands(op):
+            uses[operand] = uses.get(operand, 0) + 1
+    fused: dict[int, tuple[ir.Value, ir.Value, ir.Value]] = {}
+    skipped: set[int] = set()
+    for op in ops:
+        if op.name != "poplar.popops_add":
+            continue
+        lhs, bias = op.operands[0], op.operands[1]
+        bias_shape = ir.RankedTensorType(bias.type).shape
+        out_shape = ir.RankedTensorType(op.results[0].type).shape
+        if len(bias_shape) != 1 or bias_shape[0] != out_shape[-1] or uses.get(lhs, 0) != 1:
+            continue
+        matmul = _producer(lhs)
+        outer_reshape = None
+        if matmul is not None and matmul.name == "poplar.reshape":
+            outer_reshape = matmul
+            inner = outer_reshape.operands[0]
+            if uses.get(inner, 0) != 1:
+                continue
+            matmul = _producer(inner)
+        if matmul is None or matmul.name != "poplar.poplin_matmul" or len(ir.RankedTensorType(matmul.operands[0].type).shape) != 2:
+            continue
+        shuffle = _producer(matmul.operands[1])
+        if shuffle is None or shuffle.name != "poplar.dim_shuffle" or list(ir.DenseI64ArrayAttr(shuffle.attributes["permutation"])) != [1, 0]:
+            continue
+        x = matmul.operands[0]
+        x_producer = _producer(x)
+        if outer_reshape is not None:
+            if x_producer is None or x_producer.name != "poplar.reshape":
+                continue
+            x = x_producer.operands[0]
+            if list(ir.RankedTensorType(x.type).shape)[:-1] != list(out_shape)[:-1]:
+                continue
+        if ir.RankedTensorType(bias.type).element_type != ir.RankedTensorType(op.results[0].type).element_type:
+            continue
+        fused[id_of(op)] = (x, shuffle.operands[0], bias)
+        skipped.add(id_of(matmul))
+        if outer_reshape is not None:
+            skipped.add(id_of(outer_reshape))
+    return fused, skipped
+
+
+def _linear_kernel(op: ir.Operation) -> Callable[..., torch.Tensor]:
+    import torch.nn.functional as F
+
+    return F.linear
 
 
 def _all_operands(op: ir.Operation) -> list[ir.Value]:

@@ -388,7 +388,7 @@ def _slice(op: ir.Operation) -> Kernel:
 @kernel("poplar.concat")
 def _concat(op: ir.Operation) -> Kernel:
     dim = attr(op, "dim")
-    return lambda *xs: torch.cat(xs, dim)
+    return lambda a, b: torch.cat((a, b), dim)
 
 
 @kernel("poplar.broadcast")

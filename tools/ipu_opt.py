@@ -143,7 +143,11 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
         pipeline_parts.append(f"{name}{{{value}}}" if eq else name)
 
     from ipu_mlir.compiler.pass_base import PassOptionError
-    from ipu_mlir.compiler.pass_pipeline import PipelineSyntaxError, build_pass_manager, parse_pipeline
+    from ipu_mlir.compiler.pass_pipeline import (
+        PipelineSyntaxError,
+        build_pass_manager,
+        parse_pipeline,
+    )
     from ipu_mlir.dialects import make_context
 
     try:
@@ -152,16 +156,18 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
         stderr.write(f"ipu-opt: error: {error}\n")
         return EXIT_USAGE
 
-    if args.input == "-":
-        text, filename = sys.stdin.read(), "<stdin>"
-    else:
-        path = Path(args.input)
-        try:
-            text = path.read_text()
-        except OSError as error:
-            stderr.write(f"ipu-opt: error: cannot read '{args.input}': {error.strerror}\n")
-            return EXIT_USAGE
-        filename = args.input
+    filename = "<stdin>" if args.input == "-" else args.input
+    try:
+        data = sys.stdin.buffer.read() if args.input == "-" else Path(args.input).read_bytes()
+    except OSError as error:
+        stderr.write(f"ipu-opt: error: cannot read '{args.input}': {error.strerror}\n")
+        return EXIT_USAGE
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as error:
+        hint = " (MLIR bytecode: convert it with `ipu-translate --bytecode-to-mlir`)" if data.startswith(b"ML\xefR") else ""
+        stderr.write(f"ipu-opt: error: '{filename}' is not UTF-8 text{hint}: {error.reason} at byte {error.start}\n")
+        return EXIT_USAGE
 
     context = make_context()
     try:
@@ -170,7 +176,12 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
         stderr.write(f"ipu-opt: error: {error}\n")
         return EXIT_USAGE
 
-    from ipu_mlir.compiler.diagnostics import check_expected, expected_diagnostics, flatten, format_diagnostic
+    from ipu_mlir.compiler.diagnostics import (
+        check_expected,
+        expected_diagnostics,
+        flatten,
+        format_diagnostic,
+    )
 
     rename = {"-": filename}
     # Warnings and remarks do not travel in MLIRError; collect them as they are emitted.
@@ -212,7 +223,11 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
     if args.output == "-":
         stdout.write(rendered)
     else:
-        Path(args.output).write_text(rendered)
+        try:
+            Path(args.output).write_text(rendered)
+        except OSError as error:
+            stderr.write(f"ipu-opt: error: cannot write '{args.output}': {error.strerror}\n")
+            return EXIT_FAILURE
     return status
 
 

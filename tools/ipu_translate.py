@@ -36,10 +36,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     from ipu_mlir.dialects import irdl_text, make_context
 
     if args.dump_irdl:
-        text = irdl_text(args.dump_irdl)
-        _write(args.output, text.encode())
-        return 0
-    data = sys.stdin.buffer.read() if args.input == "-" else Path(args.input).read_bytes()
+        return _write(args.output, irdl_text(args.dump_irdl).encode())
+    try:
+        data = sys.stdin.buffer.read() if args.input == "-" else Path(args.input).read_bytes()
+    except OSError as error:
+        sys.stderr.write(f"ipu-translate: error: cannot read '{args.input}': {error.strerror}\n")
+        return 1
     from torch_mlir import ir
 
     from ipu_mlir.compiler.diagnostics import format_diagnostic
@@ -47,27 +49,33 @@ def run(argv: Sequence[str] | None = None) -> int:
     context = make_context()
     with context:
         try:
-            module = ir.Module.parse(data if args.bytecode_to_mlir else data.decode(), context)
+            # MLIR tells bytecode from text by its magic number, so both inputs take bytes.
+            module = ir.Module.parse(data, context)
         except ir.MLIRError as error:
+            filename = "<stdin>" if args.input == "-" else args.input
             for diagnostic in error.error_diagnostics:
-                sys.stderr.write(format_diagnostic(diagnostic, {"-": args.input}) + "\n")
+                sys.stderr.write(format_diagnostic(diagnostic, {"-": filename}) + "\n")
             return 1
         if args.mlir_to_bytecode:
             import io
 
             buffer = io.BytesIO()
             module.operation.write_bytecode(buffer)
-            _write(args.output, buffer.getvalue())
-        else:
-            _write(args.output, module.operation.get_asm(print_generic_op_form=True).encode())
-    return 0
+            return _write(args.output, buffer.getvalue())
+        return _write(args.output, module.operation.get_asm(print_generic_op_form=True).encode())
 
 
-def _write(output: str, data: bytes) -> None:
+def _write(output: str, data: bytes) -> int:
+    """Write ``data`` to ``output`` ('-' is stdout); returns the exit code."""
     if output == "-":
         sys.stdout.buffer.write(data)
-    else:
+        return 0
+    try:
         Path(output).write_bytes(data)
+    except OSError as error:
+        sys.stderr.write(f"ipu-translate: error: cannot write '{output}': {error.strerror}\n")
+        return 1
+    return 0
 
 
 def main() -> None:

@@ -111,7 +111,18 @@ class Lowering:
         return op.result if len(op.operation.results) == 1 else op
 
     def map(self, expr: str, operands: Sequence[ir.Value], result_type: ir.Type) -> ir.Value:
-        return self.emit(pd.MapOp, list(operands), _str(expr), result_type)
+        if not 1 <= len(operands) <= 3:
+            raise Unsupported(f"an element-wise expression over {len(operands)} tensors (popops_map takes 1 to 3)")
+        return self.emit(pd.MapOp, operands[0], list(operands[1:2]), list(operands[2:3]), _str(expr), result_type)
+
+    def concat(self, tensors: Sequence[ir.Value], dim: int) -> ir.Value:
+        """Concatenate by chaining binary ``poplar.concat`` views."""
+        result = tensors[0]
+        for tensor in tensors[1:]:
+            shape = shape_of(result)
+            shape[dim] += shape_of(tensor)[dim]
+            result = self.emit(pd.ConcatOp, result, tensor, _i64(dim), _tensor(shape, element_of(result)))
+        return result
 
     def cast(self, value: ir.Value, element: ir.Type) -> ir.Value:
         if element_of(value) == element:
@@ -520,7 +531,7 @@ def lower_cat(lw: Lowering, op: ir.Operation) -> list[Any]:
     tensors = _list_operand(lw, op.operands[0])
     dim = dim_arg(lw.const(op.operands[1], "dim"), len(out.shape))
     tensors = [lw.cast(t, out.element_type) for t in tensors if math.prod(shape_of(t)) > 0 or len(tensors) == 1]
-    return [lw.emit(pd.ConcatOp, tensors, _i64(dim), out)]
+    return [lw.reshape(lw.concat(tensors, dim), out.shape)]
 
 
 @lowers("torch.aten.stack")
@@ -532,7 +543,7 @@ def lower_stack(lw: Lowering, op: ir.Operation) -> list[Any]:
     for t in tensors:
         shape = shape_of(t)
         expanded.append(lw.cast(lw.reshape(t, shape[:dim] + [1] + shape[dim:]), out.element_type))
-    return [lw.emit(pd.ConcatOp, expanded, _i64(dim), out)]
+    return [lw.concat(expanded, dim)]
 
 
 @lowers("torch.aten.split.Tensor", "torch.aten.split_with_sizes", "torch.aten.split.sizes", "torch.aten.chunk",
@@ -909,7 +920,7 @@ def lower_batch_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
     bias = _ones_if_none(lw, op.operands[2], channels, element, 0.0)
     mean = lw.cast(lw.v(op.operands[3]), element)
     var = lw.cast(lw.v(op.operands[4]), element)
-    y = lw.emit(pd.NormOp, [x, weight, bias, mean, var], _str("batch"), _f64(eps), _i64(1), _i64(1), result_type(op, 0))
+    y = lw.emit(pd.NormOp, x, weight, bias, [mean, var], _str("batch"), _f64(eps), _i64(1), _i64(1), result_type(op, 0))
     # The saved mean / rstd results of the legit ops are empty in inference: no value.
     return [y]
 
@@ -924,7 +935,7 @@ def lower_layer_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
     bias = _ones_if_none(lw, op.operands[3], normalized, element, 0.0)
     if len(op.results) > 1:
         raise Unsupported("native_layer_norm's mean/rstd results (training)")
-    return [lw.emit(pd.NormOp, [x, weight, bias], _str("layer"), _f64(eps), _i64(1), _i64(len(normalized)), result_type(op))]
+    return [lw.emit(pd.NormOp, x, weight, bias, [], _str("layer"), _f64(eps), _i64(1), _i64(len(normalized)), result_type(op))]
 
 
 @lowers("torch.aten.group_norm")
@@ -936,7 +947,7 @@ def lower_group_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
     channels = [shape_of(x)[1]]
     weight = _ones_if_none(lw, op.operands[2], channels, element, 1.0)
     bias = _ones_if_none(lw, op.operands[3], channels, element, 0.0)
-    return [lw.emit(pd.NormOp, [x, weight, bias], _str("group"), _f64(eps), _i64(groups), _i64(1), result_type(op))]
+    return [lw.emit(pd.NormOp, x, weight, bias, [], _str("group"), _f64(eps), _i64(groups), _i64(1), result_type(op))]
 
 
 @lowers("torch.aten.softmax", "torch.aten._softmax", "torch.aten.log_softmax", "torch.aten._log_softmax")
@@ -998,15 +1009,36 @@ def lower_adaptive_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
 # ---------------------------------------------------------------------------------------
 
 
-@lowers("ipu.print_tensor", "ipu.nop", "ipu.set_available_memory", "ipu.identity_loss", "ipu.recomputation_checkpoint")
-def lower_ipu_op(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """ipu ops stay; only their types change to builtin tensors."""
-    operands = [lw.v(v) for v in op.operands]
-    results = [torch_ir.to_builtin_tensor(r.type) for r in op.results]
-    attrs = {op.attributes[i].name: op.attributes[i].attr for i in range(len(op.attributes))}
+@lowers("ipu.print_tensor")
+def lower_print_tensor(lw: Lowering, op: ir.Operation) -> list[Any]:
+    x = lw.v(op.operands[0])
     with lw.location, ir.InsertionPoint(lw.block):
-        new = ir.Operation.create(op.name, results=results, operands=operands, attributes=attrs)
-    return list(new.results)
+        build(pd.PrintTensorOp, x, op.attributes["title"])
+    return [x]
+
+
+@lowers("ipu.nop")
+def lower_nop(lw: Lowering, op: ir.Operation) -> list[Any]:
+    x = lw.v(op.operands[0])
+    return [lw.map("_1", [x], x.type)]  # a real op: the value is not forwarded away
+
+
+@lowers("ipu.identity_loss")
+def lower_identity_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
+    x = lw.v(op.operands[0])
+    reduction = ir.StringAttr(op.attributes["reduction"]).value
+    if reduction == "none":
+        return [x]
+    rank = len(shape_of(x))
+    count = math.prod(shape_of(x)) or 1
+    scale = 1.0 / count if reduction == "mean" else 1.0
+    return [_reduce(lw, x, "add", list(range(rank)), False, scale, result_type(op))]
+
+
+@lowers("ipu.set_available_memory", "ipu.recomputation_checkpoint")
+def lower_planning_hint(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """Hints for the planner and the pipeline scheduler: the value passes through."""
+    return [lw.v(op.operands[0])]
 
 
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",

@@ -47,12 +47,27 @@ def _path_suffix(path: tuple) -> str:
     return out
 
 
-def _bind(forward: Callable, args: tuple, kwargs: dict[str, Any]) -> list[_Leaf]:
-    """The call's leaves in pytree order of (args, kwargs), named after forward's parameters."""
+def normalize_kwargs(forward: Callable, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments in the order of forward's signature (then call order for **kwargs),
+    so that a later call may name them in any order."""
+    params = _parameters(forward)
+    order = {name: index for index, name in enumerate(params)}
+    return {key: kwargs[key] for key in sorted(kwargs, key=lambda k: order.get(k, len(order)))}
+
+
+def _parameters(forward: Callable) -> list[str]:
     try:
-        params = list(inspect.signature(forward).parameters)
+        return list(inspect.signature(forward).parameters)
     except (TypeError, ValueError):
-        params = []
+        return []
+
+
+def _bind(forward: Callable, args: tuple, kwargs: dict[str, Any]) -> list[_Leaf]:
+    """The call's leaves in pytree order of (args, kwargs), named after forward's parameters.
+
+    ``kwargs`` must already be normalised with :func:`normalize_kwargs`.
+    """
+    params = _parameters(forward)
     leaves = []
     for index, value in enumerate(args):
         name = params[index] if index < len(params) and params[index] not in ("args", "kwargs") else f"args[{index}]"
@@ -104,11 +119,13 @@ class PoplarExecutor:
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """Capture and compile for these inputs without running."""
         self._check_alive()
+        kwargs = normalize_kwargs(self._model.forward, kwargs)
         leaves = _bind(self._model.forward, args, kwargs)
         self._compile(args, kwargs, leaves)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._check_alive()
+        kwargs = normalize_kwargs(self._model.forward, kwargs)
         leaves = _bind(self._model.forward, args, kwargs)
         if self._compiled is None:
             self._compile(args, kwargs, leaves)
