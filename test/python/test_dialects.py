@@ -85,7 +85,7 @@ def test_map_expression_nested_too_deeply_is_an_error_not_a_crash(context: ir.Co
     expr = "neg(" * 2000 + "_1" + ")" * 2000  # deeper than Python's recursion limit
     source = (
         "func.func @f(%a: tensor<3xf32>) {\n"
-        f'  %0 = "poplar.popops_map"(%a) {{expr = "{expr}", operandSegmentSizes = array<i32: 1>}}'
+        f'  %0 = "poplar.popops_map"(%a) {{expr = "{expr}", operandSegmentSizes = array<i32: 1, 0, 0>}}'
         " : (tensor<3xf32>) -> tensor<3xf32>\n"
         "  return\n}"
     )
