@@ -20,39 +20,49 @@ from ..pass_base import Diagnostics, ModulePass
 from ..torch_ir import NotConstant, constant_value
 
 PREFIX = "torch.poptorch."
+# Operand count of each known op (the tensor, then its constant arguments).
+_ARITY = {"ipu_print_tensor": 2, "nop": 1, "identity_loss": 2, "set_available_memory": 2, "recomputation_checkpoint": 1}
+_MISSING = object()  # const() failed and reported why; distinct from a constant None
 
 
 def _raise(op: ir.Operation, diag: Diagnostics) -> None:
     kind = ir.StringAttr(op.attributes["name"]).value[len(PREFIX) :]
     operands = list(op.operands)
     result = op.results[0]
+    if kind in _ARITY and (len(operands), len(op.results)) != (_ARITY[kind], 1):
+        diag.error(op, f"poptorch.{kind} takes {_ARITY[kind]} operands and gives 1 result, got {len(operands)} and {len(op.results)}")
+        return
 
-    def const(index: int, what: str) -> object:
+    def const(index: int, what: str, expected: type | tuple[type, ...], expected_text: str) -> object:
         try:
-            return constant_value(operands[index])
+            value = constant_value(operands[index])
         except NotConstant as reason:
             diag.error(op, f"poptorch.{kind}: {what} must be a constant, but it is {reason}")
-            return None
+            return _MISSING
+        if isinstance(value, bool) or not isinstance(value, expected):
+            diag.error(op, f"poptorch.{kind}: {what} must be {expected_text}, got {value!r}")
+            return _MISSING
+        return value
 
     with op.location, ir.InsertionPoint(op):
         if kind == "ipu_print_tensor":
-            title = const(1, "the title")
-            if title is None:
+            title = const(1, "the title", str, "a string")
+            if title is _MISSING:
                 return
-            new = build(ipu_d.PrintTensorOp, operands[0], ir.StringAttr.get(str(title)), result.type)
+            new = build(ipu_d.PrintTensorOp, operands[0], ir.StringAttr.get(title), result.type)
         elif kind == "nop":
             new = build(ipu_d.NopOp, operands[0], result.type)
         elif kind == "identity_loss":
-            reduction = const(1, "the reduction")
-            if reduction is None:
+            reduction = const(1, "the reduction", str, "a string")
+            if reduction is _MISSING:
                 return
             if reduction not in ("sum", "mean", "none"):
                 diag.error(op, f"poptorch.identity_loss: reduction must be \"sum\", \"mean\" or \"none\", got \"{reduction}\"")
                 return
             new = build(ipu_d.IdentityLossOp, operands[0], ir.StringAttr.get(reduction), result.type)
         elif kind == "set_available_memory":
-            proportion = const(1, "the proportion")
-            if proportion is None:
+            proportion = const(1, "the proportion", (int, float), "a number")
+            if proportion is _MISSING:
                 return
             if not 0.0 < float(proportion) <= 1.0:
                 diag.error(op, f"poptorch.set_available_memory: proportion must be in (0, 1], got {proportion}")

@@ -4,7 +4,8 @@ Input: a tile-mapped ``poplar.graph``. Output: the graph annotated with
 ``poplar.memory = {ipu0 = {variables, temporaries, total}, ...}`` (bytes), or a compile
 error naming the IPU that does not fit, its largest tensors and the options that help.
 Temporaries are the results of compute ops, live from their definition to their last
-use; the peak of their sum over the program is added to the always-live variables.
+use (directly, through a view of them, or inside a nested program); the peak of their
+sum over the program is added to the always-live variables. Views take no memory.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from .poplar_map_tiles import tensor_bytes
 
 MEMORY_ATTR = "poplar.memory"
 _ALWAYS_LIVE = ("poplar.variable",)
+# Tensor views (Poplar's Tensor::reshape/dimShuffle/slice/broadcast, poplar::concat)
+# alias their inputs: no memory of their own, but they keep their inputs alive.
+_VIEWS = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.concat", "poplar.broadcast")
 
 
 @dataclasses.dataclass
@@ -26,6 +30,8 @@ class IpuUsage:
     variables: int = 0
     temporaries: int = 0
     largest: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    # Values already in ``largest``: a function called several times lists its tensors once.
+    listed: set[ir.Value] = dataclasses.field(default_factory=set)
 
     @property
     def total(self) -> int:
@@ -49,10 +55,14 @@ def _describe(op: ir.Operation) -> str:
 def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: dict[str, ir.Block]) -> dict[int, int]:
     """Peak bytes of live compute results per IPU within ``block`` (calls included)."""
     ops = [op.operation for op in block.operations]
+    roots: dict[ir.Value, list[ir.Value]] = {}  # view result -> the values it aliases
     last_use: dict[ir.Value, int] = {}
     for index, op in enumerate(ops):
-        for operand in op.operands:
-            last_use[operand] = index
+        for operand in _operands_within(op):
+            for root in roots.get(operand, [operand]):
+                last_use[root] = index
+        if op.name in _VIEWS:
+            roots[op.results[0]] = [root for operand in op.operands for root in roots.get(operand, [operand])]
     live: dict[int, int] = {}
     peak: dict[int, int] = {}
     ending: dict[int, list[tuple[int, int]]] = {}
@@ -69,17 +79,30 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
         for ipu, value in nested.items():
             peak[ipu] = max(peak.get(ipu, 0), live.get(ipu, 0) + value)
         for result in op.results:
-            if op.name in _ALWAYS_LIVE or not isinstance(result.type, ir.RankedTensorType):
+            if op.name in _ALWAYS_LIVE + _VIEWS or not isinstance(result.type, ir.RankedTensorType):
                 continue
             ipu = _ipu_of(op)
             size = tensor_bytes(result.type)
             live[ipu] = live.get(ipu, 0) + size
-            usage.setdefault(ipu, IpuUsage()).largest.append((size, _describe(op)))
+            entry = usage.setdefault(ipu, IpuUsage())
+            if result not in entry.listed:
+                entry.listed.add(result)
+                entry.largest.append((size, _describe(op)))
             ending.setdefault(last_use.get(result, index), []).append((ipu, size))
             peak[ipu] = max(peak.get(ipu, 0), live[ipu])
         for ipu, size in ending.pop(index, []):
             live[ipu] -= size
     return peak
+
+
+def _operands_within(op: ir.Operation) -> list[ir.Value]:
+    """The operands of ``op`` and of every op nested in its regions (uses inside a loop body count)."""
+    found = list(op.operands)
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                found.extend(_operands_within(inner.operation))
+    return found
 
 
 @dataclasses.dataclass(frozen=True)

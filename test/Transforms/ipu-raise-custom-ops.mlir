@@ -1,0 +1,105 @@
+// RUN: ipu-opt %s -p ipu-raise-custom-ops --split-input-file --verify-diagnostics | FileCheck %s
+
+// Each poptorch:: custom op becomes its ipu op; its constant argument becomes an
+// attribute, the torch.operator is gone and its users read the new op. (Input as the
+// frontend captures it; errors are located at the op, so they live in this file.)
+// CHECK-LABEL: sym_name = "main"
+// CHECK: %[[LIN:.*]] = "torch.aten.linear"
+// CHECK: %[[PRINT:.*]] = "ipu.print_tensor"(%[[LIN]]) {title = "act"} : (!torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32>
+// CHECK: %[[NOP:.*]] = "ipu.nop"(%[[PRINT]]) : (!torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32>
+// CHECK: %[[MEM:.*]] = "ipu.set_available_memory"(%[[NOP]]) {proportion = 3.000000e-01 : f64}
+// CHECK: %[[CKPT:.*]] = "ipu.recomputation_checkpoint"(%[[MEM]])
+// CHECK: %[[LOSS:.*]] = "ipu.identity_loss"(%[[CKPT]]) {reduction = "mean"} : (!torch.vtensor<[2,3],f32>) -> !torch.vtensor<[],f32>
+// CHECK: "func.return"(%[[LOSS]])
+// CHECK-NOT: torch.operator
+func.func @main(%arg0: !torch.vtensor<[3,4],f32> {ipu.kind = "parameter", ipu.name = "l.weight"}, %arg1: !torch.vtensor<[3],f32> {ipu.kind = "parameter", ipu.name = "l.bias"}, %arg2: !torch.vtensor<[2,4],f32> {ipu.kind = "input", ipu.name = "x"}) -> !torch.vtensor<[],f32> {
+  %0 = torch.aten.linear %arg2, %arg0, %arg1 : !torch.vtensor<[2,4],f32>, !torch.vtensor<[3,4],f32>, !torch.vtensor<[3],f32> -> !torch.vtensor<[2,3],f32>
+  %str = torch.constant.str "act"
+  %1 = torch.operator "torch.poptorch.ipu_print_tensor"(%0, %str) : (!torch.vtensor<[2,3],f32>, !torch.str) -> !torch.vtensor<[2,3],f32>
+  %2 = torch.operator "torch.poptorch.nop"(%1) : (!torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32>
+  %float3.000000e-01 = torch.constant.float 3.000000e-01
+  %3 = torch.operator "torch.poptorch.set_available_memory"(%2, %float3.000000e-01) : (!torch.vtensor<[2,3],f32>, !torch.float) -> !torch.vtensor<[2,3],f32>
+  %4 = torch.operator "torch.poptorch.recomputation_checkpoint"(%3) : (!torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32>
+  %str_0 = torch.constant.str "mean"
+  %5 = torch.operator "torch.poptorch.identity_loss"(%4, %str_0) : (!torch.vtensor<[2,3],f32>, !torch.str) -> !torch.vtensor<[],f32>
+  return %5 : !torch.vtensor<[],f32>
+}
+
+// -----
+
+// identity_loss "sum" gives a scalar, "none" keeps the shape; a proportion of exactly
+// 1 is allowed; other torch.operator ops (not poptorch::) are left alone.
+// CHECK-LABEL: sym_name = "reductions"
+// CHECK: "ipu.identity_loss"(%arg0) {reduction = "sum"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[],f32>
+// CHECK: "ipu.identity_loss"(%arg0) {reduction = "none"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+// CHECK: "ipu.set_available_memory"(%arg0) {proportion = 1.000000e+00 : f64}
+// CHECK: "torch.operator"(%arg0) <{name = "torch.aten.other_op"}>
+func.func @reductions(%x: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>) {
+  %sum = torch.constant.str "sum"
+  %none = torch.constant.str "none"
+  %one = torch.constant.int 1
+  %0 = torch.operator "torch.poptorch.identity_loss"(%x, %sum) : (!torch.vtensor<[4],f32>, !torch.str) -> !torch.vtensor<[],f32>
+  %1 = torch.operator "torch.poptorch.identity_loss"(%x, %none) : (!torch.vtensor<[4],f32>, !torch.str) -> !torch.vtensor<[4],f32>
+  %2 = torch.operator "torch.poptorch.set_available_memory"(%x, %one) : (!torch.vtensor<[4],f32>, !torch.int) -> !torch.vtensor<[4],f32>
+  %3 = torch.operator "torch.aten.other_op"(%x) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  return %0, %1, %2, %3 : !torch.vtensor<[],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>
+}
+
+// -----
+
+// The title is computed at run time (here a function argument): a located error.
+func.func @computed_title(%x: !torch.vtensor<[2],f32>, %title: !torch.str) -> !torch.vtensor<[2],f32> {
+  // expected-error@+1 {{poptorch.ipu_print_tensor: the title must be a constant, but it is a function argument}}
+  %0 = torch.operator "torch.poptorch.ipu_print_tensor"(%x, %title) : (!torch.vtensor<[2],f32>, !torch.str) -> !torch.vtensor<[2],f32>
+  return %0 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// A constant of the wrong type is an error too (a None title used to be skipped silently).
+func.func @none_title(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %none = torch.constant.none
+  // expected-error@+1 {{poptorch.ipu_print_tensor: the title must be a string, got None}}
+  %0 = torch.operator "torch.poptorch.ipu_print_tensor"(%x, %none) : (!torch.vtensor<[2],f32>, !torch.none) -> !torch.vtensor<[2],f32>
+  return %0 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// Every bad op of a function is reported in one run.
+func.func @bad_reduction(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>) {
+  %max = torch.constant.str "max"
+  %int = torch.constant.int 0
+  // expected-error@+1 {{poptorch.identity_loss: reduction must be "sum", "mean" or "none", got "max"}}
+  %0 = torch.operator "torch.poptorch.identity_loss"(%x, %max) : (!torch.vtensor<[2],f32>, !torch.str) -> !torch.vtensor<[],f32>
+  // expected-error@+1 {{poptorch.identity_loss: the reduction must be a string, got 0}}
+  %1 = torch.operator "torch.poptorch.identity_loss"(%x, %int) : (!torch.vtensor<[2],f32>, !torch.int) -> !torch.vtensor<[],f32>
+  return %0, %1 : !torch.vtensor<[],f32>, !torch.vtensor<[],f32>
+}
+
+// -----
+
+// The proportion must be in (0, 1]: 0 and 1.5 are out of range, a string is not a number.
+func.func @bad_proportion(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) {
+  %zero = torch.constant.float 0.000000e+00
+  %big = torch.constant.float 1.500000e+00
+  %lots = torch.constant.str "lots"
+  // expected-error@+1 {{poptorch.set_available_memory: proportion must be in (0, 1], got 0.0}}
+  %0 = torch.operator "torch.poptorch.set_available_memory"(%x, %zero) : (!torch.vtensor<[2],f32>, !torch.float) -> !torch.vtensor<[2],f32>
+  // expected-error@+1 {{poptorch.set_available_memory: proportion must be in (0, 1], got 1.5}}
+  %1 = torch.operator "torch.poptorch.set_available_memory"(%x, %big) : (!torch.vtensor<[2],f32>, !torch.float) -> !torch.vtensor<[2],f32>
+  // expected-error@+1 {{poptorch.set_available_memory: the proportion must be a number, got 'lots'}}
+  %2 = torch.operator "torch.poptorch.set_available_memory"(%x, %lots) : (!torch.vtensor<[2],f32>, !torch.str) -> !torch.vtensor<[2],f32>
+  return %0, %1, %2 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// A poptorch:: op this compiler does not know, and a known one with the wrong arity.
+func.func @unknown_op(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) {
+  // expected-error@+1 {{'poptorch::custom_op' is not a PopTorch op this compiler knows}}
+  %0 = torch.operator "torch.poptorch.custom_op"(%x) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+  // expected-error@+1 {{poptorch.nop takes 1 operands and gives 1 result, got 2 and 1}}
+  %1 = torch.operator "torch.poptorch.nop"(%x, %x) : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+  return %0, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
+}
