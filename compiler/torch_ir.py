@@ -95,6 +95,14 @@ def constant_value(value: ir.Value) -> Any:
         return ir.StringAttr(op.attributes["value"]).value
     if name == "torch.prim.ListConstruct":
         return [constant_value(v) for v in op.operands]
+    if name == "torch.aten.size.int":
+        # Shapes are static: the size of a dim is known at compile time.
+        dims, _ = vtensor_shape_dtype(op.operands[0].type)
+        dim = constant_value(op.operands[1])
+        size = dims[dim]
+        if size < 0:
+            raise NotConstant("the size of a dynamic dim")
+        return size
     raise NotConstant(f"produced by '{name}'")
 
 

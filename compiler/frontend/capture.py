@@ -27,6 +27,7 @@ from .. import location_metadata as meta
 from . import custom_ops  # noqa: F401 - registers the poptorch:: ops before export
 from .tracing import tracing
 
+
 @dataclasses.dataclass(frozen=True)
 class TensorSpec:
     """A function argument or result: its name, shape and dtype."""

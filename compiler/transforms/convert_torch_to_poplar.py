@@ -337,8 +337,7 @@ def lower_binary(lw: Lowering, op: ir.Operation) -> list[Any]:
     if fn in ("add", "sub") and len(op.operands) > 2:
         alpha = lw.const(op.operands[2], "alpha")
         if alpha != 1:
-            scaled = _expression("mul", lw, rhs, _constant_scalar(lw, alpha), element, out)
-            return [_expression(fn, lw, lhs, _wrap(lw, scaled), element, out)]
+            return [_scaled_rhs(fn, lw, lhs, rhs, alpha, element, out)]
     if fn == "rsub":
         alpha = lw.const(op.operands[2], "alpha") if len(op.operands) > 2 else 1
         if alpha != 1:
@@ -354,19 +353,21 @@ def lower_binary(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [_expression(fn, lw, lhs, rhs, element, out)]
 
 
-class _Scalar:
-    """A constant scalar standing in for an operand inside _expression."""
-
-    def __init__(self, value: float | int) -> None:
-        self.value = value
-
-
-def _constant_scalar(lw: Lowering, value: float | int) -> Any:
-    return _Scalar(value)
-
-
-def _wrap(lw: Lowering, value: ir.Value) -> Any:
-    return value
+def _scaled_rhs(fn: str, lw: Lowering, lhs: ir.Value, rhs: ir.Value, alpha: float | int, element: ir.Type, out: ir.Type) -> ir.Value:
+    """``lhs (+|-) alpha * rhs`` as one map expression (alpha folds into a scalar rhs)."""
+    alpha_text = _literal(float(alpha) if is_float(element) else alpha)
+    lhs_literal, lhs_tensors = _operand_or_literal(lw, lhs, element)
+    if not torch_ir.is_vtensor(rhs.type):
+        scalar = lw.const(rhs, "a scalar operand")
+        rhs_text = _literal((float(scalar) if is_float(element) else scalar) * alpha)
+        operands = lhs_tensors
+        lhs_text = "_1" if lhs_tensors else lhs_literal
+        if not operands:
+            raise Unsupported("an element-wise op with only scalar operands")
+        return lw.map(f"{fn}({lhs_text}, {rhs_text})", operands, out)
+    operands = [*lhs_tensors, lw.cast(lw.v(rhs), element)]
+    lhs_text = "_1" if lhs_tensors else lhs_literal
+    return lw.map(f"{fn}({lhs_text}, mul(_{len(operands)}, {alpha_text}))", operands, out)
 
 
 @lowers(*_COMPARE)
@@ -735,7 +736,9 @@ def lower_reduction(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
     rank = len(shape_of(x))
     name = _base_name(op.name)
-    full = len(op.operands) == 1 or not _looks_like_dims(op.operands[1])
+    # The overload decides: sum(self, dtype) / mean(self, dtype) / prod(self, dtype) /
+    # any(self) reduce everything; the .dim overloads take (self, dim, keepdim, ...).
+    full = op.name in ("torch.aten.sum", "torch.aten.mean", "torch.aten.prod", "torch.aten.any", "torch.aten.all") or len(op.operands) == 1
     dims = list(range(rank)) if full else _dims(lw, op.operands[1], rank)
     keep = False if full else bool(lw.const(op.operands[2], "keepdim")) if len(op.operands) > 2 else False
     kind = {"torch.aten.sum": "add", "torch.aten.mean": "add", "torch.aten.amax": "max", "torch.aten.amin": "min",
@@ -747,14 +750,6 @@ def lower_reduction(lw: Lowering, op: ir.Operation) -> list[Any]:
     count = math.prod(shape_of(x)[d] for d in dims) if dims else 1
     scale = 1.0 / count if name == "torch.aten.mean" else 1.0
     return [_reduce(lw, x, kind, dims, keep, scale, out)]
-
-
-def _looks_like_dims(value: ir.Value) -> bool:
-    try:
-        found = constant_value(value)
-    except NotConstant:
-        return False
-    return found is None or isinstance(found, int | list) and not isinstance(found, bool)
 
 
 @lowers("torch.aten.max.dim", "torch.aten.min.dim")
@@ -1042,7 +1037,31 @@ def lower_planning_hint(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",
-               "torch.constant.str", "torch.constant.device")
+               "torch.constant.str", "torch.constant.device", "torch.aten.size.int")
+
+
+# Ops with no result that only assert what capture already guarantees (static shapes and dtypes).
+_DROPPED_OPS = ("torch.aten._assert_tensor_metadata", "torch.aten._assert_scalar", "torch.aten.sym_constrain_range_for_size",
+                "torch.aten._assert_async")
+# Discardable attributes of a torch op that its poplar ops inherit (placement).
+_CARRIED_ATTRIBUTES = ("ipu.block",)
+
+
+def _last_op(block: ir.Block) -> ir.Operation | None:
+    ops = block.operations
+    return ops[len(ops) - 1].operation if len(ops) else None
+
+
+def _carry_placement(source: ir.Operation, block: ir.Block, before: ir.Operation | None) -> None:
+    """Copy ``ipu.block`` (and other carried attributes) onto the ops just emitted for ``source``."""
+    carried = [(name, source.attributes[name]) for name in _CARRIED_ATTRIBUTES if name in source.attributes]
+    if not carried:
+        return
+    ops = [op.operation for op in block.operations]
+    start = 0 if before is None else next(i for i, op in enumerate(ops) if op == before) + 1
+    for op in ops[start:]:
+        for name, attr in carried:
+            op.attributes[name] = attr
 
 
 def _lower_function(func: ir.Operation, diag: Diagnostics) -> None:
@@ -1076,22 +1095,30 @@ def _lower_function(func: ir.Operation, diag: Diagnostics) -> None:
         lw.values[old] = new
 
     unsupported: dict[str, list[ir.Operation]] = {}
+    poisoned: set[ir.Value] = set()  # results of ops that failed: their users are not reported again
     for op in old_ops[:-1]:
         op = op.operation
         name = op.name
-        if name in _SCALAR_OPS:
+        if name in _SCALAR_OPS or name in _DROPPED_OPS or torch_ir.aten_name(op) in _DROPPED_OPS:
+            continue
+        if any(operand in poisoned for operand in op.operands):
+            poisoned.update(op.results)
             continue
         lookup = torch_ir.aten_name(op)
         pattern = PATTERNS.get(lookup) or PATTERNS.get(_base_name(lookup))
         if pattern is None:
             unsupported.setdefault(lookup, []).append(op)
+            poisoned.update(op.results)
             continue
         lw.location = op.location
+        before = _last_op(new_block)
         try:
             produced = pattern(lw, op)
         except Unsupported as reason:
             diag.error(op, f"'{lookup}' cannot be lowered to the poplar dialect: {reason}")
+            poisoned.update(op.results)
             continue
+        _carry_placement(op, new_block, before)
         for old_result, value in zip(op.results, produced, strict=False):
             if value is not None:
                 lw.values[old_result] = value

@@ -22,20 +22,6 @@ func.func @unsupported(%x: !torch.vtensor<[2,3],f32>) -> (!torch.vtensor<[2,3],f
 
 // -----
 
-// An argument that must be known at compile time (softmax's dim) is computed at run
-// time: the error names the argument and what produced it.
-// CHECK-DAG: model.py:21:9: error: 'torch.aten.softmax.int' cannot be lowered to the poplar dialect: dim must be a compile-time constant, but it is produced by 'torch.aten.size.int'
-// CHECK-DAG: model.py:20:9: error: 'torch.aten.size.int' has no lowering to the poplar dialect (unsupported op)
-func.func @not_constant(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32> {
-  %int1 = torch.constant.int 1
-  %none = torch.constant.none
-  %dim = torch.aten.size.int %x, %int1 : !torch.vtensor<[2,3],f32>, !torch.int -> !torch.int loc("model.py":20:9)
-  %0 = torch.aten.softmax.int %x, %dim, %none : !torch.vtensor<[2,3],f32>, !torch.int, !torch.none -> !torch.vtensor<[2,3],f32> loc("model.py":21:9)
-  return %0 : !torch.vtensor<[2,3],f32>
-}
-
-// -----
-
 // IPU programs are static: a dynamic dim in the signature is an error at the function.
 // CHECK: convert-torch-to-poplar-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0: dynamic shapes are not supported (IPU programs are static): !torch.vtensor<[?,3],f32>
 func.func @dynamic(%x: !torch.vtensor<[?,3],f32>) -> !torch.vtensor<[?,3],f32> {

@@ -492,3 +492,34 @@ func.func @ipu_ops(%x: !torch.vtensor<[2,3],f32>) -> (!torch.vtensor<[],f32>, !t
   %6 = "ipu.identity_loss"(%3) {reduction = "none"} : (!torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32>
   return %4, %5, %6 : !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[2,3],f32>
 }
+
+// -----
+
+// Shapes are static, so aten.size.int folds to a constant: here softmax's dim.
+// CHECK-LABEL: sym_name = "size_folds"
+// CHECK: "poplar.popnn_nonlinearity"(%arg0) {dim = 1 : i64, kind = "softmax"}
+func.func @size_folds(%x: !torch.vtensor<[1,3],f32>) -> !torch.vtensor<[1,3],f32> {
+  %int0 = torch.constant.int 0
+  %none = torch.constant.none
+  %dim = torch.aten.size.int %x, %int0 : !torch.vtensor<[1,3],f32>, !torch.int -> !torch.int
+  %0 = torch.aten.softmax.int %x, %dim, %none : !torch.vtensor<[1,3],f32>, !torch.int, !torch.none -> !torch.vtensor<[1,3],f32>
+  return %0 : !torch.vtensor<[1,3],f32>
+}
+
+// -----
+
+// add/sub with alpha != 1: alpha scales a tensor rhs inside the expression and folds
+// into a scalar rhs; sum(self, dtype) reduces every dim (operand 1 is the dtype, not dims).
+// CHECK-LABEL: sym_name = "alpha_and_sum_dtype"
+// CHECK: "poplar.popops_map"(%arg0, %arg1) {expr = "add(_1, mul(_2, 2.0))", operandSegmentSizes = array<i32: 1, 1, 0>}
+// CHECK: "poplar.popops_map"(%arg0) {expr = "sub(_1, 6.0)", operandSegmentSizes = array<i32: 1, 0, 0>}
+// CHECK: "poplar.popops_reduce"(%arg0) {dims = array<i64: 0, 1>, keep_dims = false, op = "add", scale = 1.000000e+00 : f64} : (tensor<4x3xf32>) -> tensor<f32>
+func.func @alpha_and_sum_dtype(%x: !torch.vtensor<[4,3],f32>, %y: !torch.vtensor<[4,3],f32>) -> (!torch.vtensor<[4,3],f32>, !torch.vtensor<[4,3],f32>, !torch.vtensor<[],f32>) {
+  %int2 = torch.constant.int 2
+  %float3 = torch.constant.float 3.000000e+00
+  %int6 = torch.constant.int 6
+  %0 = torch.aten.add.Tensor %x, %y, %int2 : !torch.vtensor<[4,3],f32>, !torch.vtensor<[4,3],f32>, !torch.int -> !torch.vtensor<[4,3],f32>
+  %1 = torch.aten.sub.Scalar %x, %float3, %int2 : !torch.vtensor<[4,3],f32>, !torch.float, !torch.int -> !torch.vtensor<[4,3],f32>
+  %2 = torch.aten.sum %x, %int6 : !torch.vtensor<[4,3],f32>, !torch.int -> !torch.vtensor<[],f32>
+  return %0, %1, %2 : !torch.vtensor<[4,3],f32>, !torch.vtensor<[4,3],f32>, !torch.vtensor<[],f32>
+}
