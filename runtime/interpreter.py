@@ -165,8 +165,9 @@ class Program:
             for result in op.results:
                 defined_here.add(self._slot(result))
         kills: dict[int, list[int]] = {}
+        constants = {slot for slot, _ in self._constants} | {self._slot(op.results[0]) for op in ops if op.name == "poplar.constant"}
         for slot, index in last_use.items():
-            if slot in defined_here and slot not in self._variable_of_slot:
+            if slot in defined_here and slot not in self._variable_of_slot and slot not in constants:
                 kills.setdefault(index, []).append(slot)
         steps = []
         for index, op in enumerate(ops):
@@ -211,6 +212,8 @@ class Program:
         if name == "poplar.popops_scaled_add_to":
             dst, src = self._slot(op.operands[0]), self._slot(op.operands[1])
             scale = kernels.attr(op, "scale")
+            if not tensor_type(op.operands[0])[1].is_floating_point:
+                scale = int(scale)  # integer tensors take an integer alpha
 
             def scaled_add(env: list) -> None:
                 env[dst].add_(env[src], alpha=scale)

@@ -102,6 +102,16 @@ class _LocatingContextCache(ContextCache):
             return ir.Location.fused([named], metadata=ir.DictAttr.get(entries), context=self._c)
 
 
+def _inline_constant_input(graph: torch.fx.Graph, node: torch.fx.Node) -> None:
+    """A non-tensor argument (int, float, bool, str, None) is compiled in: its uses get the
+    value and the placeholder goes, so the program's inputs are tensors only."""
+    value = node.meta.get("val")
+    for user in list(node.users):
+        user.args = torch.fx.node.map_arg(user.args, lambda n: value if n is node else n)
+        user.kwargs = torch.fx.node.map_arg(user.kwargs, lambda n: value if n is node else n)
+    graph.erase_node(node)
+
+
 def _spec(name: str, value: Any) -> TensorSpec:
     val = value if isinstance(value, torch.Tensor) else getattr(value, "meta", {}).get("val")
     return TensorSpec(name, tuple(int(d) for d in val.shape), val.dtype)
@@ -149,7 +159,9 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
     constants: dict[str, torch.Tensor] = {}
     kind_names = {InputKind.PARAMETER: "parameter", InputKind.BUFFER: "buffer", InputKind.CONSTANT_TENSOR: "constant"}
     for spec, node in zip(signature.input_specs, placeholders, strict=True):
-        if spec.kind == InputKind.USER_INPUT:
+        if spec.kind == InputKind.USER_INPUT and not isinstance(node.meta.get("val"), torch.Tensor):
+            _inline_constant_input(program.graph_module.graph, node)
+        elif spec.kind == InputKind.USER_INPUT:
             inputs.append(_spec(node.name, node))
         elif spec.kind in kind_names:
             weights.append(_spec(spec.target, node))
@@ -158,6 +170,7 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
                 constants[spec.target] = program.constants[spec.target]
         else:
             raise CaptureError(f"unsupported model input kind {spec.kind.name} for '{spec.target}'")
+    placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
     if len(weights) + len(inputs) != len(placeholders):  # pragma: no cover - export invariant
         raise CaptureError("weights and inputs do not match the exported graph's placeholders")
     mutated = [spec.target for spec in signature.output_specs if spec.kind == OutputKind.BUFFER_MUTATION]

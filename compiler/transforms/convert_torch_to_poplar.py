@@ -448,6 +448,13 @@ def lower_cast(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.cast(lw.v(op.operands[0]), result_type(op).element_type)]
 
 
+@lowers("torch.aten.native_dropout")
+def lower_native_dropout(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """Dropout is the identity in inference; its keep-mask is all true."""
+    mask = result_type(op, 1)
+    return [lw.v(op.operands[0]), lw.zeros_or_ones(True, mask.shape, mask.element_type)]
+
+
 @lowers("torch.aten.clone", "torch.aten.contiguous", "torch.aten.detach", "torch.aten.alias", "torch.aten.lift_fresh_copy",
         "torch.aten.dropout", "torch.aten.feature_dropout", "torch.aten.positive")
 def lower_identity(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -1101,14 +1108,14 @@ def _lower_function(func: ir.Operation, diag: Diagnostics) -> None:
         name = op.name
         if name in _SCALAR_OPS or name in _DROPPED_OPS or torch_ir.aten_name(op) in _DROPPED_OPS:
             continue
-        if any(operand in poisoned for operand in op.operands):
-            poisoned.update(op.results)
-            continue
         lookup = torch_ir.aten_name(op)
         pattern = PATTERNS.get(lookup) or PATTERNS.get(_base_name(lookup))
-        if pattern is None:
+        if pattern is None:  # reported even when fed by another offender: list them all
             unsupported.setdefault(lookup, []).append(op)
             poisoned.update(op.results)
+            continue
+        if any(operand in poisoned for operand in op.operands):
+            poisoned.update(op.results)  # it has a lowering; its input is the problem
             continue
         lw.location = op.location
         before = _last_op(new_block)

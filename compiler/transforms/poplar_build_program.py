@@ -98,7 +98,7 @@ class BuildProgram(ModulePass):
         args = list(body.arguments)
         arg_attrs = list(func.attributes["arg_attrs"]) if "arg_attrs" in func.attributes else []
         infos = []
-        for i, arg in enumerate(args):
+        for i in range(len(args)):
             attrs = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
             if attrs is None or ARG_NAME not in attrs or ARG_KIND not in attrs:
                 diag.error(func, f"argument #{i} has no '{ARG_NAME}' / '{ARG_KIND}' attributes (set by the frontend)")

@@ -2,7 +2,36 @@
 
 Sub-packages: ``dialects`` (ipu / pipeline / poplar), ``compiler`` (frontend, passes,
 pipelines, codegen), ``runtime`` (the IPU Model) and ``tools`` (ipu-opt, ipu-translate).
-Nothing heavy is imported here, so ``ipu-opt`` starts fast.
+Nothing heavy is imported here, so ``ipu-opt`` starts fast; :func:`compile_inference`
+loads the compiler on first use.
+
+Direct use, without the poptorch API::
+
+    import ipu_mlir
+    compiled = ipu_mlir.compile_inference(model, (x,), device_iterations=1)
+    print(compiled.ir_text())          # the poplar dialect program
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ipu_mlir.compiler.driver import CompiledModel
+
 __version__ = "0.1.0"
+
+
+def compile_inference(model: Any, args: tuple, kwargs: dict[str, Any] | None = None, **options: Any) -> CompiledModel:
+    """Compile ``model(*args, **kwargs)`` (micro-batch inputs) for the IPU Model.
+
+    ``options`` are the fields of :class:`ipu_mlir.compiler.driver.CompileOptions`
+    (device_iterations, output_mode, return_period, target).
+    """
+    from ipu_mlir.compiler.driver import CompileOptions
+    from ipu_mlir.compiler.driver import compile_inference as compile_
+
+    return compile_(model, args, kwargs or {}, CompileOptions(**options))
+
+
+__all__ = ["compile_inference", "__version__"]

@@ -248,6 +248,12 @@ class PoplarExecutor:
                         f"pass a batch of a multiple of {factor}, or change deviceIterations / replicationFactor / "
                         "gradientAccumulation."
                     )
+        if self._options.replication_factor != 1:
+            raise ValueError(
+                f"replicationFactor({self._options.replication_factor}): replicated execution is not available in the "
+                "IPU Model emulator yet, so the other replicas' share of each batch would be lost; use "
+                "replicationFactor(1) for now"
+            )
         micro_args, micro_kwargs = pytree.tree_map(lambda t: self._micro(t, factor), (args, kwargs))
         mode = self._options.resolved_output_mode(self._training)
         options = CompileOptions(
@@ -280,6 +286,11 @@ class PoplarExecutor:
                 "pass the same arguments as the first call"
             )
         for leaf, (name, description), was_tensor, value in zip(leaves, expected, self._leaf_is_tensor, self._leaf_values, strict=True):
+            if leaf.name != name:
+                raise ValueError(
+                    f"input '{leaf.name}' is given where the model was compiled with input '{name}': "
+                    "pass the same arguments (names, dict keys and order) as the first call"
+                )
             given = _describe(leaf.value)
             if was_tensor != isinstance(leaf.value, torch.Tensor):
                 raise ValueError(f"input '{leaf.name}': compiled as {description}, got {given}")
@@ -293,7 +304,6 @@ class PoplarExecutor:
                     f"input '{leaf.name}' was {value!r} when the model was compiled, got {leaf.value!r}: "
                     "non-tensor arguments are compiled into the program and cannot change between calls"
                 )
-            del name
 
     def _run(self, leaves: list[_Leaf]) -> Any:
         compiled = self._compiled

@@ -140,13 +140,6 @@ class Argmax(nn.Module):
         return x.argmax(-1)
 
 
-@pytest.mark.xfail(
-    reason="OutputMode.Sum fails on integer outputs (any D, here D=4, argmax output): "
-    "runtime/interpreter.py:216 scaled_add calls env[dst].add_(env[src], alpha=<float>) on an int64 "
-    "tensor -> RuntimeError 'For integral input tensors, argument alpha must not be a floating point number.'",
-    raises=RuntimeError,
-    strict=True,
-)
 def test_sum_of_an_integer_output() -> None:
     torch.manual_seed(3)
     x = torch.randn(8, 3)
@@ -164,14 +157,6 @@ class ConstantOutput(nn.Module):
         return x * 2.0, torch.ones(3)
 
 
-@pytest.mark.xfail(
-    reason="an output that does not depend on the inputs (here torch.ones(3)) with D=4 and OutputMode.All: "
-    "the program's stream 'host.output.1' holds the tensor for iteration 0 and None for iterations 1-3, "
-    "so _executor._assemble's torch.cat raises TypeError 'expected Tensor as element 1 in argument 0, "
-    "but got NoneType' (D=1 works)",
-    raises=TypeError,
-    strict=True,
-)
 def test_output_that_does_not_depend_on_the_inputs() -> None:
     x = torch.randn(8, 3)
     doubled, ones = poptorch.inferenceModel(
@@ -247,23 +232,15 @@ def test_zero_dim_input_counts_as_batch_1() -> None:
     )
 
 
-@pytest.mark.xfail(
-    reason="replicationFactor > 1 is ignored by inference: with D=2, R=2 and input [8, 3] (micro-batch 2) "
-    "the executor runs only D=2 iterations on one replica, drops half of the input and returns [4, 3] "
-    "instead of [R*D*B, 3] = [8, 3] (SEMANTICS 'Outputs': All factor is R x D x G)",
-    raises=AssertionError,
-    strict=True,
-)
-def test_replicated_output_has_r_times_d_factor() -> None:
-    torch.manual_seed(4)
+def test_replication_is_rejected_until_the_emulator_has_replicas() -> None:
+    """R > 1 would need R emulated replicas; until then it is a clear error, not half the batch."""
     model = nn.Linear(3, 3)
     x = torch.randn(8, 3)
-    out = poptorch.inferenceModel(
-        model, poptorch.Options().deviceIterations(2).replicationFactor(2)
-    )(x)
-    assert out.shape == (8, 3)
-    with torch.no_grad():
-        torch.testing.assert_close(out, model(x), **FP32)
+    wrapper = poptorch.inferenceModel(model, poptorch.Options().deviceIterations(2).replicationFactor(2))
+    with pytest.raises(ValueError) as error:
+        wrapper(x)
+    message = str(error.value)
+    assert "replicationFactor(2)" in message and "replicationFactor(1)" in message, message
 
 
 # ---------------------------------------------------------------------------------------
@@ -363,13 +340,6 @@ class KeywordPair(nn.Module):
         return y
 
 
-@pytest.mark.xfail(
-    reason="later calls are checked by position only, not by argument name: compiled with "
-    "model(x, a=t), a call model(x, b=t) raises nothing and runs the compiled 'x + a' with t fed as 'a' "
-    "(PoplarExecutor._check_signature ignores the leaf names)",
-    raises=pytest.fail.Exception,
-    strict=True,
-)
 def test_keyword_renamed_is_an_error() -> None:
     x, t = torch.randn(4, 3), torch.randn(4, 3)
     wrapper = poptorch.inferenceModel(KeywordPair())
@@ -383,13 +353,6 @@ class DictDiff(nn.Module):
         return d["u"] - d["v"]
 
 
-@pytest.mark.xfail(
-    reason="a dict input given with its keys in another order is fed by position: compiled with "
-    "{'u': a, 'v': b}, the call {'v': b, 'u': a} silently returns b - a instead of a - b "
-    "(pytree flattens dicts in insertion order; _run zips leaves with compiled inputs by position)",
-    raises=AssertionError,
-    strict=True,
-)
 def test_dict_input_with_keys_in_another_order() -> None:
     torch.manual_seed(6)
     a, b = torch.randn(4, 3), torch.randn(4, 3)
@@ -413,15 +376,6 @@ class NonTensorArgs(nn.Module):
         return y.sum(-1) if reduce == "sum" else y
 
 
-_NON_TENSOR_BUG = (
-    "any non-tensor argument (float, int, bool, str, explicit None) fails at capture: "
-    "capture_inference treats the exported non-tensor USER_INPUT placeholder as a tensor and "
-    "_spec() raises AttributeError: \"'float' object has no attribute 'shape'\" "
-    "(compiler/frontend/capture.py, _spec() called from capture_inference for each USER_INPUT placeholder)"
-)
-
-
-@pytest.mark.xfail(reason=_NON_TENSOR_BUG, raises=AttributeError, strict=True)
 def test_non_tensor_positional_argument_changed() -> None:
     x = torch.randn(4, 3)
     wrapper = poptorch.inferenceModel(NonTensorArgs())
@@ -431,7 +385,6 @@ def test_non_tensor_positional_argument_changed() -> None:
     assert "'factor'" in message and "2.0" in message and "3.0" in message, message
 
 
-@pytest.mark.xfail(reason=_NON_TENSOR_BUG, raises=AttributeError, strict=True)
 def test_non_tensor_keyword_argument_changed() -> None:
     x = torch.randn(4, 3)
     wrapper = poptorch.inferenceModel(NonTensorArgs(), poptorch.Options().deviceIterations(2))

@@ -640,14 +640,6 @@ def test_unsupported_op_lists_every_offender_with_user_location() -> None:
     )
 
 
-@pytest.mark.xfail(
-    reason="an unsupported op whose operand comes from another unsupported op is not reported: "
-    "convert-torch-to-poplar 'poisons' the results of failed ops and skips their users before looking "
-    "up a lowering, so for cumsum(cumsum(x, 0), 1) only the first cumsum's line is listed (ops with "
-    "no lowering at all should be reported whatever their operands)",
-    raises=AssertionError,
-    strict=True,
-)
 def test_unsupported_op_fed_by_another_unsupported_op_is_listed_too() -> None:
     _assert_every_offender_listed(
         ChainedCumsums(), ("chained-unsupported-op-1", "chained-unsupported-op-2")
