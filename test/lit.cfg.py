@@ -7,13 +7,9 @@ scripts), ``torch-mlir-opt`` (from the torch-mlir wheel) and the Python ``filech
 import os
 import shutil
 import sys
-from typing import Any
 
 import lit.formats
 
-# `config` and `lit_config` are injected by lit when it runs this file.
-config: Any  # noqa: F821
-lit_config: Any  # noqa: F821
 
 config.name = "ipu-mlir"
 # lit 23: ShTest with execute_external=True raises; the internal shell is enough.
