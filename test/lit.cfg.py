@@ -10,7 +10,6 @@ import sys
 
 import lit.formats
 
-
 config.name = "ipu-mlir"
 # lit 23: ShTest with execute_external=True raises; the internal shell is enough.
 config.test_format = lit.formats.ShTest()
