@@ -347,14 +347,10 @@ def _linear_fusions(ops: list[ir.Operation]) -> tuple[dict[int, tuple[ir.Value, 
         shuffle = _producer(matmul.operands[1])
         if shuffle is None or shuffle.name != "poplar.dim_shuffle" or list(ir.DenseI64ArrayAttr(shuffle.attributes["permutation"])) != [1, 0]:
             continue
+        # x is the matmul's 2-D operand even when the layer's input was folded into it
+        # by a reshape: F.linear on 2-D is one addmm, while a non-contiguous 3-D input
+        # would take a broadcast bmm. The result is reshaped back (a view).
         x = matmul.operands[0]
-        x_producer = _producer(x)
-        if outer_reshape is not None:
-            if x_producer is None or x_producer.name != "poplar.reshape":
-                continue
-            x = x_producer.operands[0]
-            if list(ir.RankedTensorType(x.type).shape)[:-1] != list(out_shape)[:-1]:
-                continue
         if ir.RankedTensorType(bias.type).element_type != ir.RankedTensorType(op.results[0].type).element_type:
             continue
         fused[id_of(op)] = (x, shuffle.operands[0], bias)
@@ -365,9 +361,13 @@ def _linear_fusions(ops: list[ir.Operation]) -> tuple[dict[int, tuple[ir.Value, 
 
 
 def _linear_kernel(op: ir.Operation) -> Callable[..., torch.Tensor]:
+    """F.linear on the 2-D operand, reshaped to the add's result shape."""
     import torch.nn.functional as F
 
-    return F.linear
+    shape = list(ir.RankedTensorType(op.results[0].type).shape)
+    if len(shape) == 2:
+        return F.linear
+    return lambda x, w, b: F.linear(x, w, b).view(shape)
 
 
 def _all_operands(op: ir.Operation) -> list[ir.Value]:
