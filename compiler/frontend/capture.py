@@ -73,11 +73,12 @@ def user_frame(stack_trace: str | None) -> tuple[str, int] | None:
 
 
 def module_path_of(node: torch.fx.Node) -> str:
+    """The op's module path (``encoder.layers.0.linear1``), prefixed by any
+    ``poptorch.NameScope`` it was traced in."""
     stack = node.meta.get("nn_module_stack") or node.meta.get("fwd_nn_module_stack") or {}
-    if stack:
-        path = list(stack.values())[-1][0]
-        return path or "<model>"
-    return "<model>"
+    path = (list(stack.values())[-1][0] if stack else "") or "<model>"
+    scope = (node.meta.get("custom") or {}).get("name_scope")
+    return f"{scope}/{path}" if scope else path
 
 
 class _LocatingContextCache(ContextCache):

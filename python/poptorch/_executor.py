@@ -92,6 +92,12 @@ class PoplarExecutor:
         if not isinstance(options, Options):
             raise TypeError(f"options must be a poptorch.Options, got {type(options).__name__}")
         options.validate(training=training)
+        if not options.use_ipu_model:
+            _logging.warn_once(
+                "useIpuModel(False)",
+                "physical IPU hardware was requested (useIpuModel(False) or POPTORCH_IPU_MODEL=0), but none is "
+                "available here: the model runs on the IPU Model emulator",
+            )
         self._options = options.clone()
         self._options._freeze()
         self._model = model
