@@ -169,43 +169,37 @@ class ScheduleOp(PipelineOp, name="schedule"):
             seen.add(stage_id)
 
     def _check_channels(self, v: Rules) -> None:
-        sends: dict[str, ir.Operation] = {}
-        recvs: dict[str, ir.Operation] = {}
-        moves = _walk(self.operation, ("pipeline.send", "pipeline.recv"))
-        if not all(_well_formed(op, *_MOVES[op.name]) for op in moves):
-            return  # a malformed op: its own verifier reports it
-        for op in moves:
-            table = sends if op.name == "pipeline.send" else recvs
-            channel = _str(op, "channel")
-            v.require(channel not in table, f"channel \"{channel}\" has two '{op.name}' ops")
-            table[channel] = op
-        for channel in sorted(set(sends) | set(recvs)):
-            v.require(channel in sends, f"channel \"{channel}\" is received but never sent")
-            v.require(channel in recvs, f"channel \"{channel}\" is sent but never received")
-            send, recv = sends[channel], recvs[channel]
-            same_ipus = (_int(send, "src_ipu"), _int(send, "dst_ipu")) == (_int(recv, "src_ipu"), _int(recv, "dst_ipu"))
-            v.require(same_ipus, f"channel \"{channel}\": send and recv disagree on src_ipu/dst_ipu")
-            v.require(send.operands[0].type == recv.results[0].type,
-                      f"channel \"{channel}\": sends {send.operands[0].type} but receives {recv.results[0].type}")
+        _check_pairs(v, self.operation, ("pipeline.send", "pipeline.recv"), "channel", "channel", ("sent", "received"),
+                     lambda a, b: (_int(a, "src_ipu"), _int(a, "dst_ipu")) == (_int(b, "src_ipu"), _int(b, "dst_ipu")),
+                     "send and recv disagree on src_ipu/dst_ipu", ("sends", "receives"))
 
     def _check_stashes(self, v: Rules) -> None:
-        stashes: dict[str, ir.Operation] = {}
-        restores: dict[str, ir.Operation] = {}
-        moves = _walk(self.operation, ("pipeline.stash", "pipeline.restore"))
-        if not all(_well_formed(op, *_MOVES[op.name]) for op in moves):
-            return  # a malformed op: its own verifier reports it
-        for op in moves:
-            table = stashes if op.name == "pipeline.stash" else restores
-            stash_id = _str(op, "stash_id")
-            v.require(stash_id not in table, f"stash \"{stash_id}\" has two '{op.name}' ops")
-            table[stash_id] = op
-        for stash_id in sorted(set(stashes) | set(restores)):
-            v.require(stash_id in stashes, f"stash \"{stash_id}\" is restored but never stashed")
-            v.require(stash_id in restores, f"stash \"{stash_id}\" is stashed but never restored")
-            stash, restore = stashes[stash_id], restores[stash_id]
-            v.require(_int(stash, "depth") == _int(restore, "depth"), f"stash \"{stash_id}\": stash and restore disagree on depth")
-            v.require(stash.operands[0].type == restore.results[0].type,
-                      f"stash \"{stash_id}\": stashes {stash.operands[0].type} but restores {restore.results[0].type}")
+        _check_pairs(v, self.operation, ("pipeline.stash", "pipeline.restore"), "stash_id", "stash", ("stashed", "restored"),
+                     lambda a, b: _int(a, "depth") == _int(b, "depth"),
+                     "stash and restore disagree on depth", ("stashes", "restores"))
+
+
+def _check_pairs(v: Rules, schedule: ir.Operation, names: tuple[str, str], key: str, what: str,
+                 verbs: tuple[str, str], agree, disagreement: str, type_verbs: tuple[str, str]) -> None:
+    """Each ``key`` value names exactly one producer op (``names[0]``) and one consumer
+    (``names[1]``) that ``agree`` and carry the same type."""
+    ops = _walk(schedule, names)
+    if not all(_well_formed(op, *_MOVES[op.name]) for op in ops):
+        return  # a malformed op: its own verifier reports it
+    producers: dict[str, ir.Operation] = {}
+    consumers: dict[str, ir.Operation] = {}
+    for op in ops:
+        table = producers if op.name == names[0] else consumers
+        name = _str(op, key)
+        v.require(name not in table, f"{what} \"{name}\" has two '{op.name}' ops")
+        table[name] = op
+    for name in sorted(set(producers) | set(consumers)):
+        v.require(name in producers, f"{what} \"{name}\" is {verbs[1]} but never {verbs[0]}")
+        v.require(name in consumers, f"{what} \"{name}\" is {verbs[0]} but never {verbs[1]}")
+        producer, consumer = producers[name], consumers[name]
+        v.require(agree(producer, consumer), f"{what} \"{name}\": {disagreement}")
+        v.require(producer.operands[0].type == consumer.results[0].type,
+                  f"{what} \"{name}\": {type_verbs[0]} {producer.operands[0].type} but {type_verbs[1]} {consumer.results[0].type}")
 
 
 class StageOp(PipelineOp, name="stage"):

@@ -18,6 +18,7 @@ import torch
 from torch_mlir import ir
 
 from ipu_mlir.compiler.diagnostics import location_label
+from ipu_mlir.compiler.ir_walk import operands_within
 
 from . import kernels
 from .kernels import KernelError, constant_tensor, tensor_type
@@ -159,7 +160,7 @@ class Program:
         defined_here: set[int] = set()
         for index, op in enumerate(ops):
             key = id_of(op)
-            operands = [] if key in skipped else list(fused[key]) if key in fused else _all_operands(op)
+            operands = [] if key in skipped else list(fused[key]) if key in fused else operands_within(op)
             for operand in operands:
                 last_use[self._slot(operand)] = index
             for result in op.results:
@@ -322,7 +323,7 @@ def _linear_fusions(ops: list[ir.Operation]) -> tuple[dict[int, tuple[ir.Value, 
     """
     uses: dict[ir.Value, int] = {}
     for op in ops:
-        for operand in _all_operands(op):
+        for operand in operands_within(op):
             uses[operand] = uses.get(operand, 0) + 1
     fused: dict[int, tuple[ir.Value, ir.Value, ir.Value]] = {}
     skipped: set[int] = set()
@@ -368,16 +369,6 @@ def _linear_kernel(op: ir.Operation) -> Callable[..., torch.Tensor]:
     if len(shape) == 2:
         return F.linear
     return lambda x, w, b: F.linear(x, w, b).view(shape)
-
-
-def _all_operands(op: ir.Operation) -> list[ir.Value]:
-    """Operands of ``op`` and of every op nested in its regions."""
-    values = list(op.operands)
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                values.extend(_all_operands(inner.operation))
-    return values
 
 
 def _compute(fn: Callable[..., torch.Tensor], ins: tuple[int, ...], out: int) -> Step:

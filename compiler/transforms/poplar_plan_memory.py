@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from torch_mlir import ir
 
+from ..ir_walk import operands_within
 from ..pass_base import Diagnostics, ModulePass
 from .poplar_map_tiles import tensor_bytes
 
@@ -58,7 +59,7 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
     roots: dict[ir.Value, list[ir.Value]] = {}  # view result -> the values it aliases
     last_use: dict[ir.Value, int] = {}
     for index, op in enumerate(ops):
-        for operand in _operands_within(op):
+        for operand in operands_within(op):
             for root in roots.get(operand, [operand]):
                 last_use[root] = index
         if op.name in _VIEWS:
@@ -93,16 +94,6 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
         for ipu, size in ending.pop(index, []):
             live[ipu] -= size
     return peak
-
-
-def _operands_within(op: ir.Operation) -> list[ir.Value]:
-    """The operands of ``op`` and of every op nested in its regions (uses inside a loop body count)."""
-    found = list(op.operands)
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                found.extend(_operands_within(inner.operation))
-    return found
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,8 +9,8 @@ import torch
 import torch.nn as nn
 
 import poptorch
-from poptorch import _logging
 from ipu_mlir.runtime.target import MK2, SMALL, default_target
+from poptorch import _logging
 
 
 def test_mk2_constants_are_the_gc200_numbers() -> None:
