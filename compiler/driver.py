@@ -21,7 +21,7 @@ from ipu_mlir.runtime.target import IpuTarget, default_target
 from .codegen.executable import Executable
 from .frontend.capture import CapturedProgram, capture_inference
 from .pass_pipeline import run_pipeline
-from .pipelines import inference_pipeline
+from .pipelines import inference_pipeline, training_pipeline
 
 
 @dataclasses.dataclass
@@ -106,3 +106,101 @@ def compile_inference(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any
     program = Program(_graph_of(captured.module))
     timings["decode"] = time.perf_counter() - start
     return CompiledModel(captured, executable, program, context, captured.module, timings)
+
+
+@dataclasses.dataclass
+class OptimizerDescription:
+    """The optimizer as the compiler needs it (values live on the device, not in the IR).
+
+    Arguments:
+      type: "sgd", "adam", "rmsprop" or "lamb" (AdamW is "adam" with flags variant="adamw").
+      flags: structural choices that change the program (with_momentum, nesterov, variant...).
+      groups: number of parameter groups.
+      param_groups: parameter path -> group index.
+    """
+
+    type: str
+    flags: dict[str, Any]
+    groups: int
+    param_groups: dict[str, int]
+
+    def attribute(self) -> ir.Attribute:
+        def value(v: Any) -> ir.Attribute:
+            if isinstance(v, bool):
+                return ir.BoolAttr.get(v)
+            if isinstance(v, int):
+                return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)
+            if isinstance(v, float):
+                return ir.FloatAttr.get(ir.F64Type.get(), v)
+            return ir.StringAttr.get(str(v))
+
+        return ir.DictAttr.get({
+            "type": ir.StringAttr.get(self.type),
+            "flags": ir.DictAttr.get({k: value(v) for k, v in self.flags.items()}),
+            "groups": value(self.groups),
+            "param_groups": ir.DictAttr.get({k: value(v) for k, v in self.param_groups.items()}),
+        })
+
+
+@dataclasses.dataclass
+class CompiledTraining:
+    """A compiled training step: the joint capture's roles, the executable and the program."""
+
+    captured: Any  # compiler.frontend.training.TrainingCapture
+    executable: Executable
+    program: Program
+    context: ir.Context
+    module: ir.Module
+    timings: dict[str, float]
+    arguments: list[tuple[str, str]]  # (kind, name) of the step function's arguments after training insertion
+
+    memory_per_ipu = CompiledModel.memory_per_ipu
+    ir_text = CompiledModel.ir_text
+
+
+def compile_training(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
+                     optimizer: OptimizerDescription) -> CompiledTraining:
+    """Capture the joint forward + backward of ``model(*args, **kwargs)`` and compile a training step."""
+    from .frontend.training import capture_training
+
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    context = make_context()
+    captured = capture_training(model, args, kwargs, context)
+    timings["capture"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    func = captured.module.body.operations[0]
+    with context:
+        func.attributes["ipu.optimizer"] = optimizer.attribute()
+    pipeline = training_pipeline(
+        target=options.target,
+        device_iterations=options.device_iterations,
+        output_mode=options.output_mode,
+        return_period=options.return_period,
+    )
+    # The argument roles after ipu-insert-training, read before poplar-build-program
+    # consumes the function: run the pipeline in two parts.
+    split = pipeline.index("poplar-build-program")
+    run_pipeline(captured.module, pipeline[:split].rstrip(","), name=type(model).__name__)
+    func = captured.module.body.operations[0]
+    arguments = []
+    for attr in ir.ArrayAttr(func.attributes["arg_attrs"]):
+        entry = ir.DictAttr(attr)
+        arguments.append((ir.StringAttr(entry["ipu.kind"]).value, ir.StringAttr(entry["ipu.name"]).value))
+    run_pipeline(captured.module, pipeline[split:], name=type(model).__name__)
+    timings["passes"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    metadata = {
+        "kind": "training",
+        "arguments": arguments,
+        "device_iterations": options.device_iterations,
+        "output_mode": options.output_mode,
+        "optimizer": dataclasses.asdict(optimizer),
+        "target": options.target.to_dict(),
+    }
+    executable = Executable.from_module(captured.module, metadata)
+    program = Program(_graph_of(captured.module))
+    timings["decode"] = time.perf_counter() - start
+    return CompiledTraining(captured, executable, program, context, captured.module, timings, arguments)

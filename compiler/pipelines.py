@@ -38,3 +38,31 @@ def inference_pipeline(
         f"poplar-plan-memory{{bytes-per-tile={target.bytes_per_tile} tiles-per-ipu={target.tiles_per_ipu}}}",
     ]
     return ",".join(steps)
+
+
+def training_pipeline(
+    *,
+    target: IpuTarget,
+    device_iterations: int,
+    output_mode: str,
+    return_period: int,
+) -> str:
+    """Joint forward + backward Torch function -> training step in a poplar.graph."""
+    steps = [
+        # poptorch:: custom ops -> ipu ops (identity_loss, print_tensor, ...).
+        "ipu-raise-custom-ops",
+        "ipu-annotate-blocks",
+        # Loss scale as the backward seed; one optimizer update op per parameter.
+        "ipu-insert-training",
+        # Forward, backward and update ops -> poplar ops; dropout draws masks.
+        "convert-torch-to-poplar{training=true}",
+        "canonicalize",
+        "cse",
+        (
+            f"poplar-build-program{{device-iterations={device_iterations} output-mode={output_mode} "
+            f"return-period={return_period} tiles-per-ipu={target.tiles_per_ipu}}}"
+        ),
+        f"poplar-map-tiles{{tiles-per-ipu={target.tiles_per_ipu} min-bytes-per-tile={target.min_bytes_per_tile}}}",
+        f"poplar-plan-memory{{bytes-per-tile={target.bytes_per_tile} tiles-per-ipu={target.tiles_per_ipu}}}",
+    ]
+    return ",".join(steps)

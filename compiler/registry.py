@@ -16,6 +16,7 @@ _PASSES: dict[str, str] = {
     "ipu-annotate-blocks": "ipu_annotate_blocks:AnnotateBlocks",
     "convert-torch-to-poplar": "convert_torch_to_poplar:ConvertTorchToPoplar",
     "ipu-raise-custom-ops": "ipu_raise_custom_ops:RaiseCustomOps",
+    "ipu-insert-training": "ipu_insert_training:InsertTraining",
     "poplar-build-program": "poplar_build_program:BuildProgram",
     "poplar-map-tiles": "poplar_map_tiles:MapTiles",
     "poplar-plan-memory": "poplar_plan_memory:PlanMemory",

@@ -105,6 +105,9 @@ class Program:
         self._functions: dict[str, list[Step]] = {}
         self.main: list[Step] = []
         self.io: HostIO | None = None
+        # Random ops draw from this generator; poptorch seeds it from Options.randomSeed.
+        self.generator = torch.Generator()
+        self.generator.manual_seed(0)
         self._decode_graph(graph)
 
     # -- decoding -------------------------------------------------------------------
@@ -148,6 +151,9 @@ class Program:
             op = op.operation
             if op.name == "poplar.function":
                 self._functions[kernels.attr(op, "name")].extend(self._decode_block(op.regions[0].blocks[0]))
+        # Variables that outlive a run (not the per-run inputs and output anchors).
+        self._persistent_slots = [(name, slot) for name, slot in self._variable_slots.items()
+                                  if self.variables[name].kind not in ("input", "output")]
         if main_op is None:
             raise KernelError("the graph has no 'poplar.program_sequence' named \"main\"")
         self.main = self._decode_block(main_op.regions[0].blocks[0])
@@ -225,6 +231,8 @@ class Program:
             value = constant_tensor(op.attributes["value"], op.results[0].type)
             self._constants.append((slot, value))
             return None
+        if name == "poplar.poprand_dropout":
+            return self._decode_dropout(op)
         factory = kernels.FACTORIES.get(name)
         if factory is None:
             raise KernelError(f"{location_label(op.location)}: '{name}' has no IPU Model kernel")
@@ -233,8 +241,24 @@ class Program:
         except KernelError as error:
             raise KernelError(f"{location_label(op.location)}: {error}") from None
         ins = tuple(self._slot(v) for v in op.operands)
-        out = self._slot(op.results[0])
-        return _compute(fn, ins, out)
+        if len(op.results) != 1:
+            return _compute_multi(fn, ins, tuple(self._slot(r) for r in op.results))
+        return _compute(fn, ins, self._slot(op.results[0]))
+
+    def _decode_dropout(self, op: ir.Operation) -> Step:
+        """Dropout draws its mask from the program's generator (seeded by Options.randomSeed)."""
+        src, out, mask_slot = self._slot(op.operands[0]), self._slot(op.results[0]), self._slot(op.results[1])
+        p = kernels.attr(op, "p")
+        scale = 1.0 / (1.0 - p)
+        program = self
+
+        def dropout(env: list) -> None:
+            x = env[src]
+            mask = torch.empty(x.shape, dtype=torch.bool).bernoulli_(1.0 - p, generator=program.generator)
+            env[mask_slot] = mask
+            env[out] = x * mask * scale
+
+        return dropout
 
     def _decode_stream_copy(self, op: ir.Operation) -> Step:
         stream = kernels.attr(op, "stream")
@@ -270,6 +294,15 @@ class Program:
 
             return bind
 
+        if target is not None and source_variable is None and _fresh_result(op.operands[0]):
+            # Writing a fresh result (an updated weight, a new running mean) into a
+            # variable: the variable takes the result's buffer instead of a copy of it,
+            # and run() writes the buffer back to the device store.
+            def rebind(env: list) -> None:
+                env[dst] = env[src]
+
+            return rebind
+
         def copy(env: list) -> None:
             env[dst].copy_(env[src])
 
@@ -297,6 +330,8 @@ class Program:
         try:
             for step in self.main:
                 step(env)
+            for name, slot in self._persistent_slots:  # rebound variables: keep their new buffers
+                stores[self.variables[name].ipu].tensors[name] = env[slot]
             return self.io.outputs
         finally:
             self.io = None
@@ -391,6 +426,31 @@ def _compute(fn: Callable[..., torch.Tensor], ins: tuple[int, ...], out: int) ->
         env[out] = fn(*[env[i] for i in ins])
 
     return nary
+
+
+_VIEW_OPS = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.broadcast", "poplar.variable", "poplar.constant")
+
+
+def _fresh_result(value: ir.Value) -> bool:
+    """Whether ``value`` is a new buffer no other value shares (not a view or an identity)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return False
+    op = owner.operation if hasattr(owner, "operation") else owner
+    if op.name in _VIEW_OPS:
+        return False
+    if op.name == "poplar.popops_map" and ir.StringAttr(op.attributes["expr"]).value == "_1":
+        return False  # nop: returns its operand
+    return True
+
+
+def _compute_multi(fn: Callable[..., tuple], ins: tuple[int, ...], outs: tuple[int, ...]) -> Step:
+    def multi(env: list) -> None:
+        results = fn(*[env[i] for i in ins])
+        for slot, value in zip(outs, results, strict=True):
+            env[slot] = value
+
+    return multi
 
 
 def _with_kills(step: Step, dead: tuple[int, ...]) -> Step:

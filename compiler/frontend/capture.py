@@ -118,15 +118,18 @@ def _spec(name: str, value: Any) -> TensorSpec:
     return TensorSpec(name, tuple(int(d) for d in val.shape), val.dtype)
 
 
-def export_model(model: torch.nn.Module, args: tuple, kwargs: dict) -> ExportedProgram:
-    """Non-strict export with node metadata kept, then functionalised."""
+def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functionalize: bool = True) -> ExportedProgram:
+    """Non-strict export with node metadata kept, then (by default) functionalised.
+
+    Training passes the raw export to aot_export_joint_with_descriptors, which
+    functionalises it together with the backward pass."""
     try:
         with fxtb.preserve_node_meta(), tracing(), warnings.catch_warnings():
             # torch.export's own deprecation chatter is not the user's concern.
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             program = torch.export.export(model, args, kwargs, strict=False)
-            return program.run_decompositions({})
+            return program.run_decompositions({}) if functionalize else program
     except Exception as error:  # torch raises many types; the user needs the reason
         raise CaptureError(
             f"could not capture the model with torch.export: {type(error).__name__}: {error}\n"
@@ -135,10 +138,12 @@ def export_model(model: torch.nn.Module, args: tuple, kwargs: dict) -> ExportedP
         ) from error
 
 
-def import_program(program: ExportedProgram, context: ir.Context, func_name: str = "main") -> ir.Module:
+def import_program(program: ExportedProgram | torch.fx.GraphModule, context: ir.Context, func_name: str = "main") -> ir.Module:
+    """Import an exported program's (or a joint graph module's) graph as ``func @main``."""
+    graph = program.graph if isinstance(program, torch.fx.GraphModule) else program.graph_module.graph
     importer = FxImporter(context=context)
     importer._cc = _LocatingContextCache(context, py_attr_tracker=importer._py_attr_tracker)
-    importer.import_stateless_graph(program.graph_module.graph, func_name=func_name)
+    importer.import_stateless_graph(graph, func_name=func_name)
     return importer.module
 
 

@@ -81,8 +81,9 @@ def _literal(value: float | int | bool) -> str:
 class Lowering:
     """Emits poplar ops for one torch op at a time into the new function body."""
 
-    def __init__(self, block: ir.Block) -> None:
+    def __init__(self, block: ir.Block, training: bool = False) -> None:
         self.block = block
+        self.training = training
         self.values: dict[ir.Value, Any] = {}
         self.location: ir.Location = ir.Location.unknown()
 
@@ -450,9 +451,16 @@ def lower_cast(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 @lowers("torch.aten.native_dropout")
 def lower_native_dropout(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """Dropout is the identity in inference; its keep-mask is all true."""
+    """Dropout draws a mask in training programs; in inference it is the identity (mask all true)."""
+    x = lw.v(op.operands[0])
+    p = lw.const(op.operands[1], "p")
+    train = lw.const(op.operands[2], "train")
     mask = result_type(op, 1)
-    return [lw.v(op.operands[0]), lw.zeros_or_ones(True, mask.shape, mask.element_type)]
+    if lw.training and train and p > 0:
+        dropout = lw.emit(pd.DropoutOp, x, _f64(p), x.type, _tensor(mask.shape, ir.IntegerType.get_signless(1)))
+        y, keep = list(dropout.operation.results)
+        return [y, keep]
+    return [x, lw.zeros_or_ones(True, mask.shape, mask.element_type)]
 
 
 @lowers("torch.aten.clone", "torch.aten.contiguous", "torch.aten.detach", "torch.aten.alias", "torch.aten.lift_fresh_copy",
@@ -1043,6 +1051,320 @@ def lower_planning_hint(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.v(op.operands[0])]
 
 
+# ---------------------------------------------------------------------------------------
+# Training: forward ops with batch statistics / randomness, and backward ops
+# ---------------------------------------------------------------------------------------
+
+_GRAD_KINDS = {
+    "torch.aten.threshold_backward": "relu", "torch.aten.gelu_backward": "gelu", "torch.aten.silu_backward": "silu",
+    "torch.aten.sigmoid_backward": "sigmoid", "torch.aten.tanh_backward": "tanh",
+    "torch.aten.hardsigmoid_backward": "hard_sigmoid", "torch.aten.hardswish_backward": "hard_swish",
+}
+
+
+@lowers(*_GRAD_KINDS)
+def lower_activation_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    name = _base_name(op.name)
+    kind = _GRAD_KINDS[name]
+    if kind == "relu":
+        threshold = lw.const(op.operands[2], "threshold")
+        if threshold != 0:
+            raise Unsupported(f"threshold_backward with threshold {threshold} (only ReLU's 0)")
+    if kind == "gelu":
+        approximate = lw.const(op.operands[2], "approximate") if len(op.operands) > 2 else "none"
+        kind = {"none": "gelu_erf", "tanh": "gelu_tanh"}[approximate]
+    return [lw.emit(pd.NonLinearityGradOp, lw.v(op.operands[0]), lw.v(op.operands[1]), _str(kind), _i64(0), result_type(op))]
+
+
+@lowers("torch.aten._softmax_backward_data", "torch.aten._log_softmax_backward_data")
+def lower_softmax_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad, out = lw.v(op.operands[0]), lw.v(op.operands[1])
+    dim = dim_arg(lw.const(op.operands[2], "dim"), len(shape_of(out)))
+    kind = "log_softmax" if "log_softmax" in op.name else "softmax"
+    return [lw.emit(pd.NonLinearityGradOp, grad, out, _str(kind), _i64(dim), result_type(op))]
+
+
+@lowers("torch.aten._safe_softmax")
+def lower_safe_softmax(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    x = lw.cast(lw.v(op.operands[0]), out.element_type)
+    dim = dim_arg(lw.const(op.operands[1], "dim"), len(shape_of(x)))
+    return [lw.emit(pd.NonLinearityOp, x, _str("safe_softmax"), _i64(dim), out)]
+
+
+_REDUCTION_NAMES = {0: "none", 1: "mean", 2: "sum"}
+
+
+@lowers("torch.aten.nll_loss_forward")
+def lower_nll_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
+    if not is_none(op.operands[2]):
+        raise Unsupported("nll_loss with class weights")
+    reduction = _REDUCTION_NAMES[lw.const(op.operands[3], "reduction")]
+    ignore = lw.const(op.operands[4], "ignore_index")
+    loss = lw.emit(pd.NllLossOp, lw.v(op.operands[0]), lw.v(op.operands[1]), _str(reduction), _i64(ignore), result_type(op, 0))
+    return [loss, None]  # total_weight: popnn_nll_loss_grad recomputes it
+
+
+@lowers("torch.aten.nll_loss_backward")
+def lower_nll_loss_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    if not is_none(op.operands[3]):
+        raise Unsupported("nll_loss with class weights")
+    reduction = _REDUCTION_NAMES[lw.const(op.operands[4], "reduction")]
+    ignore = lw.const(op.operands[5], "ignore_index")
+    return [lw.emit(pd.NllLossGradOp, lw.v(op.operands[0]), lw.v(op.operands[1]), lw.v(op.operands[2]), _str(reduction),
+                    _i64(ignore), result_type(op))]
+
+
+@lowers("torch.aten.mse_loss")
+def lower_mse_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    x, y = lw.v(op.operands[0]), lw.v(op.operands[1])
+    reduction = _REDUCTION_NAMES[lw.const(op.operands[2], "reduction")]
+    squared = lw.map("square(sub(_1, _2))", [x, lw.cast(y, element_of(x))], x.type)
+    if reduction == "none":
+        return [squared]
+    count = math.prod(shape_of(x)) or 1
+    return [_reduce(lw, squared, "add", list(range(len(shape_of(x)))), False, 1.0 / count if reduction == "mean" else 1.0, out)]
+
+
+@lowers("torch.aten.mse_loss_backward")
+def lower_mse_loss_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad, x, y = lw.v(op.operands[0]), lw.v(op.operands[1]), lw.v(op.operands[2])
+    reduction = _REDUCTION_NAMES[lw.const(op.operands[3], "reduction")]
+    factor = 2.0 / (math.prod(shape_of(x)) or 1) if reduction == "mean" else 2.0
+    return [lw.map(f"mul(mul(sub(_1, _2), {_literal(factor)}), _3)", [x, lw.cast(y, element_of(x)), grad], result_type(op))]
+
+
+def _norm_training(lw: Lowering, op: ir.Operation, kind: str, x: ir.Value, weight: ir.Value | None, bias: ir.Value | None,
+                   param_shape: list[int], stats: list[ir.Value], eps: float, momentum: float, groups: int, num_dims: int,
+                   stat_shape: list[int]) -> list[Any]:
+    element = element_of(x)
+    w = _ones_if_none(lw, weight, param_shape, element, 1.0)
+    b = _ones_if_none(lw, bias, param_shape, element, 0.0)
+    stat_type = _tensor(stat_shape, element)
+    new_stats = [s.type for s in stats]
+    op_ = lw.emit(pd.NormTrainingOp, x, w, b, stats, _str(kind), _f64(eps), _f64(momentum), _i64(groups), _i64(num_dims),
+                  x.type, stat_type, stat_type, new_stats)
+    return list(op_.operation.results)
+
+
+@lowers("torch.aten._native_batch_norm_legit_functional", "torch.aten._native_batch_norm_legit.no_stats")
+def lower_batch_norm_training(lw: Lowering, op: ir.Operation) -> list[Any]:
+    name = aten_overload(op)
+    x = lw.v(op.operands[0])
+    channels = [shape_of(x)[1]]
+    if name == "torch.aten._native_batch_norm_legit_functional":
+        stats = [lw.cast(lw.v(op.operands[3]), element_of(x)), lw.cast(lw.v(op.operands[4]), element_of(x))]
+        training, momentum, eps = (lw.const(op.operands[i], what) for i, what in ((5, "training"), (6, "momentum"), (7, "eps")))
+    else:
+        stats = []
+        training, momentum, eps = (lw.const(op.operands[i], what) for i, what in ((3, "training"), (4, "momentum"), (5, "eps")))
+    if not training:
+        raise Unsupported("batch norm in eval mode inside a training program; it uses running statistics")
+    return _norm_training(lw, op, "batch", x, op.operands[1], op.operands[2], channels, stats, eps, momentum, 1, 1, channels)
+
+
+@lowers("torch.aten.native_layer_norm")
+def lower_native_layer_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
+    x = lw.v(op.operands[0])
+    normalized = lw.const(op.operands[1], "normalized_shape")
+    eps = lw.const(op.operands[4], "eps")
+    shape = shape_of(x)
+    stat_shape = shape[: len(shape) - len(normalized)] + [1] * len(normalized)
+    return _norm_training(lw, op, "layer", x, op.operands[2], op.operands[3], normalized, [], eps, 0.0, 1, len(normalized), stat_shape)
+
+
+@lowers("torch.aten.native_group_norm")
+def lower_native_group_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
+    x = lw.v(op.operands[0])
+    groups = lw.const(op.operands[6], "group")
+    eps = lw.const(op.operands[7], "eps")
+    shape = shape_of(x)
+    return _norm_training(lw, op, "group", x, op.operands[1], op.operands[2], [shape[1]], [], eps, 0.0, groups, 1, [shape[0], groups])
+
+
+def _norm_grad(lw: Lowering, op: ir.Operation, kind: str, grad: ir.Value, x: ir.Value, mean: ir.Value, invstd: ir.Value,
+               weight: ir.Value | None, param_shape: list[int], eps: float, groups: int, num_dims: int) -> list[Any]:
+    element = element_of(x)
+    w = _ones_if_none(lw, weight, param_shape, element, 1.0)
+    param_type = _tensor(param_shape, element)
+    op_ = lw.emit(pd.NormGradOp, grad, x, mean, invstd, w, _str(kind), _f64(eps), _i64(groups), _i64(num_dims),
+                  x.type, param_type, param_type)
+    return list(op_.operation.results)
+
+
+@lowers("torch.aten.native_batch_norm_backward")
+def lower_batch_norm_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    train = lw.const(op.operands[7], "train")
+    if not train:
+        raise Unsupported("batch norm backward with running statistics (eval mode)")
+    eps = lw.const(op.operands[8], "eps")
+    mean, invstd = lw.v(op.operands[5]), lw.v(op.operands[6])
+    return _norm_grad(lw, op, "batch", grad, x, mean, invstd, op.operands[2], [shape_of(x)[1]], eps, 1, 1)
+
+
+@lowers("torch.aten.native_layer_norm_backward")
+def lower_layer_norm_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    normalized = lw.const(op.operands[2], "normalized_shape")
+    mean, rstd = lw.v(op.operands[3]), lw.v(op.operands[4])
+    return _norm_grad(lw, op, "layer", grad, x, mean, rstd, op.operands[5], normalized, 1e-5, 1, len(normalized))
+
+
+@lowers("torch.aten.native_group_norm_backward")
+def lower_group_norm_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    mean, rstd = lw.v(op.operands[2]), lw.v(op.operands[3])
+    groups = lw.const(op.operands[8], "group")
+    return _norm_grad(lw, op, "group", grad, x, mean, rstd, op.operands[4], [shape_of(x)[1]], 1e-5, groups, 1)
+
+
+@lowers("torch.aten.convolution_backward")
+def lower_conv_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad, x, w = lw.v(op.operands[0]), lw.v(op.operands[1]), lw.v(op.operands[2])
+    spatial = len(shape_of(x)) - 2
+    stride, padding, dilation = (_expand(lw.const(op.operands[i], what), spatial) for i, what in ((4, "stride"), (5, "padding"), (6, "dilation")))
+    if lw.const(op.operands[7], "transposed"):
+        raise Unsupported("transposed convolution")
+    groups = lw.const(op.operands[9], "groups")
+    mask = lw.const(op.operands[10], "output_mask")
+    types = [[result_type(op, i)] if keep else [] for i, keep in enumerate(mask)]
+    conv = lw.emit(pd.ConvGradOp, grad, x, w, _array(stride), _array(padding), _array(dilation), _i64(groups), *types)
+    results = iter(conv.operation.results if hasattr(conv, "operation") else [conv])
+    return [next(results) if keep else None for keep in mask]
+
+
+@lowers("torch.aten.max_pool2d_with_indices", "torch.aten.max_pool3d_with_indices")
+def lower_max_pool_with_indices(lw: Lowering, op: ir.Operation) -> list[Any]:
+    x = lw.v(op.operands[0])
+    spatial = len(shape_of(x)) - 2
+    kernel = _expand(lw.const(op.operands[1], "kernel_size"), spatial)
+    stride_arg = lw.const(op.operands[2], "stride")
+    stride = _expand(stride_arg, spatial) if stride_arg else kernel
+    padding = _expand(lw.const(op.operands[3], "padding"), spatial)
+    if any(d != 1 for d in _expand(lw.const(op.operands[4], "dilation"), spatial)):
+        raise Unsupported("max pooling with dilation")
+    ceil = lw.const(op.operands[5], "ceil_mode")
+    out = lw.emit(pd.PoolOp, x, _str("max"), _array(kernel), _array(stride), _array(padding), _bool(ceil), _bool(True), result_type(op, 0))
+    return [out, None]  # the indices: popnn_pool_grad recomputes them from the input
+
+
+@lowers("torch.aten.max_pool2d_with_indices_backward", "torch.aten.max_pool3d_with_indices_backward")
+def lower_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    spatial = len(shape_of(x)) - 2
+    kernel = _expand(lw.const(op.operands[2], "kernel_size"), spatial)
+    stride_arg = lw.const(op.operands[3], "stride")
+    stride = _expand(stride_arg, spatial) if stride_arg else kernel
+    padding = _expand(lw.const(op.operands[4], "padding"), spatial)
+    ceil = lw.const(op.operands[6], "ceil_mode")
+    return [lw.emit(pd.PoolGradOp, x, grad, _str("max"), _array(kernel), _array(stride), _array(padding), _bool(ceil), _bool(True), result_type(op))]
+
+
+@lowers("torch.aten.avg_pool2d_backward", "torch.aten.avg_pool3d_backward")
+def lower_avg_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    spatial = len(shape_of(x)) - 2
+    kernel = _expand(lw.const(op.operands[2], "kernel_size"), spatial)
+    stride_arg = lw.const(op.operands[3], "stride")
+    stride = _expand(stride_arg, spatial) if stride_arg else kernel
+    padding = _expand(lw.const(op.operands[4], "padding"), spatial)
+    ceil, include = lw.const(op.operands[5], "ceil_mode"), lw.const(op.operands[6], "count_include_pad")
+    if not is_none(op.operands[7]):
+        raise Unsupported("avg pooling with divisor_override")
+    return [lw.emit(pd.PoolGradOp, x, grad, _str("avg"), _array(kernel), _array(stride), _array(padding), _bool(ceil), _bool(include), result_type(op))]
+
+
+@lowers("torch.aten.native_dropout_backward")
+def lower_dropout_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad, mask = lw.v(op.operands[0]), lw.v(op.operands[1])
+    scale = lw.const(op.operands[2], "scale")
+    return [lw.map(f"select(_2, mul(_1, {_literal(float(scale))}), 0.0)", [grad, lw.cast(mask, ir.IntegerType.get_signless(1))], result_type(op))]
+
+
+@lowers("torch.aten.embedding_dense_backward")
+def lower_embedding_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    if lw.const(op.operands[4], "scale_grad_by_freq"):
+        raise Unsupported("embedding with scale_grad_by_freq")
+    padding = lw.const(op.operands[3], "padding_idx")
+    return [lw.emit(pd.MultiUpdateAddOp, lw.v(op.operands[0]), lw.v(op.operands[1]), _i64(max(padding, -1)), result_type(op))]
+
+
+@lowers("torch.aten.select_backward")
+def lower_select_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad = lw.v(op.operands[0])
+    sizes = lw.const(op.operands[1], "input_sizes")
+    dim = dim_arg(lw.const(op.operands[2], "dim"), len(sizes))
+    index = lw.const(op.operands[3], "index")
+    index = index + sizes[dim] if index < 0 else index
+    shape = list(sizes)
+    shape[dim] = 1
+    low, high = [0] * len(sizes), [0] * len(sizes)
+    low[dim], high[dim] = index, sizes[dim] - index - 1
+    return [lw.emit(pd.PadOp, lw.reshape(grad, shape), _array(low), _array(high), _f64(0.0), result_type(op))]
+
+
+@lowers("torch.aten.slice_backward")
+def lower_slice_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    grad = lw.v(op.operands[0])
+    sizes = lw.const(op.operands[1], "input_sizes")
+    dim = dim_arg(lw.const(op.operands[2], "dim"), len(sizes))
+    start, end, step = (lw.const(op.operands[i], what) for i, what in ((3, "start"), (4, "end"), (5, "step")))
+    begin, _, stride = slice(start, end, step).indices(sizes[dim])
+    if stride != 1:
+        raise Unsupported("the gradient of a strided slice")
+    low, high = [0] * len(sizes), [0] * len(sizes)
+    low[dim], high[dim] = begin, sizes[dim] - begin - shape_of(grad)[dim]
+    return [lw.emit(pd.PadOp, grad, _array(low), _array(high), _f64(0.0), result_type(op))]
+
+
+def _update_operands(op: ir.Operation) -> tuple[ir.Value, ir.Value, list[ir.Value], list[ir.Value], dict[str, ir.Value], list[int]]:
+    """(weight, grad, state, step, hyper by name, segment sizes) of an ipu update op, unconverted."""
+    sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    values = list(op.operands)
+    state = values[2 : 2 + sizes[2]]
+    step = values[2 + sizes[2] : 2 + sizes[2] + sizes[3]]
+    hyper_values = values[2 + sizes[2] + sizes[3] :]
+    names = [ir.StringAttr(a).value for a in ir.ArrayAttr(op.attributes["hyper_names"])]
+    return values[0], values[1], state, step, dict(zip(names, hyper_values, strict=True)), sizes
+
+
+@lowers("ipu.sgd_update")
+def lower_sgd_update(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """SGD as torch.optim.SGD computes it (PopTorch's separate variant):
+    g = grad / loss_scaling + weight_decay * w; v = momentum * v + (1 - dampening) * g
+    (velocity starts at zero); d = g + momentum * v (nesterov) or v; w = w - lr * d."""
+    weight, grad, state, _, hyper, _ = _update_operands(op)
+    variant = ir.StringAttr(op.attributes["variant"]).value
+    if variant != "separate":
+        raise Unsupported(f"SGD variant '{variant}' is not available yet; use the separate variant (use_combined_accum=False)")
+    w, g = lw.v(weight), lw.v(grad)
+    wtype = w.type
+    h = {name: lw.v(value) for name, value in hyper.items()}
+    if "loss_scaling" in h:
+        g = lw.map("div(_1, _2)", [g, h["loss_scaling"]], wtype)
+    if "weight_decay" in h:
+        g = lw.map("add(_1, mul(_2, _3))", [g, w, h["weight_decay"]], wtype)
+    results = []
+    if state:
+        v = lw.v(state[0])
+        damped = lw.map("mul(_1, sub(1.0, _2))", [g, h["dampening"]], wtype) if "dampening" in h else g
+        v = lw.map("add(mul(_1, _2), _3)", [v, h["momentum"], damped], wtype)
+        nesterov = ir.BoolAttr(op.attributes["nesterov"]).value
+        direction = lw.map("add(_1, mul(_2, _3))", [g, v, h["momentum"]], wtype) if nesterov else v
+        results.append(v)
+    else:
+        direction = g
+    new_w = lw.map("sub(_1, mul(_2, _3))", [w, direction, h["lr"]], wtype)
+    return [new_w, *results]
+
+
+@lowers("ipu.adam_update", "ipu.rmsprop_update", "ipu.lamb_update")
+def lower_other_updates(lw: Lowering, op: ir.Operation) -> list[Any]:
+    raise Unsupported(f"the {op.name[4:].replace('_update', '')} optimizer's update is not available in the IPU Model yet; use SGD")
+
+
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",
                "torch.constant.str", "torch.constant.device", "torch.aten.size.int")
 
@@ -1071,7 +1393,7 @@ def _carry_placement(source: ir.Operation, block: ir.Block, before: ir.Operation
             op.attributes[name] = attr
 
 
-def _lower_function(func: ir.Operation, diag: Diagnostics) -> None:
+def _lower_function(func: ir.Operation, diag: Diagnostics, training: bool = False) -> None:
     """Rebuild ``func`` over builtin tensors with poplar ops in its body."""
     body = func.regions[0].blocks[0]
     arg_types = []
@@ -1097,7 +1419,7 @@ def _lower_function(func: ir.Operation, diag: Diagnostics) -> None:
         if named.name not in ("function_type", "sym_name"):
             new_func.attributes[named.name] = named.attr
     new_block = new_func.add_entry_block()
-    lw = Lowering(new_block)
+    lw = Lowering(new_block, training)
     for old, new in zip(body.arguments, new_block.arguments, strict=True):
         lw.values[old] = new
 
@@ -1154,15 +1476,18 @@ class ConvertTorchToPoplar(ModulePass):
     frontend). Every op without a lowering is reported with its location, and the pass
     fails; nothing falls back silently.
 
-    Arguments: none.
+    Arguments:
+      training: lower for a training program (dropout draws masks; default false:
+        dropout is the identity, as in inference).
     """
 
     name: ClassVar[str] = "convert-torch-to-poplar"
+    training: bool = False
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         for op in list(module.regions[0].blocks[0].operations):
             if op.operation.name == "func.func":
-                _lower_function(op.operation, diag)
+                _lower_function(op.operation, diag, self.training)
 
 
 __all__ = ["ConvertTorchToPoplar", "PATTERNS", "ipu_d"]

@@ -22,7 +22,10 @@ from ..pass_base import Diagnostics, ModulePass
 ARG_NAME = "ipu.name"
 ARG_KIND = "ipu.kind"
 OUTPUT_MODES = ("all", "final", "sum", "every_n")
-_KINDS = {"parameter": "weight", "buffer": "buffer", "constant": "buffer", "input": "input"}
+_KINDS = {"parameter": "weight", "buffer": "buffer", "constant": "buffer", "input": "input",
+          "hyper": "scalar", "optimizer_state": "optimizer_state"}
+# Result roles (``ipu.kind`` in res_attrs) that write a variable instead of going to the host.
+_WRITES = ("weight_update", "buffer_update", "state_update")
 
 
 def _i64(value: int) -> ir.IntegerAttr:
@@ -54,7 +57,10 @@ class BuildProgram(ModulePass):
     last iteration's, ``sum`` their sum.
 
     Preconditions: exactly one ``func.func`` whose body holds only poplar ops and a
-    ``func.return``; every argument has ``ipu.name`` and ``ipu.kind``.
+    ``func.return``; every argument has ``ipu.name`` and ``ipu.kind``. Results whose
+    ``ipu.kind`` (in ``res_attrs``) is ``weight_update``, ``buffer_update`` or
+    ``state_update`` are copied into the variable ``ipu.name`` at the end of each step;
+    the other results go to the host.
 
     Arguments:
       device-iterations: iterations of the device loop per host call (>= 1).
@@ -116,7 +122,23 @@ class BuildProgram(ModulePass):
                 diag.error(op, f"'{name}' is not a poplar op; run convert-torch-to-poplar first")
         if diag.failed:
             return
-        results = list(terminator.operands)
+        all_results = list(terminator.operands)
+        res_attrs = list(func.attributes["res_attrs"]) if "res_attrs" in func.attributes else []
+        writes: list[tuple[str, ir.Value]] = []  # (variable name, new value)
+        results = []
+        for index, value in enumerate(all_results):
+            role = ir.DictAttr(res_attrs[index]) if index < len(res_attrs) else None
+            kind = ir.StringAttr(role[ARG_KIND]).value if role is not None and ARG_KIND in role else "output"
+            if kind in _WRITES:
+                writes.append((ir.StringAttr(role[ARG_NAME]).value, value))
+            else:
+                results.append(value)
+        known = {name for name, _ in infos}
+        for name, _ in writes:
+            if name not in known:
+                diag.error(func, f"a result updates '{name}', which is not an argument of the function")
+        if diag.failed:
+            return
 
         with func.location, ir.InsertionPoint(func):
             graph = build(pd.GraphOp, _i64(self.num_ipus), _i64(self.replication_factor), _i64(self.tiles_per_ipu))
@@ -153,12 +175,18 @@ class BuildProgram(ModulePass):
             last = op.operation
         for arg, variable in zip(args, variables, strict=True):
             arg.replace_all_uses_with(variable)
+        by_name = {name: variable for (name, _), variable in zip(infos, variables, strict=True)}
         with terminator.location, ir.InsertionPoint(step_block):
             for value, anchor in zip(results, anchors, strict=True):
                 source = value
                 if isinstance(value, ir.BlockArgument):  # returning an argument unchanged
                     source = variables[value.arg_number]
                 build(pd.CopyOp, source, anchor)
+            # Updated weights, buffers and optimizer state are written back to their variables.
+            for name, value in writes:
+                source = variables[value.arg_number] if isinstance(value, ir.BlockArgument) else value
+                if source != by_name[name]:
+                    build(pd.CopyOp, source, by_name[name])
 
         with loc, ir.InsertionPoint(graph_block):
             main = build(pd.SequenceOp, _str("main"))

@@ -47,6 +47,20 @@ def inferenceModel(model: torch.nn.Module, options: Options | None = None) -> Po
     return wrap_inference(model, options)
 
 
+def trainingModel(  # noqa: N802
+    model: torch.nn.Module, options: Options | None = None, optimizer: torch.optim.Optimizer | None = None
+) -> PoplarExecutor:
+    """Wrap ``model`` for training on the emulated IPU.
+
+    The forward must produce a loss (a loss module's output or ``identity_loss``). Each
+    call runs forward, backward and the optimizer on the device; with no optimizer,
+    SGD with lr 0.01. Reading the model's weights on the host syncs them back first.
+    """
+    from ._executor import wrap_training
+
+    return wrap_training(model, options, optimizer)
+
+
 __all__ = [
     "ExecutionStrategy",
     "NameScope",
@@ -61,6 +75,7 @@ __all__ = [
     "TensorLocationSettings",
     "identity_loss",
     "inferenceModel",
+    "trainingModel",
     "ipuHardwareIsAvailable",
     "ipuHardwareVersion",
     "ipu_print_tensor",

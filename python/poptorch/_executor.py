@@ -86,17 +86,18 @@ class PoplarExecutor:
     the compiled program. Unknown attributes are looked up on the wrapped model.
     """
 
-    def __init__(self, model: torch.nn.Module, options: Options | None, *, training: bool, user_model: torch.nn.Module) -> None:
+    def __init__(self, model: torch.nn.Module, options: Options | None, *, training: bool, user_model: torch.nn.Module,
+                 optimizer: torch.optim.Optimizer | None = None) -> None:
         if options is None:
             options = Options()
         if not isinstance(options, Options):
             raise TypeError(f"options must be a poptorch.Options, got {type(options).__name__}")
         options.validate(training=training)
-        if not options.use_ipu_model:
+        if options._use_ipu_model is False:  # an explicit request; unset means "the default device"
             _logging.warn_once(
                 "useIpuModel(False)",
-                "physical IPU hardware was requested (useIpuModel(False) or POPTORCH_IPU_MODEL=0), but none is "
-                "available here: the model runs on the IPU Model emulator",
+                "physical IPU hardware was requested with useIpuModel(False), but none is available here: "
+                "the model runs on the IPU Model emulator",
             )
         self._options = options.clone()
         self._options._freeze()
@@ -108,6 +109,15 @@ class PoplarExecutor:
         self._attached = False
         self._host_signature: list[tuple[str, Any]] | None = None
         self._destroyed = False
+        self._optimizer = optimizer
+        self._ipu_optimizer: Any = None
+        self._device_newer = False  # training changed the device weights since the last host sync
+        self._uploaded_version = -1  # weights version (see _host_sync) the device holds
+        self._syncing = False
+        if training:
+            from . import _host_sync
+
+            _host_sync.install(user_model, self)
 
     # -- PopTorch API ---------------------------------------------------------------
     @property
@@ -142,34 +152,59 @@ class PoplarExecutor:
         return self._run(leaves)
 
     def copyWeightsToDevice(self) -> None:  # noqa: N802
-        """Upload the model's parameters and buffers to the emulated IPU."""
+        """Upload the model's parameters and buffers (and the optimizer's state and
+        hyper-parameters when training) to the emulated IPU."""
         self._check_alive()
         if self._compiled is None:
             return  # the first run uploads them
         from ipu_mlir.runtime.interpreter import DeviceStore
 
+        from . import _host_sync
+
         if self._stores is None:
             self._stores = {ipu: DeviceStore(ipu) for ipu in range(self._compiled.program.num_ipus)}
         named = self._named_tensors()
-        captured = self._compiled.captured
-        for spec, kind in zip(captured.weights, captured.weight_kinds, strict=True):
-            if kind == "constant":
-                value = captured.constants[spec.name]
-            elif spec.name in named:
-                value = named[spec.name]
-            else:
-                raise RuntimeError(f"the compiled model uses '{spec.name}', which the model no longer has")
-            info = self._compiled.program.variables[spec.name]
-            self._stores[info.ipu].tensors[spec.name] = value.detach().clone()
+        program = self._compiled.program
+        for kind, name in self._arguments():
+            if kind in ("parameter", "buffer", "constant"):
+                if kind == "constant":
+                    value = self._compiled.captured.constants[name]
+                elif name in named:
+                    value = named[name]
+                else:
+                    raise RuntimeError(f"the compiled model uses '{name}', which the model no longer has")
+                self._stores[program.variables[name].ipu].tensors[name] = value.detach().clone()
+            elif kind == "hyper":
+                self._stores[program.variables[name].ipu].tensors[name] = torch.tensor(self._hyper_value(name), dtype=torch.float32)
+            elif kind == "optimizer_state":
+                info = program.variables[name]
+                self._stores[info.ipu].tensors[name] = self._initial_state(name, info)
+        self._device_newer = False
+        self._uploaded_version = _host_sync.version(self._user_model)
 
     def copyWeightsToHost(self) -> None:  # noqa: N802
-        """Download the device's weights into the model (inference never changes them)."""
+        """Download the device's weights and buffers into the model."""
         self._check_alive()
+        if self._compiled is None or self._stores is None:
+            return
+        program = self._compiled.program
+        raw = _raw_named_tensors(self._model)
+        self._syncing = True
+        try:
+            with torch.no_grad():
+                for kind, name in self._arguments():
+                    if kind in ("parameter", "buffer") and name in raw:
+                        raw[name].copy_(self._stores[program.variables[name].ipu].tensors[name])
+        finally:
+            self._syncing = False
+        self._device_newer = False
 
     def copyWeightsToHostIfNeeded(self) -> bool:  # noqa: N802
         """Download weights if the device copy is newer; returns whether it did."""
-        self._check_alive()
-        return False
+        if self._destroyed or self._syncing or not self._device_newer:
+            return False
+        self.copyWeightsToHost()
+        return True
 
     def getTensorNames(self) -> list[str]:  # noqa: N802
         """Names of the compiled program's tensors (weights, inputs, outputs)."""
@@ -199,7 +234,15 @@ class PoplarExecutor:
         self._stores = None
 
     def destroy(self) -> None:
-        """Free the compiled program and the device; the wrapper cannot run afterwards."""
+        """Free the compiled program and the device; the wrapper cannot run afterwards.
+
+        A training wrapper first brings its newer weights back to the model."""
+        if self._training and not self._destroyed:
+            from . import _host_sync
+
+            self.copyWeightsToHostIfNeeded()
+            _host_sync.uninstall(self._user_model)
+            _WRAPPED_FOR_TRAINING.discard(id(self._user_model))
         self._compiled = None
         self._stores = None
         self._attached = False
@@ -223,6 +266,25 @@ class PoplarExecutor:
         named = dict(self._model.named_parameters(remove_duplicate=False))
         named.update(dict(self._model.named_buffers(remove_duplicate=False)))
         return named
+
+    def _arguments(self) -> list[tuple[str, str]]:
+        """(kind, name) of every device variable the host provides."""
+        compiled = self._compiled
+        if self._training:
+            return list(compiled.arguments)
+        return [(kind if kind != "constant" else "constant", spec.name)
+                for spec, kind in zip(compiled.captured.weights, compiled.captured.weight_kinds, strict=True)]
+
+    def _hyper_value(self, name: str) -> float:
+        described = self._ipu_optimizer
+        if name == "loss_scaling":
+            return float(described.loss_scaling)
+        group, _, hyper = name.partition(".")
+        return float(described.groups[int(group)][hyper])
+
+    def _initial_state(self, name: str, info: Any) -> torch.Tensor:
+        """Optimizer state starts at zero (PopTorch's velocity and moments do)."""
+        return torch.zeros(info.shape, dtype=info.dtype)
 
     def _factor(self) -> int:
         """N = D x (R / I) x G: micro-batches per host batch."""
@@ -267,7 +329,25 @@ class PoplarExecutor:
             output_mode=_OUTPUT_MODE_NAMES[mode],
             return_period=self._options.output_return_period or 1,
         )
-        self._compiled = compile_inference(self._model, micro_args, micro_kwargs, options)
+        if self._training:
+            from ipu_mlir.compiler.driver import OptimizerDescription, compile_training
+
+            accumulation = self._options.Training.gradient_accumulation
+            if accumulation != 1:
+                raise ValueError(
+                    f"Options.Training.gradientAccumulation({accumulation}): gradient accumulation is not available in "
+                    "the IPU Model yet; use gradientAccumulation(1) (one optimizer step per micro-batch)"
+                )
+
+            from .optim import describe
+
+            names = {id(p): n for n, p in self._model.named_parameters()}
+            self._ipu_optimizer = describe(self._optimizer, names)
+            described = self._ipu_optimizer
+            description = OptimizerDescription(described.type, dict(described.flags), len(described.groups), dict(described.param_groups))
+            self._compiled = compile_training(self._model, micro_args, micro_kwargs, options, description)
+        else:
+            self._compiled = compile_inference(self._model, micro_args, micro_kwargs, options)
         self._host_signature = [(leaf.name, _describe(leaf.value)) for leaf in leaves]
         self._leaf_is_tensor = [isinstance(leaf.value, torch.Tensor) for leaf in leaves]
         self._leaf_values = [None if isinstance(leaf.value, torch.Tensor) else leaf.value for leaf in leaves]
@@ -324,10 +404,82 @@ class PoplarExecutor:
             else:
                 chunks = list(torch.split(tensor, tensor.shape[0] // factor))
             feeds[f"host.input.{spec.name}"] = chunks
+        from . import _host_sync
+
+        if not self._training and self._uploaded_version != _host_sync.version(self._user_model):
+            self.copyWeightsToDevice()  # a training wrapper of the same model changed the weights
         with torch.no_grad():
             streams = compiled.program.run(self._stores, feeds)
-        outputs = [_assemble(streams[f"host.output.{i}"]) for i in range(len(compiled.captured.outputs))]
-        return pytree.tree_unflatten(outputs, compiled.captured.out_spec)
+        if not self._training:
+            outputs = [_assemble(streams[f"host.output.{i}"]) for i in range(len(compiled.captured.outputs))]
+            return pytree.tree_unflatten(outputs, compiled.captured.out_spec)
+        self._device_newer = True
+        self._uploaded_version = _host_sync.bump_version(self._user_model)
+        captured = compiled.captured
+        results = [_guard(_assemble(streams[f"host.output.{i}"])) for i in range(captured.num_outputs)]
+        loss, others = results[0], results[1:]
+        flat = others[: captured.loss_index] + [loss] + others[captured.loss_index :]
+        return pytree.tree_unflatten(flat, captured.out_spec)
+
+
+def _raw_named_tensors(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """Parameters and buffers by path, read without triggering the host-sync hooks."""
+    out: dict[str, torch.Tensor] = {}
+    for prefix, module in model.named_modules(remove_duplicate=False):
+        for table in ("_parameters", "_buffers"):
+            for name, tensor in module.__dict__.get(table, {}).items():
+                if tensor is not None:
+                    out[f"{prefix}.{name}" if prefix else name] = tensor
+    return out
+
+
+class _NoBackward(torch.autograd.Function):
+    """Outputs of a PopTorch training model: calling .backward() on them is our error."""
+
+    @staticmethod
+    def forward(ctx: Any, tensor: torch.Tensor, anchor: torch.Tensor) -> torch.Tensor:  # noqa: ARG004
+        return tensor.clone()
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> None:  # noqa: ARG004
+        raise RuntimeError(
+            "backward() was called on an output of a PopTorch training model. The compiled program already "
+            "computes the gradients and applies the optimizer on the IPU at every call: remove the .backward() "
+            "and optimizer.step() calls from the training loop."
+        )
+
+
+_ANCHOR = torch.zeros((), requires_grad=True)
+
+
+def _guard(tensor: torch.Tensor) -> torch.Tensor:
+    if not tensor.is_floating_point():
+        return tensor
+    with torch.enable_grad():
+        return _NoBackward.apply(tensor, _ANCHOR)
+
+
+_WRAPPED_FOR_TRAINING: set[int] = set()
+
+
+def wrap_training(model: torch.nn.Module, options: Options | None, optimizer: torch.optim.Optimizer | None) -> PoplarExecutor:
+    if isinstance(model, PoplarExecutor):
+        raise TypeError(
+            "this model is already a PopTorch model (a PoplarExecutor); wrap the original torch.nn.Module, "
+            "or call destroy() on the existing wrapper first"
+        )
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"trainingModel expects a torch.nn.Module, got {type(model).__name__}")
+    if id(model) in _WRAPPED_FOR_TRAINING:
+        raise RuntimeError(
+            "this model is already wrapped by poptorch.trainingModel; call destroy() on that wrapper before "
+            "wrapping the model for training again"
+        )
+    if optimizer is None:
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    executor = PoplarExecutor(copy.copy(model), options, training=True, user_model=model, optimizer=optimizer)
+    _WRAPPED_FOR_TRAINING.add(id(model))
+    return executor
 
 
 def _assemble(chunks: list[torch.Tensor]) -> torch.Tensor:
@@ -363,4 +515,4 @@ def wrap_inference(model: torch.nn.Module, options: Options | None) -> PoplarExe
     return PoplarExecutor(copy.copy(model), options, training=False, user_model=model)
 
 
-__all__ = ["PoplarExecutor", "wrap_inference"]
+__all__ = ["PoplarExecutor", "wrap_inference", "wrap_training"]

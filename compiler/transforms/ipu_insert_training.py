@@ -1,0 +1,259 @@
+"""ipu-insert-training: turns a joint forward + backward function into a training step.
+
+Input: the Torch-dialect joint function from ``capture_training`` (argument and result
+roles in ``ipu.kind`` / ``ipu.name``) with an ``ipu.optimizer`` dictionary attribute.
+Output: a function that seeds the backward pass with the loss scale and ends with one
+``ipu`` optimizer update op per trainable parameter. Gradients leave the function's
+results; new weights (``weight_update``) and optimizer state (``state_update``) take
+their place, and the optimizer's hyper-parameters (``hyper``) and state
+(``optimizer_state``) become arguments that the runtime keeps on the device.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+from torch_mlir import ir
+from torch_mlir.dialects import func as func_d
+
+from ipu_mlir.dialects import ipu as ipu_d
+from ipu_mlir.dialects._base import build
+
+from ..pass_base import Diagnostics, ModulePass, PassFailure
+
+KIND, NAME = "ipu.kind", "ipu.name"
+OPTIMIZER_ATTR = "ipu.optimizer"
+
+# Hyper-parameters each optimizer's update op reads, in operand order.
+HYPER = {
+    "sgd": ("lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"),
+    "adam": ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling"),
+    "rmsprop": ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling"),
+    "lamb": ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling"),
+}
+
+
+def _attr_value(attr: ir.Attribute) -> Any:
+    if isinstance(attr, ir.BoolAttr):
+        return ir.BoolAttr(attr).value
+    if isinstance(attr, ir.IntegerAttr):
+        return ir.IntegerAttr(attr).value
+    if isinstance(attr, ir.FloatAttr):
+        return ir.FloatAttr(attr).value
+    if isinstance(attr, ir.StringAttr):
+        return ir.StringAttr(attr).value
+    if isinstance(attr, ir.ArrayAttr):
+        return [_attr_value(a) for a in attr]
+    if isinstance(attr, ir.DictAttr):
+        return {attr[i].name: _attr_value(attr[i].attr) for i in range(len(attr))}
+    raise ValueError(f"unexpected attribute {attr}")
+
+
+@dataclasses.dataclass
+class OptimizerSpec:
+    """What ``ipu.optimizer`` says: the optimizer, its flags and each parameter's group."""
+
+    type: str
+    flags: dict[str, Any]
+    groups: int
+    param_groups: dict[str, int]
+
+    @classmethod
+    def read(cls, func: ir.Operation) -> OptimizerSpec:
+        if OPTIMIZER_ATTR not in func.attributes:
+            raise ValueError(f"the function has no '{OPTIMIZER_ATTR}' attribute (set by the training frontend)")
+        data = _attr_value(func.attributes[OPTIMIZER_ATTR])
+        kind = data.get("type")
+        if kind not in HYPER:
+            raise ValueError(f"'{OPTIMIZER_ATTR}' has type {kind!r}; expected one of {', '.join(HYPER)}")
+        groups = int(data.get("groups", 1))
+        if groups < 1:
+            raise ValueError(f"'{OPTIMIZER_ATTR}' needs groups >= 1, got {groups}")
+        param_groups = {str(k): int(v) for k, v in data.get("param_groups", {}).items()}
+        bad = {k: v for k, v in param_groups.items() if not 0 <= v < groups}
+        if bad:
+            raise ValueError(f"'{OPTIMIZER_ATTR}' puts parameters in groups that do not exist: {bad} (groups = {groups})")
+        return cls(kind, dict(data.get("flags", {})), groups, param_groups)
+
+
+def _roles(attrs: ir.Attribute | None, count: int, what: str) -> list[tuple[str, str]]:
+    if attrs is None:
+        raise ValueError(f"the function's {what} have no ipu.kind / ipu.name attributes")
+    roles = []
+    for index in range(count):
+        entry = ir.DictAttr(list(attrs)[index])
+        if KIND not in entry or NAME not in entry:
+            raise ValueError(f"{what[:-1]} #{index} has no ipu.kind / ipu.name")
+        roles.append((ir.StringAttr(entry[KIND]).value, ir.StringAttr(entry[NAME]).value))
+    return roles
+
+
+def _scalar_type() -> ir.Type:
+    return ir.Type.parse("!torch.vtensor<[],f32>")
+
+
+def _role_attr(kind: str, name: str) -> ir.DictAttr:
+    return ir.DictAttr.get({KIND: ir.StringAttr.get(kind), NAME: ir.StringAttr.get(name)})
+
+
+def _state_names(spec: OptimizerSpec) -> tuple[str, ...]:
+    """Optimizer state tensors per parameter, in update-op operand order."""
+    if spec.type == "sgd":
+        return ("velocity",) if spec.flags.get("with_momentum", False) else ()
+    if spec.type in ("adam", "lamb"):
+        return ("exp_avg", "exp_avg_sq")
+    # rmsprop
+    names = ["square_avg"]
+    if spec.flags.get("with_momentum", False):
+        names.append("momentum_buffer")
+    if spec.flags.get("centered", False):
+        names.append("grad_avg")
+    return tuple(names)
+
+
+def _build_update(spec: OptimizerSpec, weight: ir.Value, grad: ir.Value, state: list[ir.Value], step: list[ir.Value],
+                  hyper: list[ir.Value]) -> ir.OpView:
+    names = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in HYPER[spec.type]])
+    flag = lambda key, default=False: ir.BoolAttr.get(bool(spec.flags.get(key, default)))  # noqa: E731
+    state_types = [s.type for s in state]
+    step_types = [s.type for s in step]
+    if spec.type == "sgd":
+        return build(ipu_d.SgdUpdateOp, weight, grad, state, step, hyper, names,
+                     ir.StringAttr.get(spec.flags.get("variant", "separate")), flag("with_momentum"), flag("nesterov"),
+                     weight.type, state_types, step_types)
+    if spec.type == "adam":
+        return build(ipu_d.AdamUpdateOp, weight, grad, state, step, hyper, names,
+                     ir.StringAttr.get(spec.flags.get("variant", "adam")), flag("bias_correction", True),
+                     weight.type, state_types, step_types)
+    if spec.type == "rmsprop":
+        return build(ipu_d.RmspropUpdateOp, weight, grad, state, step, hyper, names,
+                     flag("centered"), flag("with_momentum"), flag("use_tf_variant"), weight.type, state_types, step_types)
+    return build(ipu_d.LambUpdateOp, weight, grad, state, step, hyper, names, flag("bias_correction", True),
+                 weight.type, state_types, step_types)
+
+
+@dataclasses.dataclass(frozen=True)
+class InsertTraining(ModulePass):
+    """Seed the backward pass with the loss scale and apply the optimizer to every gradient.
+
+    Preconditions: one ``func.func`` whose arguments and results have ``ipu.kind`` /
+    ``ipu.name`` roles (``parameter``, ``buffer``, ``input``, one ``loss_grad``;
+    ``buffer_update``, ``loss``, ``output``, ``grad``) and an ``ipu.optimizer``
+    attribute ``{type, flags, groups, param_groups}``.
+
+    The loss-gradient argument becomes the loss scale (the hyper-parameter
+    ``loss_scaling``, broadcast to the loss's shape): the loss is scaled before the
+    backward pass and the update ops divide by the same scale. Hyper-parameters are
+    arguments named ``<group>.<name>`` (``loss_scaling`` is global), so the host can
+    change them between runs without recompiling.
+
+    Arguments: none.
+    """
+
+    name: ClassVar[str] = "ipu-insert-training"
+
+    def run(self, module: ir.Operation, diag: Diagnostics) -> None:
+        funcs = [op.operation for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"]
+        if len(funcs) != 1:
+            diag.error(module, f"ipu-insert-training expects one func.func, found {len(funcs)}")
+            return
+        try:
+            self._rewrite(funcs[0], diag)
+        except ValueError as error:
+            diag.error(funcs[0], f"ipu-insert-training: {error}")
+
+    def _rewrite(self, func: ir.Operation, diag: Diagnostics) -> None:
+        spec = OptimizerSpec.read(func)
+        body = func.regions[0].blocks[0]
+        args = list(body.arguments)
+        arg_roles = _roles(func.attributes["arg_attrs"] if "arg_attrs" in func.attributes else None, len(args), "arguments")
+        terminator = list(body.operations)[-1].operation
+        results = list(terminator.operands)
+        res_roles = _roles(func.attributes["res_attrs"] if "res_attrs" in func.attributes else None, len(results), "results")
+        loss_grads = [i for i, (kind, _) in enumerate(arg_roles) if kind == "loss_grad"]
+        if len(loss_grads) != 1:
+            raise ValueError(f"expects exactly one 'loss_grad' argument, found {len(loss_grads)}")
+        params = {name: args[i] for i, (kind, name) in enumerate(arg_roles) if kind == "parameter"}
+        grads = {name: results[i] for i, (kind, name) in enumerate(res_roles) if kind == "grad"}
+        for name in grads:
+            if name not in params:
+                raise ValueError(f"result 'grad' of '{name}' has no matching 'parameter' argument")
+
+        scalar = _scalar_type()
+        new_args: list[tuple[str, str, ir.Type]] = []  # appended arguments
+        hyper_values: dict[str, ir.Value] = {}
+
+        def add_arg(kind: str, name: str, type_: ir.Type) -> ir.Value:
+            value = body.add_argument(type_, func.location)
+            new_args.append((kind, name, type_))
+            return value
+
+        def hyper(group: int, name: str) -> ir.Value:
+            key = "loss_scaling" if name == "loss_scaling" else f"{group}.{name}"
+            if key not in hyper_values:
+                hyper_values[key] = add_arg("hyper", key, scalar)
+            return hyper_values[key]
+
+        # The backward pass starts from the loss scale instead of d loss / d loss = 1.
+        seed = args[loss_grads[0]]
+        loss_scale = hyper(0, "loss_scaling")
+        if seed.type != scalar:
+            first_use = next(iter(seed.uses)).owner if list(seed.uses) else terminator
+            with func.location, ir.InsertionPoint(first_use):
+                shape = _shape_list(seed.type)
+                sizes = [_torch_int(d) for d in shape]
+                size_list = ir.Operation.create("torch.prim.ListConstruct", results=[ir.Type.parse("!torch.list<int>")], operands=sizes)
+                false = ir.Operation.create("torch.constant.bool", results=[ir.Type.parse("!torch.bool")], attributes={"value": ir.BoolAttr.get(False)})
+                expanded = ir.Operation.create("torch.aten.expand", results=[seed.type], operands=[loss_scale, size_list.result, false.result])
+            seed.replace_all_uses_with(expanded.result)
+        else:
+            seed.replace_all_uses_with(loss_scale)
+
+        state_names = _state_names(spec)
+        with_step = spec.type in ("adam", "lamb")
+        updates: list[tuple[str, str, ir.Value]] = []
+        with terminator.location, ir.InsertionPoint(terminator):
+            for name, grad in grads.items():
+                weight = params[name]
+                group = spec.param_groups.get(name, 0)
+                state = [add_arg("optimizer_state", f"{name}/{s}", weight.type) for s in state_names]
+                step = [add_arg("optimizer_state", f"{name}/step", scalar)] if with_step else []
+                operands = [hyper(group, h) for h in HYPER[spec.type]]
+                op = _build_update(spec, weight, grad, state, step, operands)
+                outs = list(op.operation.results)
+                updates.append(("weight_update", name, outs[0]))
+                for state_name, value in zip(state_names, outs[1 : 1 + len(state)], strict=True):
+                    updates.append(("state_update", f"{name}/{state_name}", value))
+                if with_step:
+                    updates.append(("state_update", f"{name}/step", outs[-1]))
+
+        kept = [(role, value) for role, value in zip(res_roles, results, strict=True) if role[0] != "grad"]
+        new_results = [value for _, value in kept] + [value for _, _, value in updates]
+        new_res_roles = [role for role, _ in kept] + [(kind, name) for kind, name, _ in updates]
+        with terminator.location, ir.InsertionPoint(terminator):
+            func_d.ReturnOp(new_results)
+        terminator.erase()
+        body.erase_argument(loss_grads[0])
+        all_args = [role for i, role in enumerate(arg_roles) if i != loss_grads[0]] + [(k, n) for k, n, _ in new_args]
+        arg_types = [a.type for a in body.arguments]
+        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [v.type for v in new_results]))
+        func.attributes["arg_attrs"] = ir.ArrayAttr.get([_role_attr(k, n) for k, n in all_args])
+        func.attributes["res_attrs"] = ir.ArrayAttr.get([_role_attr(k, n) for k, n in new_res_roles])
+        del func.attributes[OPTIMIZER_ATTR]
+        if diag.failed:
+            raise PassFailure()
+
+
+def _shape_list(type_: ir.Type) -> list[int]:
+    from ..torch_ir import vtensor_shape_dtype
+
+    return vtensor_shape_dtype(type_)[0]
+
+
+def _torch_int(value: int) -> ir.Value:
+    op = ir.Operation.create(
+        "torch.constant.int", results=[ir.Type.parse("!torch.int")],
+        attributes={"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)},
+    )
+    return op.result
