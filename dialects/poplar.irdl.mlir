@@ -254,6 +254,119 @@ module {
       %3 = irdl.base "!builtin.tensor" 
       irdl.results(result: %3)
     }
+    irdl.operation @popnn_nonlinearity_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, saved: %1)
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %2, "dim" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @popnn_norm_training {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, scale: %1, bias: %2, running_stats: variadic %3)
+      %4 = irdl.base "#builtin.string" 
+      %5 = irdl.base "#builtin.float" 
+      %6 = irdl.base "#builtin.float" 
+      %7 = irdl.base "#builtin.integer" 
+      %8 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %4, "epsilon" = %5, "momentum" = %6, "num_groups" = %7, "num_dims" = %8}
+      %9 = irdl.base "!builtin.tensor" 
+      %10 = irdl.base "!builtin.tensor" 
+      %11 = irdl.base "!builtin.tensor" 
+      %12 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %9, mean: %10, invstd: %11, new_running_stats: variadic %12)
+    }
+    irdl.operation @popnn_norm_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, input: %1, mean: %2, invstd: %3, scale: %4)
+      %5 = irdl.base "#builtin.string" 
+      %6 = irdl.base "#builtin.float" 
+      %7 = irdl.base "#builtin.integer" 
+      %8 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %5, "epsilon" = %6, "num_groups" = %7, "num_dims" = %8}
+      %9 = irdl.base "!builtin.tensor" 
+      %10 = irdl.base "!builtin.tensor" 
+      %11 = irdl.base "!builtin.tensor" 
+      irdl.results(grad_input: %9, grad_scale: %10, grad_bias: %11)
+    }
+    irdl.operation @poplin_conv_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, input: %1, weights: %2)
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.dense_array" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"stride" = %3, "padding" = %4, "dilation" = %5, "groups" = %6}
+      %7 = irdl.base "!builtin.tensor" 
+      %8 = irdl.base "!builtin.tensor" 
+      %9 = irdl.base "!builtin.tensor" 
+      irdl.results(grad_input: variadic %7, grad_weights: variadic %8, grad_bias: variadic %9)
+    }
+    irdl.operation @popnn_pool_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, grad: %1)
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.dense_array" 
+      %6 = irdl.base "#builtin.integer" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %2, "kernel" = %3, "stride" = %4, "padding" = %5, "ceil_mode" = %6, "count_include_pad" = %7}
+      %8 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %8)
+    }
+    irdl.operation @popnn_nll_loss {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(log_probs: %0, target: %1)
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"reduction" = %2, "ignore_index" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @popnn_nll_loss_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, log_probs: %1, target: %2)
+      %3 = irdl.base "#builtin.string" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"reduction" = %3, "ignore_index" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5)
+    }
+    irdl.operation @popops_multi_update_add {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(updates: %0, indices: %1)
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"padding_index" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @poprand_dropout {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.float" 
+      irdl.attributes {"p" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2, mask: %3)
+    }
     irdl.operation @reshape {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)

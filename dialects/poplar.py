@@ -46,7 +46,8 @@ class PoplarOp(Poplar.Operation):
 
 
 def _check_structure(v: Rules, op: ext.Operation) -> None:
-    """Region, result and operand counts as declared (and ``operandSegmentSizes``)."""
+    """Region, result and operand counts as declared (and ``resultSegmentSizes`` /
+    ``operandSegmentSizes``)."""
     cls, operation = type(op), op.operation
 
     def expect(what: str, declared: int, actual: int) -> None:
@@ -55,29 +56,32 @@ def _check_structure(v: Rules, op: ext.Operation) -> None:
     expect("region", cls._ODS_REGIONS[0], len(operation.regions))
     if cls._ODS_RESULT_SEGMENTS is None:
         expect("result", sum(isinstance(f, ext.ResultDef) for f in cls._fields), len(operation.results))
+    else:
+        _check_segments(v, "result", len(operation.results), cls._ODS_RESULT_SEGMENTS)
     if cls._ODS_OPERAND_SEGMENTS is None:
         expect("operand", sum(isinstance(f, ext.OperandDef) for f in cls._fields), len(operation.operands))
     else:
-        _check_operand_segments(v, operation, cls._ODS_OPERAND_SEGMENTS)
+        _check_segments(v, "operand", len(operation.operands), cls._ODS_OPERAND_SEGMENTS)
 
 
-def _check_operand_segments(v: Rules, op: ir.Operation, declared: Sequence[int]) -> None:
-    """``operandSegmentSizes`` has one entry per operand group, 1 for a single operand,
-    and the entries add up to the number of operands."""
-    # The ``ext`` accessors of variadic operands read the attribute without checking it,
-    # and IRDL ignores it when an op has a single variadic group: a missing or wrong
-    # attribute would crash ``check`` or silently misread the operands.
-    attr = v._attr("operandSegmentSizes")
+def _check_segments(v: Rules, what: str, count: int, declared: Sequence[int]) -> None:
+    """``operandSegmentSizes`` (``what`` = "operand") or ``resultSegmentSizes`` ("result")
+    has one entry per group, 1 for a single value, and the entries add up to the number
+    of operands or results."""
+    # The ``ext`` accessors of variadic operands and results read the attribute without
+    # checking it, and IRDL ignores it when an op has a single variadic group: a missing
+    # or wrong attribute would crash ``check`` or silently misread the values.
+    name = f"{what}SegmentSizes"
+    attr = v._attr(name)
     v.require(
         isinstance(attr, ir.DenseI32ArrayAttr) and len(ir.DenseI32ArrayAttr(attr)) == len(declared),
-        f"attribute 'operandSegmentSizes' must be an array<i32: ...> with {len(declared)} elements, got {attr}",
+        f"attribute '{name}' must be an array<i32: ...> with {len(declared)} elements, got {attr}",
     )
     sizes = list(ir.DenseI32ArrayAttr(attr))
     for group, (size, kind) in enumerate(zip(sizes, declared, strict=True)):
-        v.require(size >= 0, f"attribute 'operandSegmentSizes' has a negative entry: {sizes}")
-        v.require(kind != 1 or size == 1, f"attribute 'operandSegmentSizes' entry #{group} must be 1 (a single operand), got {size}")
-    count = len(op.operands)
-    v.require(sum(sizes) == count, f"attribute 'operandSegmentSizes' {sizes} adds up to {sum(sizes)}, but the op has {count} operands")
+        v.require(size >= 0, f"attribute '{name}' has a negative entry: {sizes}")
+        v.require(kind != 1 or size == 1, f"attribute '{name}' entry #{group} must be 1 (a single {what}), got {size}")
+    v.require(sum(sizes) == count, f"attribute '{name}' {sizes} adds up to {sum(sizes)}, but the op has {count} {what}s")
 
 
 Tensor = ext.Operand[ir.RankedTensorType]
@@ -954,7 +958,8 @@ class NormOp(PoplarOp, name="popnn_norm", traits=[ext.Pure]):
             v.require(_shape(value, what) == param_shape, f"{what} must have shape {param_shape}, got {_shape(value, what)}")
 
 
-NONLINEARITIES = ("relu", "gelu_erf", "gelu_tanh", "sigmoid", "tanh", "silu", "hard_sigmoid", "hard_swish", "softmax", "log_softmax")
+NONLINEARITIES = ("relu", "gelu_erf", "gelu_tanh", "sigmoid", "tanh", "silu", "hard_sigmoid", "hard_swish", "softmax", "log_softmax", "safe_softmax")
+_SOFTMAX_KINDS = ("softmax", "log_softmax", "safe_softmax")
 
 
 class NonLinearityOp(PoplarOp, name="popnn_nonlinearity", traits=[ext.Pure]):
@@ -976,9 +981,337 @@ class NonLinearityOp(PoplarOp, name="popnn_nonlinearity", traits=[ext.Pure]):
         kind = v.string("kind", choices=NONLINEARITIES)
         dim = v.int("dim", min=0)
         shape = _shape(self.input, "input")
-        if kind in ("softmax", "log_softmax"):
+        if kind in _SOFTMAX_KINDS:
             _check_dim(v, dim, len(shape))
         v.require(self.input.type == self.result.type, f"result type {self.result.type} must equal input type {self.input.type}")
+
+
+# ---------------------------------------------------------------------------------------
+# Training: gradients, normalisation with batch statistics, losses, random
+# ---------------------------------------------------------------------------------------
+
+
+def _same_as(v: Rules, value: ir.Value, reference: ir.Value, what: str, reference_what: str) -> None:
+    v.require(value.type == reference.type, f"{what} type {value.type} must equal {reference_what} type {reference.type}")
+
+
+class NonLinearityGradOp(PoplarOp, name="popnn_nonlinearity_grad", traits=[ext.Pure]):
+    """Input gradient of a non-linearity (``popnn::nonLinearityInputGradient``).
+
+    Semantics: ``grad`` is the gradient of the output; ``saved`` is what the kind's
+    gradient reads: the forward input for ``relu``, ``gelu_erf``, ``gelu_tanh``,
+    ``silu``, ``hard_sigmoid`` and ``hard_swish``, the forward output for ``sigmoid``,
+    ``tanh``, ``softmax``, ``log_softmax`` and ``safe_softmax`` (along ``dim``).
+
+    Example:
+      %gx = "poplar.popnn_nonlinearity_grad"(%g, %x) {kind = "relu", dim = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    """
+
+    grad: Tensor
+    saved: Tensor
+    kind: ir.StringAttr
+    dim: ir.IntegerAttr
+    result: TensorResult
+
+    def check(self, v: Rules) -> None:
+        kind = v.string("kind", choices=NONLINEARITIES)
+        dim = v.int("dim", min=0)
+        if kind in _SOFTMAX_KINDS:
+            _check_dim(v, dim, len(_shape(self.saved, "saved")))
+        _same_as(v, self.saved, self.grad, "saved", "grad")
+        _same_as(v, self.result, self.grad, "result", "grad")
+
+
+class NormTrainingOp(PoplarOp, name="popnn_norm_training", traits=[ext.Pure]):
+    """Normalisation with the batch's own statistics (``popnn::bn::batchNormalise`` with
+    ``bn::batchNormStatistics``; ``popnn::ln``/``gn`` likewise).
+
+    Semantics: ``kind`` ``"batch"``: statistics over all dims but 1 of x ``[N, C, ...]``;
+    results ``mean`` and ``invstd`` are ``[C]``; with ``running_stats`` (running mean,
+    running var ``[C]``) the op also gives their updates ``new_running_stats`` =
+    (1 - momentum) * old + momentum * batch statistic (unbiased variance).
+    ``"layer"``: over the last ``num_dims`` dims, mean and invstd keep the leading dims
+    with the normalised ones as size 1; no running statistics. ``"group"``: over
+    ``num_groups`` groups, mean and invstd ``[N, num_groups]``.
+
+    Example:
+      %y, %m, %r = "poplar.popnn_norm_training"(%x, %g, %b) {kind = "layer", epsilon = 1.0e-05 : f64,
+             momentum = 0.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64,
+             operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>}
+             : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+    """
+
+    input: Tensor
+    scale: Tensor
+    bias: Tensor
+    running_stats: Sequence[Tensor]
+    kind: ir.StringAttr
+    epsilon: ir.FloatAttr
+    momentum: ir.FloatAttr
+    num_groups: ir.IntegerAttr
+    num_dims: ir.IntegerAttr
+    result: TensorResult
+    mean: TensorResult
+    invstd: TensorResult
+    new_running_stats: Sequence[TensorResult]
+
+    def check(self, v: Rules) -> None:
+        kind = v.string("kind", choices=("batch", "layer", "group"))
+        v.float("epsilon", min=0.0, min_exclusive=True)
+        v.float("momentum", min=0.0, max=1.0)
+        groups = v.int("num_groups", min=1)
+        num_dims = v.int("num_dims", min=1)
+        x = _shape(self.input, "input")
+        _same_as(v, self.result, self.input, "result", "input")
+        stats, updates = list(self.running_stats), list(self.new_running_stats)
+        v.require(kind == "batch" or not stats, f"running statistics apply to kind \"batch\" only, got {len(stats)} for \"{kind}\"")
+        v.count(stats, (0, 2), "running statistics operands (mean, var)")
+        v.require(len(updates) == len(stats), f"expects {len(stats)} new running statistics results, got {len(updates)}")
+        if kind == "layer":
+            v.require(num_dims <= len(x), f"attribute 'num_dims' ({num_dims}) exceeds the input rank {len(x)}")
+            param_shape = x[len(x) - num_dims :]
+            stat_shape = x[: len(x) - num_dims] + [1] * num_dims
+        else:
+            v.require(len(x) >= 2, f"input must have rank >= 2 ([N, C, ...]), got rank {len(x)}")
+            param_shape = [x[1]]
+            if kind == "group":
+                v.require(x[1] % groups == 0, f"channels ({x[1]}) must be divisible by num_groups ({groups})")
+                stat_shape = [x[0], groups]
+            else:
+                stat_shape = [x[1]]
+        for what, value in (("scale", self.scale), ("bias", self.bias), *((f"running stats #{i}", t) for i, t in enumerate(stats)),
+                            *((f"new running stats #{i}", t) for i, t in enumerate(updates))):
+            v.require(_shape(value, what) == param_shape, f"{what} must have shape {param_shape}, got {_shape(value, what)}")
+        for what, value in (("mean", self.mean), ("invstd", self.invstd)):
+            v.require(_shape(value, what) == stat_shape, f"{what} must have shape {stat_shape}, got {_shape(value, what)}")
+
+
+class NormGradOp(PoplarOp, name="popnn_norm_grad", traits=[ext.Pure]):
+    """Gradients of a normalisation from its saved statistics (``popnn::bn::batchNormGradients``,
+    ``ln::layerNormGradients``, ``gn::groupNormGradients``).
+
+    Semantics: from the output gradient ``grad``, the forward ``input``, its ``mean``
+    and ``invstd`` (as ``popnn_norm_training`` gives them) and ``scale``: the input
+    gradient ``grad_input`` and the parameter gradients ``grad_scale`` and ``grad_bias``
+    (shapes of ``scale``). Attributes as in ``popnn_norm_training``.
+
+    Example:
+      %gx, %gs, %gb = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = 1.0e-05 : f64,
+             num_groups = 1 : i64, num_dims = 1 : i64}
+             : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+             -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+    """
+
+    grad: Tensor
+    input: Tensor
+    mean: Tensor
+    invstd: Tensor
+    scale: Tensor
+    kind: ir.StringAttr
+    epsilon: ir.FloatAttr
+    num_groups: ir.IntegerAttr
+    num_dims: ir.IntegerAttr
+    grad_input: TensorResult
+    grad_scale: TensorResult
+    grad_bias: TensorResult
+
+    def check(self, v: Rules) -> None:
+        v.string("kind", choices=("batch", "layer", "group"))
+        v.float("epsilon", min=0.0, min_exclusive=True)
+        v.int("num_groups", min=1)
+        v.int("num_dims", min=1)
+        _same_as(v, self.grad, self.input, "grad", "input")
+        _same_as(v, self.grad_input, self.input, "grad_input", "input")
+        _same_as(v, self.mean, self.invstd, "mean", "invstd")
+        _same_as(v, self.grad_scale, self.scale, "grad_scale", "scale")
+        _same_as(v, self.grad_bias, self.scale, "grad_bias", "scale")
+
+
+class ConvGradOp(PoplarOp, name="poplin_conv_grad", traits=[ext.Pure]):
+    """Gradients of ``poplin_conv`` (``poplin::calculateWeightDeltas`` and the input
+    gradient convolution).
+
+    Semantics: from the output gradient ``grad``, the forward ``input`` and ``weights``
+    (and the forward's stride / padding / dilation / groups): ``grad_input`` (shape of
+    input), ``grad_weights`` (shape of weights) and ``grad_bias`` (``[O]``); each result
+    group holds zero or one value, as the program needs it.
+
+    Example:
+      %gi, %gw, %gb = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>,
+             padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64,
+             resultSegmentSizes = array<i32: 1, 1, 1>}
+             : (tensor<1x4x8x8xf32>, tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>)
+             -> (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+    """
+
+    grad: Tensor
+    input: Tensor
+    weights: Tensor
+    stride: I64ArrayAttr
+    padding: I64ArrayAttr
+    dilation: I64ArrayAttr
+    groups: ir.IntegerAttr
+    grad_input: Sequence[TensorResult]
+    grad_weights: Sequence[TensorResult]
+    grad_bias: Sequence[TensorResult]
+
+    def check(self, v: Rules) -> None:
+        x, w, g = _shape(self.input, "input"), _shape(self.weights, "weights"), _shape(self.grad, "grad")
+        v.require(len(x) >= 3 and len(x) == len(w) == len(g), f"grad, input and weights must have the same rank >= 3, got {len(g)}, {len(x)} and {len(w)}")
+        spatial = len(x) - 2
+        stride = v.i64_array("stride", size=spatial, min=1)
+        padding = v.i64_array("padding", size=spatial, min=0)
+        dilation = v.i64_array("dilation", size=spatial, min=1)
+        v.int("groups", min=1)
+        expected = [x[0], w[0]] + [_conv_out(x[2 + i], w[2 + i], stride[i], padding[i], padding[i], dilation[i]) for i in range(spatial)]
+        v.require(g == expected, f"grad shape must be the forward output shape {expected}, got {g}")
+        for what, values, shape in (("grad_input", self.grad_input, x), ("grad_weights", self.grad_weights, w), ("grad_bias", self.grad_bias, [w[0]])):
+            values = list(values)
+            v.require(len(values) <= 1, f"expects at most one {what} result, got {len(values)}")
+            if values:
+                v.require(_shape(values[0], what) == shape, f"{what} must have shape {shape}, got {_shape(values[0], what)}")
+
+
+class PoolGradOp(PoplarOp, name="popnn_pool_grad", traits=[ext.Pure]):
+    """Input gradient of ``popnn_pool`` (``popnn::pooling::poolInputGradient``).
+
+    Semantics: from the forward ``input`` and the output gradient ``grad``, with the
+    forward's attributes; the result has the input's type.
+
+    Example:
+      %gx = "poplar.popnn_pool_grad"(%x, %g) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>,
+             padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true}
+             : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+    """
+
+    input: Tensor
+    grad: Tensor
+    kind: ir.StringAttr
+    kernel: I64ArrayAttr
+    stride: I64ArrayAttr
+    padding: I64ArrayAttr
+    ceil_mode: ir.IntegerAttr
+    count_include_pad: ir.IntegerAttr
+    result: TensorResult
+
+    def check(self, v: Rules) -> None:
+        v.string("kind", choices=("max", "avg", "sum"))
+        x = _shape(self.input, "input")
+        v.require(len(x) >= 3, f"input must have rank >= 3 ([N, C, *spatial]), got rank {len(x)}")
+        spatial = len(x) - 2
+        v.i64_array("kernel", size=spatial, min=1)
+        v.i64_array("stride", size=spatial, min=1)
+        v.i64_array("padding", size=spatial, min=0)
+        v.bool("ceil_mode")
+        v.bool("count_include_pad")
+        _same_as(v, self.result, self.input, "result", "input")
+        v.require(_shape(self.grad, "grad")[:2] == x[:2], f"grad must have the input's batch and channel dims {x[:2]}")
+
+
+class NllLossOp(PoplarOp, name="popnn_nll_loss", traits=[ext.Pure]):
+    """Negative log-likelihood of ``log_probs`` ``[N, C]`` (or ``[C]``) at integer ``target``
+    ``[N]`` (``popnn::calcLoss`` with ``CROSS_ENTROPY`` on log-probabilities).
+
+    Semantics: ``reduction`` ``"mean"`` (over targets not equal to ``ignore_index``),
+    ``"sum"`` or ``"none"`` (one loss per sample).
+
+    Example:
+      %l = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+    """
+
+    log_probs: Tensor
+    target: Tensor
+    reduction: ir.StringAttr
+    ignore_index: ir.IntegerAttr
+    result: TensorResult
+
+    def check(self, v: Rules) -> None:
+        reduction = v.string("reduction", choices=("mean", "sum", "none"))
+        v.int("ignore_index")
+        x, t = _shape(self.log_probs, "log_probs"), _shape(self.target, "target")
+        v.require(len(x) in (1, 2), f"log_probs must be [N, C] or [C], got rank {len(x)}")
+        v.require(isinstance(_element(self.target), ir.IntegerType), "target must have integer elements")
+        v.require(t == x[:-1], f"target shape must be {x[:-1]}, got {t}")
+        expected = x[:-1] if reduction == "none" else []
+        v.require(_shape(self.result, "result") == expected, f"result shape must be {expected}, got {_shape(self.result, 'result')}")
+
+
+class NllLossGradOp(PoplarOp, name="popnn_nll_loss_grad", traits=[ext.Pure]):
+    """Gradient of ``popnn_nll_loss`` with respect to ``log_probs`` (the result has its type).
+
+    Example:
+      %g = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64}
+             : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+    """
+
+    grad: Tensor
+    log_probs: Tensor
+    target: Tensor
+    reduction: ir.StringAttr
+    ignore_index: ir.IntegerAttr
+    result: TensorResult
+
+    def check(self, v: Rules) -> None:
+        reduction = v.string("reduction", choices=("mean", "sum", "none"))
+        v.int("ignore_index")
+        x = _shape(self.log_probs, "log_probs")
+        expected = x[:-1] if reduction == "none" else []
+        v.require(_shape(self.grad, "grad") == expected, f"grad shape must be {expected}, got {_shape(self.grad, 'grad')}")
+        _shape(self.target, "target")
+        v.require(isinstance(_element(self.target), ir.IntegerType), "target must have integer elements")
+        _same_as(v, self.result, self.log_probs, "result", "log_probs")
+
+
+class MultiUpdateAddOp(PoplarOp, name="popops_multi_update_add", traits=[ext.Pure]):
+    """Sums rows of ``updates`` into a zero table at ``indices`` (``popops::multiUpdateAdd``):
+    the weight gradient of an embedding.
+
+    Semantics: result ``[num_rows, *row]`` from ``updates`` ``[*indices.shape, *row]``;
+    rows at ``padding_index`` (if >= 0) get no gradient.
+
+    Example:
+      %gw = "poplar.popops_multi_update_add"(%g, %ids) {padding_index = -1 : i64} : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<10x4xf32>
+    """
+
+    updates: Tensor
+    indices: Tensor
+    padding_index: ir.IntegerAttr
+    result: TensorResult
+
+    def check(self, v: Rules) -> None:
+        v.int("padding_index", min=-1)
+        u, i, r = _shape(self.updates, "updates"), _shape(self.indices, "indices"), _shape(self.result, "result")
+        v.require(isinstance(_element(self.indices), ir.IntegerType), "indices must have integer elements")
+        v.require(u[: len(i)] == i, f"updates {u} must start with the indices' shape {i}")
+        v.require(len(r) >= 1 and r[1:] == u[len(i) :], f"result rows {r[1:]} must match the update rows {u[len(i):]}")
+        v.require(_element(self.updates) == _element(self.result), "updates and result must share one element type")
+
+
+class DropoutOp(PoplarOp, name="poprand_dropout"):
+    """Zeroes elements with probability ``p`` and scales the rest by 1 / (1 - p)
+    (``poprand::dropout``).
+
+    Semantics: draws from the program's random generator (seeded by
+    ``Options.randomSeed``), so the same seed gives the same masks; ``mask`` (``i1``,
+    input's shape) records the kept elements for the gradient. Not pure: every
+    execution draws a new mask.
+
+    Example:
+      %y, %m = "poplar.poprand_dropout"(%x) {p = 0.1 : f64} : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xi1>)
+    """
+
+    input: Tensor
+    p: ir.FloatAttr
+    result: TensorResult
+    mask: TensorResult
+
+    def check(self, v: Rules) -> None:
+        p = v.float("p", min=0.0)
+        v.require(p < 1.0, f"attribute 'p' must be < 1, got {p}")
+        _same_as(v, self.result, self.input, "result", "input")
+        v.require(_shape(self.mask, "mask") == _shape(self.input, "input"), "mask must have the input's shape")
+        element = _element(self.mask)
+        v.require(isinstance(element, ir.IntegerType) and ir.IntegerType(element).width == 1, f"mask must have i1 elements, got {element}")
 
 
 # ---------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // At least one case per verifier rule of the poplar dialect (dialects/poplar.py), with the
 // message a user sees. Ops that take operands sit in a func.func that provides them.
 
-// ===== op structure: regions, results, operands and operandSegmentSizes as declared (checked before any rule)
+// ===== op structure: regions, results, operands, operandSegmentSizes and resultSegmentSizes as declared (checked before any rule)
 
 func.func @case0(%a: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_add' op expects 2 operands, got 1}}
@@ -93,6 +93,50 @@ func.func @case8(%x: tensor<2x4x3x3xf32>, %p: tensor<4xf32>) {
 func.func @case9(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op attribute 'operandSegmentSizes' [1, 1, 0] adds up to 2, but the op has 1 operands}}
   %0 = "poplar.popops_map"(%a) {expr = "neg(_1)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// resultSegmentSizes: the same rules as operandSegmentSizes, for the ops with variadic results.
+func.func @case10(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op requires attribute 'resultSegmentSizes'}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %p, %p) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+func.func @case11(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'resultSegmentSizes' must be an array<i32: ...> with 4 elements, got array<i32: 3>}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %p, %p) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 3>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+func.func @case12(%g: tensor<1x4x8x8xf32>, %x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op attribute 'resultSegmentSizes' has a negative entry: [1, 3, -1]}}
+  %0:3 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, resultSegmentSizes = array<i32: 1, 3, -1>} : (tensor<1x4x8x8xf32>, tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// A layer norm without its invstd result: result, mean and invstd cannot shift groups.
+func.func @case13(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'resultSegmentSizes' entry #2 must be 1 (a single result), got 0}}
+  %0:2 = "poplar.popnn_norm_training"(%x, %p, %p) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+// IRDL ignores the attribute of an op with one variadic result group: without this rule
+// the op below would verify, and the accessors would misread the new running statistics.
+func.func @case14(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'resultSegmentSizes' [1, 1, 1, 5] adds up to 8, but the op has 3 results}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %p, %p) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 5>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
   return
 }
 
@@ -331,7 +375,7 @@ func.func @case9(%a: tensor<2x3xf32>) {
 
 // ===== poplar.program_copy, poplar.program_sync
 
-func.func @case10(%a: tensor<4xf32>, %b: tensor<4xf16>) {
+func.func @case15(%a: tensor<4xf32>, %b: tensor<4xf16>) {
   // expected-error@+1 {{'poplar.program_copy' op source type tensor<4xf32> must equal destination type tensor<4xf16>}}
   "poplar.program_copy"(%a, %b) : (tensor<4xf32>, tensor<4xf16>) -> ()
   return
@@ -346,7 +390,7 @@ func.func @case10(%a: tensor<4xf32>, %b: tensor<4xf16>) {
 
 // ===== poplar.program_print_tensor
 
-func.func @case11(%a: tensor<2x3xf32>) {
+func.func @case16(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.program_print_tensor' op requires attribute 'title'}}
   "poplar.program_print_tensor"(%a) : (tensor<2x3xf32>) -> ()
   return
@@ -354,7 +398,7 @@ func.func @case11(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case12(%a: tensor<2x3xf32>) {
+func.func @case17(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.program_print_tensor' op attribute 'title' must be a string, got 1 : i64}}
   "poplar.program_print_tensor"(%a) {title = 1 : i64} : (tensor<2x3xf32>) -> ()
   return
@@ -362,7 +406,7 @@ func.func @case12(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case13(%a: tensor<2x3xf32>) {
+func.func @case18(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.program_print_tensor' op expects 0 results, got 1}}
   %0 = "poplar.program_print_tensor"(%a) {title = "a"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -424,7 +468,7 @@ func.func @case13(%a: tensor<2x3xf32>) {
 // -----
 
 // Outside any poplar.graph there is no stream to copy from.
-func.func @case14(%x: tensor<2x4xf32>) {
+func.func @case19(%x: tensor<2x4xf32>) {
   // expected-error@+1 {{'poplar.program_stream_copy' op refers to host stream "h2d.x", which the enclosing 'poplar.graph' does not declare}}
   "poplar.program_stream_copy"(%x) {stream = "h2d.x"} : (tensor<2x4xf32>) -> ()
   return
@@ -464,7 +508,7 @@ func.func @case14(%x: tensor<2x4xf32>) {
 
 // ===== poplar.gcl_all_reduce
 
-func.func @case15(%g: tensor<4xf32>) {
+func.func @case20(%g: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.gcl_all_reduce' op attribute 'op' must be one of "add", "mean", "mul", "min", "max", got "sum"}}
   %0 = "poplar.gcl_all_reduce"(%g) {op = "sum"} : (tensor<4xf32>) -> tensor<4xf32>
   return
@@ -472,7 +516,7 @@ func.func @case15(%g: tensor<4xf32>) {
 
 // -----
 
-func.func @case16(%g: tensor<4xf32>) {
+func.func @case21(%g: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.gcl_all_reduce' op result type tensor<2xf32> must equal input type tensor<4xf32>}}
   %0 = "poplar.gcl_all_reduce"(%g) {op = "mean"} : (tensor<4xf32>) -> tensor<2xf32>
   return
@@ -482,7 +526,7 @@ func.func @case16(%g: tensor<4xf32>) {
 
 // ===== element-wise binary ops (popops_add, popops_sub, popops_mul, popops_div share the rules)
 
-func.func @case17(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+func.func @case22(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popops_add' op operand shapes [[2, 3], [4]] do not broadcast}}
   %0 = "poplar.popops_add"(%a, %b) : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
   return
@@ -490,7 +534,7 @@ func.func @case17(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
 
 // -----
 
-func.func @case18(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+func.func @case23(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_sub' op result shape [3] must be the broadcast shape [2, 3]}}
   %0 = "poplar.popops_sub"(%a, %b) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return
@@ -498,7 +542,7 @@ func.func @case18(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
-func.func @case19(%a: tensor<3xf32>, %b: tensor<3xf16>) {
+func.func @case24(%a: tensor<3xf32>, %b: tensor<3xf16>) {
   // expected-error@+1 {{'poplar.popops_mul' op operands and result must share one element type, got f16, f32}}
   %0 = "poplar.popops_mul"(%a, %b) : (tensor<3xf32>, tensor<3xf16>) -> tensor<3xf32>
   return
@@ -506,7 +550,7 @@ func.func @case19(%a: tensor<3xf32>, %b: tensor<3xf16>) {
 
 // -----
 
-func.func @case20(%a: tensor<3xf32>, %b: tensor<*xf32>) {
+func.func @case25(%a: tensor<3xf32>, %b: tensor<*xf32>) {
   // expected-error@+1 {{'poplar.popops_div' op operand #1 must be a ranked tensor, got tensor<*xf32>}}
   %0 = "poplar.popops_div"(%a, %b) : (tensor<3xf32>, tensor<*xf32>) -> tensor<3xf32>
   return
@@ -516,7 +560,7 @@ func.func @case20(%a: tensor<3xf32>, %b: tensor<*xf32>) {
 
 // ===== poplar.popops_map: the expression and its operands
 
-func.func @case21(%a0: tensor<3xf32>) {
+func.func @case26(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op attribute 'expr' must not be empty}}
   %0 = "poplar.popops_map"(%a0) {expr = "", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -524,7 +568,7 @@ func.func @case21(%a0: tensor<3xf32>) {
 
 // -----
 
-func.func @case22(%a0: tensor<3xf32>) {
+func.func @case27(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "add(_1; _1)": unexpected character ';' at offset 6}}
   %0 = "poplar.popops_map"(%a0) {expr = "add(_1; _1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -532,7 +576,7 @@ func.func @case22(%a0: tensor<3xf32>) {
 
 // -----
 
-func.func @case23(%a0: tensor<3xf32>) {
+func.func @case28(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "softplus(_1)": unknown function 'softplus' at offset 0}}
   %0 = "poplar.popops_map"(%a0) {expr = "softplus(_1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -540,7 +584,7 @@ func.func @case23(%a0: tensor<3xf32>) {
 
 // -----
 
-func.func @case24(%a0: tensor<3xf32>) {
+func.func @case29(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "add(_1)": 'add' takes 2 arguments, got 1}}
   %0 = "poplar.popops_map"(%a0) {expr = "add(_1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -548,7 +592,7 @@ func.func @case24(%a0: tensor<3xf32>) {
 
 // -----
 
-func.func @case25(%a0: tensor<3xf32>) {
+func.func @case30(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "exp _1": expected '(' after 'exp' at offset 0}}
   %0 = "poplar.popops_map"(%a0) {expr = "exp _1", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -556,7 +600,7 @@ func.func @case25(%a0: tensor<3xf32>) {
 
 // -----
 
-func.func @case26(%a0: tensor<3xf32>) {
+func.func @case31(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "exp(_1": expected ')' to close 'exp' at offset 0}}
   %0 = "poplar.popops_map"(%a0) {expr = "exp(_1", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -564,7 +608,7 @@ func.func @case26(%a0: tensor<3xf32>) {
 
 // -----
 
-func.func @case27(%a0: tensor<3xf32>) {
+func.func @case32(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "mul(_1,": expression ends early}}
   %0 = "poplar.popops_map"(%a0) {expr = "mul(_1,", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -572,7 +616,7 @@ func.func @case27(%a0: tensor<3xf32>) {
 
 // -----
 
-func.func @case28(%a0: tensor<3xf32>) {
+func.func @case33(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "_1 _1": unexpected '_1' at offset 3}}
   %0 = "poplar.popops_map"(%a0) {expr = "_1 _1", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -580,7 +624,7 @@ func.func @case28(%a0: tensor<3xf32>) {
 
 // -----
 
-func.func @case29(%a0: tensor<3xf32>) {
+func.func @case34(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "add(_1, ))": unexpected ')' at offset 8}}
   %0 = "poplar.popops_map"(%a0) {expr = "add(_1, ))", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -590,7 +634,7 @@ func.func @case29(%a0: tensor<3xf32>) {
 
 // Parsing and walking the expression recurse; too deep a nesting is a diagnostic, not
 // a crash (1000 levels: 5002 characters).
-func.func @case30(%a0: tensor<3xf32>) {
+func.func @case35(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an expression nested too deeply (5002 characters)}}
   %0 = "poplar.popops_map"(%a0) {expr = "neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(neg(_1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -599,7 +643,7 @@ func.func @case30(%a0: tensor<3xf32>) {
 // -----
 
 // Both extra operands in in2: IRDL would also make them share one type.
-func.func @case31(%a0: tensor<3xf32>) {
+func.func @case36(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op expects at most one operand in each of in2 and in3, got 2 and 0}}
   %0 = "poplar.popops_map"(%a0, %a0, %a0) {expr = "clamp(_1, _2, _3)", operandSegmentSizes = array<i32: 1, 2, 0>} : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return
@@ -607,7 +651,7 @@ func.func @case31(%a0: tensor<3xf32>) {
 
 // -----
 
-func.func @case32(%a0: tensor<3xf32>, %a1: tensor<f32>) {
+func.func @case37(%a0: tensor<3xf32>, %a1: tensor<f32>) {
   // expected-error@+1 {{'poplar.popops_map' op in3 needs an operand in in2}}
   %0 = "poplar.popops_map"(%a0, %a1) {expr = "max(_1, _2)", operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
   return
@@ -615,7 +659,7 @@ func.func @case32(%a0: tensor<3xf32>, %a1: tensor<f32>) {
 
 // -----
 
-func.func @case33(%a0: tensor<3xf32>, %a1: tensor<3xf32>) {
+func.func @case38(%a0: tensor<3xf32>, %a1: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op expression "add(_1, _3)" reads [1, 3] but the op has 2 operands}}
   %0 = "poplar.popops_map"(%a0, %a1) {expr = "add(_1, _3)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return
@@ -623,7 +667,7 @@ func.func @case33(%a0: tensor<3xf32>, %a1: tensor<3xf32>) {
 
 // -----
 
-func.func @case34(%a0: tensor<3xf32>) {
+func.func @case39(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op expression "neg(_0)" reads [0] but the op has 1 operands}}
   %0 = "poplar.popops_map"(%a0) {expr = "neg(_0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
   return
@@ -632,7 +676,7 @@ func.func @case34(%a0: tensor<3xf32>) {
 // -----
 
 // A map has at most three operands.
-func.func @case35(%c: tensor<3xi1>, %a0: tensor<3xf32>, %a1: tensor<f32>) {
+func.func @case40(%c: tensor<3xi1>, %a0: tensor<3xf32>, %a1: tensor<f32>) {
   // expected-error@+1 {{'poplar.popops_map' op expression "select(_1, _2, _4)" reads [1, 2, 4] but the op has 3 operands}}
   %0 = "poplar.popops_map"(%c, %a0, %a1) {expr = "select(_1, _2, _4)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<3xi1>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
   return
@@ -641,7 +685,7 @@ func.func @case35(%c: tensor<3xi1>, %a0: tensor<3xf32>, %a1: tensor<f32>) {
 // -----
 
 // The result has the broadcast shape of all operands, read or not.
-func.func @case36(%a0: tensor<f32>) {
+func.func @case41(%a0: tensor<f32>) {
   // expected-error@+1 {{'poplar.popops_map' op result shape [3] must be the broadcast shape []}}
   %0 = "poplar.popops_map"(%a0) {expr = "1.0", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<3xf32>
   return
@@ -649,7 +693,7 @@ func.func @case36(%a0: tensor<f32>) {
 
 // -----
 
-func.func @case37(%c: tensor<2x3xi1>, %a0: tensor<2x3xf32>, %a1: tensor<2xf32>) {
+func.func @case42(%c: tensor<2x3xi1>, %a0: tensor<2x3xf32>, %a1: tensor<2xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op operand shapes [[2, 3], [2, 3], [2]] do not broadcast}}
   %0 = "poplar.popops_map"(%c, %a0, %a1) {expr = "select(_1, _2, _3)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
   return
@@ -657,7 +701,7 @@ func.func @case37(%c: tensor<2x3xi1>, %a0: tensor<2x3xf32>, %a1: tensor<2xf32>) 
 
 // -----
 
-func.func @case38(%a0: tensor<3xf32>, %a1: tensor<3xf32>) {
+func.func @case43(%a0: tensor<3xf32>, %a1: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op result shape [2] must be the broadcast shape [3]}}
   %0 = "poplar.popops_map"(%a0, %a1) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<2xf32>
   return
@@ -667,7 +711,7 @@ func.func @case38(%a0: tensor<3xf32>, %a1: tensor<3xf32>) {
 
 // ===== poplar.popops_cast
 
-func.func @case39(%a: tensor<2x3xf32>) {
+func.func @case44(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_cast' op result shape must equal input shape}}
   %0 = "poplar.popops_cast"(%a) : (tensor<2x3xf32>) -> tensor<6xf16>
   return
@@ -677,7 +721,7 @@ func.func @case39(%a: tensor<2x3xf32>) {
 
 // ===== poplar.popops_reduce
 
-func.func @case40(%a: tensor<2x3xf32>) {
+func.func @case45(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_reduce' op attribute 'op' must be one of "add", "mul", "min", "max", "square_add", "logical_and", "logical_or", got "mean"}}
   %0 = "poplar.popops_reduce"(%a) {op = "mean", dims = array<i64: 1>, keep_dims = false, scale = 1.0 : f64} : (tensor<2x3xf32>) -> tensor<2xf32>
   return
@@ -685,7 +729,7 @@ func.func @case40(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case41(%a: tensor<2x3xf32>) {
+func.func @case46(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_reduce' op attribute 'dims' elements must be >= 0, got [-1]}}
   %0 = "poplar.popops_reduce"(%a) {op = "add", dims = array<i64: -1>, keep_dims = false, scale = 1.0 : f64} : (tensor<2x3xf32>) -> tensor<2xf32>
   return
@@ -693,7 +737,7 @@ func.func @case41(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case42(%a: tensor<2x3xf32>) {
+func.func @case47(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_reduce' op attribute 'dims' has duplicates: [1, 1]}}
   %0 = "poplar.popops_reduce"(%a) {op = "add", dims = array<i64: 1, 1>, keep_dims = false, scale = 1.0 : f64} : (tensor<2x3xf32>) -> tensor<2xf32>
   return
@@ -701,7 +745,7 @@ func.func @case42(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case43(%a: tensor<2x3xf32>) {
+func.func @case48(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_reduce' op attribute 'dims' [2] out of range for rank 2}}
   %0 = "poplar.popops_reduce"(%a) {op = "add", dims = array<i64: 2>, keep_dims = false, scale = 1.0 : f64} : (tensor<2x3xf32>) -> tensor<2xf32>
   return
@@ -709,7 +753,7 @@ func.func @case43(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case44(%a: tensor<2x3xf32>) {
+func.func @case49(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_reduce' op attribute 'keep_dims' must be a bool (true/false), got 0 : i64}}
   %0 = "poplar.popops_reduce"(%a) {op = "add", dims = array<i64: 1>, keep_dims = 0 : i64, scale = 1.0 : f64} : (tensor<2x3xf32>) -> tensor<2xf32>
   return
@@ -717,7 +761,7 @@ func.func @case44(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case45(%a: tensor<2x3xf32>) {
+func.func @case50(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_reduce' op attribute 'scale' must be a float, got 1 : i64}}
   %0 = "poplar.popops_reduce"(%a) {op = "add", dims = array<i64: 1>, keep_dims = false, scale = 1 : i64} : (tensor<2x3xf32>) -> tensor<2xf32>
   return
@@ -725,7 +769,7 @@ func.func @case45(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case46(%a: tensor<2x3xf32>) {
+func.func @case51(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_reduce' op attribute 'scale' must not be NaN}}
   %0 = "poplar.popops_reduce"(%a) {op = "add", dims = array<i64: 1>, keep_dims = false, scale = 0x7FF8000000000000 : f64} : (tensor<2x3xf32>) -> tensor<2xf32>
   return
@@ -733,7 +777,7 @@ func.func @case46(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case47(%a: tensor<2x3xf32>) {
+func.func @case52(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_reduce' op result shape must be [2], got [2, 1]}}
   %0 = "poplar.popops_reduce"(%a) {op = "add", dims = array<i64: 1>, keep_dims = false, scale = 1.0 : f64} : (tensor<2x3xf32>) -> tensor<2x1xf32>
   return
@@ -741,7 +785,7 @@ func.func @case47(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case48(%a: tensor<2x3xf32>) {
+func.func @case53(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_reduce' op result shape must be [2, 1], got [2]}}
   %0 = "poplar.popops_reduce"(%a) {op = "add", dims = array<i64: 1>, keep_dims = true, scale = 1.0 : f64} : (tensor<2x3xf32>) -> tensor<2xf32>
   return
@@ -751,7 +795,7 @@ func.func @case48(%a: tensor<2x3xf32>) {
 
 // ===== poplar.popops_arg_max / poplar.popops_arg_min
 
-func.func @case49(%a: tensor<2x3xf32>) {
+func.func @case54(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_arg_max' op attribute 'dim' must be >= 0, got -1}}
   %0 = "poplar.popops_arg_max"(%a) {dim = -1 : i64, keep_dims = false} : (tensor<2x3xf32>) -> tensor<2xi64>
   return
@@ -759,7 +803,7 @@ func.func @case49(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case50(%a: tensor<2x3xf32>) {
+func.func @case55(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_arg_min' op attribute 'dim' must be in [0, 2), got 2}}
   %0 = "poplar.popops_arg_min"(%a) {dim = 2 : i64, keep_dims = false} : (tensor<2x3xf32>) -> tensor<2xi64>
   return
@@ -767,7 +811,7 @@ func.func @case50(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case51(%a: tensor<2x3xf32>) {
+func.func @case56(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_arg_max' op attribute 'keep_dims' must be a bool (true/false), got "no"}}
   %0 = "poplar.popops_arg_max"(%a) {dim = 1 : i64, keep_dims = "no"} : (tensor<2x3xf32>) -> tensor<2xi64>
   return
@@ -775,7 +819,7 @@ func.func @case51(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case52(%a: tensor<2x3xf32>) {
+func.func @case57(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_arg_min' op result must have integer elements, got f32}}
   %0 = "poplar.popops_arg_min"(%a) {dim = 1 : i64, keep_dims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
   return
@@ -783,7 +827,7 @@ func.func @case52(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case53(%a: tensor<2x3xf32>) {
+func.func @case58(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_arg_max' op result shape must be [2, 1], got [2]}}
   %0 = "poplar.popops_arg_max"(%a) {dim = 1 : i64, keep_dims = true} : (tensor<2x3xf32>) -> tensor<2xi64>
   return
@@ -793,7 +837,7 @@ func.func @case53(%a: tensor<2x3xf32>) {
 
 // ===== poplar.popops_multi_slice
 
-func.func @case54(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
+func.func @case59(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
   // expected-error@+1 {{'poplar.popops_multi_slice' op attribute 'dim' must be >= 0, got -1}}
   %0 = "poplar.popops_multi_slice"(%t, %i) {dim = -1 : i64} : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<10x3xf32>
   return
@@ -801,7 +845,7 @@ func.func @case54(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
 
 // -----
 
-func.func @case55(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
+func.func @case60(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
   // expected-error@+1 {{'poplar.popops_multi_slice' op attribute 'dim' must be in [0, 2), got 2}}
   %0 = "poplar.popops_multi_slice"(%t, %i) {dim = 2 : i64} : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<10x4x3xf32>
   return
@@ -809,7 +853,7 @@ func.func @case55(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
 
 // -----
 
-func.func @case56(%t: tensor<10x4xf32>, %i: tensor<3xf32>) {
+func.func @case61(%t: tensor<10x4xf32>, %i: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_multi_slice' op indices must have integer elements}}
   %0 = "poplar.popops_multi_slice"(%t, %i) {dim = 0 : i64} : (tensor<10x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
   return
@@ -817,7 +861,7 @@ func.func @case56(%t: tensor<10x4xf32>, %i: tensor<3xf32>) {
 
 // -----
 
-func.func @case57(%t: tensor<10x4xf32>, %i: tensor<2x3xi32>) {
+func.func @case62(%t: tensor<10x4xf32>, %i: tensor<2x3xi32>) {
   // expected-error@+1 {{'poplar.popops_multi_slice' op result shape must be [2, 3, 4], got [6, 4]}}
   %0 = "poplar.popops_multi_slice"(%t, %i) {dim = 0 : i64} : (tensor<10x4xf32>, tensor<2x3xi32>) -> tensor<6x4xf32>
   return
@@ -827,7 +871,7 @@ func.func @case57(%t: tensor<10x4xf32>, %i: tensor<2x3xi32>) {
 
 // ===== poplar.popops_gather
 
-func.func @case58(%a: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
+func.func @case63(%a: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
   // expected-error@+1 {{'poplar.popops_gather' op attribute 'dim' must be in [0, 2), got 3}}
   %0 = "poplar.popops_gather"(%a, %i) {dim = 3 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
   return
@@ -835,7 +879,7 @@ func.func @case58(%a: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
 
 // -----
 
-func.func @case59(%a: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
+func.func @case64(%a: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
   // expected-error@+1 {{'poplar.popops_gather' op attribute 'dim' must be >= 0, got -2}}
   %0 = "poplar.popops_gather"(%a, %i) {dim = -2 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
   return
@@ -843,7 +887,7 @@ func.func @case59(%a: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
 
 // -----
 
-func.func @case60(%a: tensor<2x3xf32>, %i: tensor<2x2xf32>) {
+func.func @case65(%a: tensor<2x3xf32>, %i: tensor<2x2xf32>) {
   // expected-error@+1 {{'poplar.popops_gather' op indices must have integer elements}}
   %0 = "poplar.popops_gather"(%a, %i) {dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return
@@ -851,7 +895,7 @@ func.func @case60(%a: tensor<2x3xf32>, %i: tensor<2x2xf32>) {
 
 // -----
 
-func.func @case61(%a: tensor<2x3xf32>, %i: tensor<2xi64>) {
+func.func @case66(%a: tensor<2x3xf32>, %i: tensor<2xi64>) {
   // expected-error@+1 {{'poplar.popops_gather' op indices rank 1 must equal input rank 2}}
   %0 = "poplar.popops_gather"(%a, %i) {dim = 1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
   return
@@ -859,7 +903,7 @@ func.func @case61(%a: tensor<2x3xf32>, %i: tensor<2xi64>) {
 
 // -----
 
-func.func @case62(%a: tensor<2x3xf32>, %i: tensor<4x2xi64>) {
+func.func @case67(%a: tensor<2x3xf32>, %i: tensor<4x2xi64>) {
   // expected-error@+1 {{'poplar.popops_gather' op indices shape [4, 2] must not exceed input shape [2, 3] outside dim 1}}
   %0 = "poplar.popops_gather"(%a, %i) {dim = 1 : i64} : (tensor<2x3xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
   return
@@ -867,7 +911,7 @@ func.func @case62(%a: tensor<2x3xf32>, %i: tensor<4x2xi64>) {
 
 // -----
 
-func.func @case63(%a: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
+func.func @case68(%a: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
   // expected-error@+1 {{'poplar.popops_gather' op result shape must equal the indices' shape}}
   %0 = "poplar.popops_gather"(%a, %i) {dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x3xf32>
   return
@@ -877,7 +921,7 @@ func.func @case63(%a: tensor<2x3xf32>, %i: tensor<2x2xi64>) {
 
 // ===== poplar.popops_scaled_add_to
 
-func.func @case64(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+func.func @case69(%w: tensor<4xf32>, %g: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popops_scaled_add_to' op attribute 'scale' must be a float, got "lr"}}
   "poplar.popops_scaled_add_to"(%w, %g) {scale = "lr"} : (tensor<4xf32>, tensor<4xf32>) -> ()
   return
@@ -885,7 +929,7 @@ func.func @case64(%w: tensor<4xf32>, %g: tensor<4xf32>) {
 
 // -----
 
-func.func @case65(%w: tensor<4xf32>, %g: tensor<4xf16>) {
+func.func @case70(%w: tensor<4xf32>, %g: tensor<4xf16>) {
   // expected-error@+1 {{'poplar.popops_scaled_add_to' op source type tensor<4xf16> must equal destination type tensor<4xf32>}}
   "poplar.popops_scaled_add_to"(%w, %g) {scale = 1.0 : f64} : (tensor<4xf32>, tensor<4xf16>) -> ()
   return
@@ -895,7 +939,7 @@ func.func @case65(%w: tensor<4xf32>, %g: tensor<4xf16>) {
 
 // ===== poplar.popops_pad
 
-func.func @case66(%a: tensor<2x3xf32>) {
+func.func @case71(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_pad' op attribute 'low' must have 2 elements, got 1}}
   %0 = "poplar.popops_pad"(%a) {low = array<i64: 1>, high = array<i64: 0, 1>, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x5xf32>
   return
@@ -903,7 +947,7 @@ func.func @case66(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case67(%a: tensor<2x3xf32>) {
+func.func @case72(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_pad' op attribute 'high' elements must be >= 0, got [0, -1]}}
   %0 = "poplar.popops_pad"(%a) {low = array<i64: 0, 1>, high = array<i64: 0, -1>, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x5xf32>
   return
@@ -911,7 +955,7 @@ func.func @case67(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case68(%a: tensor<2x3xf32>) {
+func.func @case73(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_pad' op attribute 'value' must be a float, got 0 : i64}}
   %0 = "poplar.popops_pad"(%a) {low = array<i64: 0, 1>, high = array<i64: 0, 1>, value = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x5xf32>
   return
@@ -919,7 +963,7 @@ func.func @case68(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case69(%a: tensor<2x3xf32>) {
+func.func @case74(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popops_pad' op result shape must be [2, 5], got [2, 4]}}
   %0 = "poplar.popops_pad"(%a) {low = array<i64: 0, 1>, high = array<i64: 0, 1>, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x4xf32>
   return
@@ -929,7 +973,7 @@ func.func @case69(%a: tensor<2x3xf32>) {
 
 // ===== poplar.poplin_matmul
 
-func.func @case70(%a: tensor<2x3xf32>, %b: tensor<1x3x4xf32>) {
+func.func @case75(%a: tensor<2x3xf32>, %b: tensor<1x3x4xf32>) {
   // expected-error@+1 {{'poplar.poplin_matmul' op operands must both be rank 2 or both rank 3, got ranks 2 and 3}}
   %0 = "poplar.poplin_matmul"(%a, %b) : (tensor<2x3xf32>, tensor<1x3x4xf32>) -> tensor<2x4xf32>
   return
@@ -937,7 +981,7 @@ func.func @case70(%a: tensor<2x3xf32>, %b: tensor<1x3x4xf32>) {
 
 // -----
 
-func.func @case71(%a: tensor<3xf32>, %b: tensor<3xf32>) {
+func.func @case76(%a: tensor<3xf32>, %b: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.poplin_matmul' op operands must both be rank 2 or both rank 3, got ranks 1 and 1}}
   %0 = "poplar.poplin_matmul"(%a, %b) : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
   return
@@ -945,7 +989,7 @@ func.func @case71(%a: tensor<3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
-func.func @case72(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+func.func @case77(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
   // expected-error@+1 {{'poplar.poplin_matmul' op contracting dims differ: lhs [2, 3] and rhs [4, 5]}}
   %0 = "poplar.poplin_matmul"(%a, %b) : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return
@@ -953,7 +997,7 @@ func.func @case72(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
 
 // -----
 
-func.func @case73(%a: tensor<2x2x3xf32>, %b: tensor<3x3x4xf32>) {
+func.func @case78(%a: tensor<2x2x3xf32>, %b: tensor<3x3x4xf32>) {
   // expected-error@+1 {{'poplar.poplin_matmul' op group dims differ: lhs [2, 2, 3] and rhs [3, 3, 4]}}
   %0 = "poplar.poplin_matmul"(%a, %b) : (tensor<2x2x3xf32>, tensor<3x3x4xf32>) -> tensor<2x2x4xf32>
   return
@@ -961,7 +1005,7 @@ func.func @case73(%a: tensor<2x2x3xf32>, %b: tensor<3x3x4xf32>) {
 
 // -----
 
-func.func @case74(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+func.func @case79(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
   // expected-error@+1 {{'poplar.poplin_matmul' op result shape must be [2, 4], got [4, 2]}}
   %0 = "poplar.poplin_matmul"(%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<4x2xf32>
   return
@@ -971,7 +1015,7 @@ func.func @case74(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
 
 // ===== poplar.poplin_conv
 
-func.func @case75(%x: tensor<4x8xf32>, %w: tensor<6x2xf32>) {
+func.func @case80(%x: tensor<4x8xf32>, %w: tensor<6x2xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op input and weights must have the same rank >= 3, got 2 and 2}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4x8xf32>, tensor<6x2xf32>) -> tensor<4x6xf32>
   return
@@ -979,7 +1023,7 @@ func.func @case75(%x: tensor<4x8xf32>, %w: tensor<6x2xf32>) {
 
 // -----
 
-func.func @case76(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3xf32>) {
+func.func @case81(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op input and weights must have the same rank >= 3, got 4 and 3}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x2x3xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -987,7 +1031,7 @@ func.func @case76(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3xf32>) {
 
 // -----
 
-func.func @case77(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+func.func @case82(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op attribute 'stride' must have 2 elements, got 3}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 1, 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -995,7 +1039,7 @@ func.func @case77(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
 
 // -----
 
-func.func @case78(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+func.func @case83(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op attribute 'stride' elements must be >= 1, got [0, 1]}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 0, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -1003,7 +1047,7 @@ func.func @case78(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
 
 // -----
 
-func.func @case79(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+func.func @case84(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op attribute 'padding' elements must be >= 0, got [1, -1]}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, -1>, dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -1011,7 +1055,7 @@ func.func @case79(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
 
 // -----
 
-func.func @case80(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+func.func @case85(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op attribute 'dilation' elements must be >= 1, got [1, 0]}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 0>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -1019,7 +1063,7 @@ func.func @case80(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
 
 // -----
 
-func.func @case81(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+func.func @case86(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op attribute 'groups' must be >= 1, got 0}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -1027,7 +1071,7 @@ func.func @case81(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
 
 // -----
 
-func.func @case82(%x: tensor<1x4x8x8xf32>, %w: tensor<6x1x3x3xf32>) {
+func.func @case87(%x: tensor<1x4x8x8xf32>, %w: tensor<6x1x3x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op channels (4 in, 6 out) must be divisible by groups (4)}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -1035,7 +1079,7 @@ func.func @case82(%x: tensor<1x4x8x8xf32>, %w: tensor<6x1x3x3xf32>) {
 
 // -----
 
-func.func @case83(%x: tensor<1x4x8x8xf32>, %w: tensor<6x3x3x3xf32>) {
+func.func @case88(%x: tensor<1x4x8x8xf32>, %w: tensor<6x3x3x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op weights expect 6 input channels, input has 4}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x3x3x3xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -1043,7 +1087,7 @@ func.func @case83(%x: tensor<1x4x8x8xf32>, %w: tensor<6x3x3x3xf32>) {
 
 // -----
 
-func.func @case84(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b0: tensor<6xf32>, %b1: tensor<6xf32>) {
+func.func @case89(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b0: tensor<6xf32>, %b1: tensor<6xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op expects at most one bias, got 2}}
   %0 = "poplar.poplin_conv"(%x, %w, %b0, %b1) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 2>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -1051,7 +1095,7 @@ func.func @case84(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b0: tensor<
 
 // -----
 
-func.func @case85(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b0: tensor<4xf32>) {
+func.func @case90(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b0: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op bias shape must be [6], got [4]}}
   %0 = "poplar.poplin_conv"(%x, %w, %b0) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<4xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -1059,7 +1103,7 @@ func.func @case85(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b0: tensor<
 
 // -----
 
-func.func @case86(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+func.func @case91(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op result shape must be [1, 6, 4, 4], got [1, 6, 8, 8]}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x8x8xf32>
   return
@@ -1067,7 +1111,7 @@ func.func @case86(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
 
 // -----
 
-func.func @case87(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+func.func @case92(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error@+1 {{'poplar.poplin_conv' op result shape must be [1, 6, 4, 4], got [1, 6, 6, 6]}}
   %0 = "poplar.poplin_conv"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 2, 2>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
   return
@@ -1077,7 +1121,7 @@ func.func @case87(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
 
 // ===== poplar.popnn_pool (output size: floor, or ceil without a window starting in the padding)
 
-func.func @case88(%x: tensor<1x3x8x8xf32>) {
+func.func @case93(%x: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op attribute 'kind' must be one of "max", "avg", "sum", got "min"}}
   %0 = "poplar.popnn_pool"(%x) {kind = "min", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return
@@ -1085,7 +1129,7 @@ func.func @case88(%x: tensor<1x3x8x8xf32>) {
 
 // -----
 
-func.func @case89(%x: tensor<3x8xf32>) {
+func.func @case94(%x: tensor<3x8xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op input must have rank >= 3 ([N, C, *spatial]), got rank 2}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<3x8xf32>) -> tensor<3x4xf32>
   return
@@ -1093,7 +1137,7 @@ func.func @case89(%x: tensor<3x8xf32>) {
 
 // -----
 
-func.func @case90(%x: tensor<1x3x8x8xf32>) {
+func.func @case95(%x: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op attribute 'kernel' must have 2 elements, got 1}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return
@@ -1101,7 +1145,7 @@ func.func @case90(%x: tensor<1x3x8x8xf32>) {
 
 // -----
 
-func.func @case91(%x: tensor<1x3x8x8xf32>) {
+func.func @case96(%x: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op attribute 'stride' elements must be >= 1, got [0, 2]}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 0, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return
@@ -1109,7 +1153,7 @@ func.func @case91(%x: tensor<1x3x8x8xf32>) {
 
 // -----
 
-func.func @case92(%x: tensor<1x3x8x8xf32>) {
+func.func @case97(%x: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op attribute 'padding' elements must be >= 0, got [-1, 0]}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: -1, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return
@@ -1117,7 +1161,7 @@ func.func @case92(%x: tensor<1x3x8x8xf32>) {
 
 // -----
 
-func.func @case93(%x: tensor<1x3x8x8xf32>) {
+func.func @case98(%x: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op attribute 'ceil_mode' must be a bool (true/false), got 1 : i64}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = 1 : i64, count_include_pad = true} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return
@@ -1125,7 +1169,7 @@ func.func @case93(%x: tensor<1x3x8x8xf32>) {
 
 // -----
 
-func.func @case94(%x: tensor<1x3x8x8xf32>) {
+func.func @case99(%x: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op attribute 'count_include_pad' must be a bool (true/false), got "yes"}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = "yes"} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return
@@ -1133,7 +1177,7 @@ func.func @case94(%x: tensor<1x3x8x8xf32>) {
 
 // -----
 
-func.func @case95(%x: tensor<1x3x8x8xf32>) {
+func.func @case100(%x: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op padding [2, 1] must be at most half the kernel [3, 3]}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 2, 1>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return
@@ -1141,7 +1185,7 @@ func.func @case95(%x: tensor<1x3x8x8xf32>) {
 
 // -----
 
-func.func @case96(%x: tensor<1x3x5x5xf32>) {
+func.func @case101(%x: tensor<1x3x5x5xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op result shape must be [1, 3, 2, 2], got [1, 3, 3, 3]}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x5x5xf32>) -> tensor<1x3x3x3xf32>
   return
@@ -1149,7 +1193,7 @@ func.func @case96(%x: tensor<1x3x5x5xf32>) {
 
 // -----
 
-func.func @case97(%x: tensor<1x3x5x5xf32>) {
+func.func @case102(%x: tensor<1x3x5x5xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op result shape must be [1, 3, 3, 3], got [1, 3, 2, 2]}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = true, count_include_pad = true} : (tensor<1x3x5x5xf32>) -> tensor<1x3x2x2xf32>
   return
@@ -1157,7 +1201,7 @@ func.func @case97(%x: tensor<1x3x5x5xf32>) {
 
 // -----
 
-func.func @case98(%x: tensor<1x3x5x5xf32>) {
+func.func @case103(%x: tensor<1x3x5x5xf32>) {
   // expected-error@+1 {{'poplar.popnn_pool' op result shape must be [1, 3, 3, 3], got [1, 3, 4, 4]}}
   %0 = "poplar.popnn_pool"(%x) {kind = "max", kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, ceil_mode = true, count_include_pad = true} : (tensor<1x3x5x5xf32>) -> tensor<1x3x4x4xf32>
   return
@@ -1167,7 +1211,7 @@ func.func @case98(%x: tensor<1x3x5x5xf32>) {
 
 // ===== poplar.popnn_norm
 
-func.func @case99(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
+func.func @case104(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op attribute 'kind' must be one of "batch", "layer", "group", "instance", got "rms"}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "rms", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
@@ -1175,7 +1219,7 @@ func.func @case99(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) 
 
 // -----
 
-func.func @case100(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
+func.func @case105(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op attribute 'epsilon' must be > 0.0, got 0.0}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "layer", epsilon = 0.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
@@ -1183,7 +1227,7 @@ func.func @case100(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>)
 
 // -----
 
-func.func @case101(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
+func.func @case106(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op attribute 'num_groups' must be >= 1, got 0}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "layer", epsilon = 1.0e-05 : f64, num_groups = 0 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
@@ -1191,7 +1235,7 @@ func.func @case101(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>)
 
 // -----
 
-func.func @case102(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
+func.func @case107(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op attribute 'num_dims' must be >= 1, got 0}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "layer", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
@@ -1199,7 +1243,7 @@ func.func @case102(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>)
 
 // -----
 
-func.func @case103(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
+func.func @case108(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op expects 2 stats operands for kind "batch", got 0}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
@@ -1207,7 +1251,7 @@ func.func @case103(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>)
 
 // -----
 
-func.func @case104(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>, %v3: tensor<4xf32>, %v4: tensor<4xf32>) {
+func.func @case109(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>, %v3: tensor<4xf32>, %v4: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op expects 0 stats operands for kind "group", got 2}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2, %v3, %v4) {kind = "group", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
@@ -1215,7 +1259,7 @@ func.func @case104(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>,
 
 // -----
 
-func.func @case105(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
+func.func @case110(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op result shape must equal input shape}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "layer", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4x2xf32>
   return
@@ -1223,7 +1267,7 @@ func.func @case105(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>)
 
 // -----
 
-func.func @case106(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
+func.func @case111(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op attribute 'num_dims' (3) exceeds the input rank 2}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "layer", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
@@ -1231,7 +1275,7 @@ func.func @case106(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>)
 
 // -----
 
-func.func @case107(%v0: tensor<4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>, %v3: tensor<4xf32>, %v4: tensor<4xf32>) {
+func.func @case112(%v0: tensor<4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>, %v3: tensor<4xf32>, %v4: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op input must have rank >= 2 ([N, C, ...]), got rank 1}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2, %v3, %v4) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
@@ -1239,7 +1283,7 @@ func.func @case107(%v0: tensor<4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>, %
 
 // -----
 
-func.func @case108(%v0: tensor<2x4x8xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
+func.func @case113(%v0: tensor<2x4x8xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op channels (4) must be divisible by num_groups (3)}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "group", epsilon = 1.0e-05 : f64, num_groups = 3 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x8xf32>
   return
@@ -1247,7 +1291,7 @@ func.func @case108(%v0: tensor<2x4x8xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32
 
 // -----
 
-func.func @case109(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<2xf32>) {
+func.func @case114(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<2xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op bias must have shape [4], got [2]}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "layer", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<2xf32>) -> tensor<2x4xf32>
   return
@@ -1255,7 +1299,7 @@ func.func @case109(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<2xf32>)
 
 // -----
 
-func.func @case110(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>, %v3: tensor<2x4xf32>) {
+func.func @case115(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>, %v3: tensor<2x4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op stats #0 must have shape [4], got [2, 4]}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2, %v3, %v3) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return
@@ -1264,7 +1308,7 @@ func.func @case110(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>,
 // -----
 
 // Batch norm parameters are [C] of an [N, C, H, W] input; here the variance is [H].
-func.func @case111(%x: tensor<2x4x3x3xf32>, %p: tensor<4xf32>, %var: tensor<3xf32>) {
+func.func @case116(%x: tensor<2x4x3x3xf32>, %p: tensor<4xf32>, %var: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op stats #1 must have shape [4], got [3]}}
   %0 = "poplar.popnn_norm"(%x, %p, %p, %p, %var) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<3xf32>) -> tensor<2x4x3x3xf32>
   return
@@ -1273,7 +1317,7 @@ func.func @case111(%x: tensor<2x4x3x3xf32>, %p: tensor<4xf32>, %var: tensor<3xf3
 // -----
 
 // Group and instance norm parameters are [C] too, not the normalised dims.
-func.func @case112(%x: tensor<2x4x3x3xf32>, %g: tensor<3x3xf32>, %b: tensor<4xf32>) {
+func.func @case117(%x: tensor<2x4x3x3xf32>, %g: tensor<3x3xf32>, %b: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op scale must have shape [4], got [3, 3]}}
   %0 = "poplar.popnn_norm"(%x, %g, %b) {kind = "instance", epsilon = 1.0e-05 : f64, num_groups = 4 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4x3x3xf32>, tensor<3x3xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>
   return
@@ -1281,7 +1325,7 @@ func.func @case112(%x: tensor<2x4x3x3xf32>, %g: tensor<3x3xf32>, %b: tensor<4xf3
 
 // -----
 
-func.func @case113(%v0: tensor<2x3x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
+func.func @case118(%v0: tensor<2x3x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_norm' op scale must have shape [3, 4], got [4]}}
   %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "layer", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
   return
@@ -1291,15 +1335,15 @@ func.func @case113(%v0: tensor<2x3x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32
 
 // ===== poplar.popnn_nonlinearity
 
-func.func @case114(%a: tensor<2x3xf32>) {
-  // expected-error@+1 {{'poplar.popnn_nonlinearity' op attribute 'kind' must be one of "relu", "gelu_erf", "gelu_tanh", "sigmoid", "tanh", "silu", "hard_sigmoid", "hard_swish", "softmax", "log_softmax", got "gelu"}}
+func.func @case119(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nonlinearity' op attribute 'kind' must be one of "relu", "gelu_erf", "gelu_tanh", "sigmoid", "tanh", "silu", "hard_sigmoid", "hard_swish", "softmax", "log_softmax", "safe_softmax", got "gelu"}}
   %0 = "poplar.popnn_nonlinearity"(%a) {kind = "gelu", dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
 
 // -----
 
-func.func @case115(%a: tensor<2x3xf32>) {
+func.func @case120(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popnn_nonlinearity' op attribute 'dim' must be >= 0, got -1}}
   %0 = "poplar.popnn_nonlinearity"(%a) {kind = "softmax", dim = -1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -1307,7 +1351,7 @@ func.func @case115(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case116(%a: tensor<2x3xf32>) {
+func.func @case121(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popnn_nonlinearity' op attribute 'dim' must be in [0, 2), got 2}}
   %0 = "poplar.popnn_nonlinearity"(%a) {kind = "log_softmax", dim = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -1315,7 +1359,15 @@ func.func @case116(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case117(%a: tensor<2x3xf32>) {
+func.func @case122(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nonlinearity' op attribute 'dim' must be in [0, 2), got 2}}
+  %0 = "poplar.popnn_nonlinearity"(%a) {kind = "safe_softmax", dim = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @case123(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.popnn_nonlinearity' op result type tensor<2x3xf16> must equal input type tensor<2x3xf32>}}
   %0 = "poplar.popnn_nonlinearity"(%a) {kind = "relu", dim = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf16>
   return
@@ -1323,9 +1375,632 @@ func.func @case117(%a: tensor<2x3xf32>) {
 
 // -----
 
+// ===== poplar.popnn_nonlinearity_grad
+
+func.func @case124(%g: tensor<2x3xf32>, %y: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nonlinearity_grad' op attribute 'kind' must be one of "relu", "gelu_erf", "gelu_tanh", "sigmoid", "tanh", "silu", "hard_sigmoid", "hard_swish", "softmax", "log_softmax", "safe_softmax", got "swish"}}
+  %0 = "poplar.popnn_nonlinearity_grad"(%g, %y) {kind = "swish", dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Element-wise kinds ignore dim, but it must still be >= 0.
+func.func @case125(%g: tensor<2x3xf32>, %y: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nonlinearity_grad' op attribute 'dim' must be >= 0, got -1}}
+  %0 = "poplar.popnn_nonlinearity_grad"(%g, %y) {kind = "relu", dim = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @case126(%g: tensor<2x3xf32>, %y: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nonlinearity_grad' op attribute 'dim' must be in [0, 2), got 2}}
+  %0 = "poplar.popnn_nonlinearity_grad"(%g, %y) {kind = "safe_softmax", dim = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @case127(%g: tensor<2x3xf32>, %y: tensor<3x2xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nonlinearity_grad' op saved type tensor<3x2xf32> must equal grad type tensor<2x3xf32>}}
+  %0 = "poplar.popnn_nonlinearity_grad"(%g, %y) {kind = "tanh", dim = 0 : i64} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @case128(%g: tensor<2x3xf32>, %y: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nonlinearity_grad' op result type tensor<2x3xf16> must equal grad type tensor<2x3xf32>}}
+  %0 = "poplar.popnn_nonlinearity_grad"(%g, %y) {kind = "relu", dim = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf16>
+  return
+}
+
+// -----
+
+// ===== poplar.popnn_norm_training
+
+// Instance norm is a group norm with one group per channel.
+func.func @case129(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'kind' must be one of "batch", "layer", "group", got "instance"}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "instance", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 4 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<2x4xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @case130(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'epsilon' must be > 0.0, got 0.0}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 0.0 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+func.func @case131(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'momentum' must be >= 0.0, got -0.1}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = -0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+func.func @case132(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'momentum' must be <= 1.0, got 1.5}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 1.5 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+func.func @case133(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'num_groups' must be >= 1, got 0}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 0 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+func.func @case134(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'num_dims' must be >= 1, got 0}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+func.func @case135(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op result type tensor<2x4xf16> must equal input type tensor<2x4xf32>}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf16>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+func.func @case136(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>, %r0: tensor<4xf32>, %r1: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op running statistics apply to kind "batch" only, got 2 for "layer"}}
+  %0:5 = "poplar.popnn_norm_training"(%x, %s, %b, %r0, %r1) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>, resultSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case137(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>, %r0: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op expects 0 or 2 running statistics operands (mean, var), got 1}}
+  %0:4 = "poplar.popnn_norm_training"(%x, %s, %b, %r0) {kind = "batch", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// Running statistics in, but their updates not out.
+func.func @case138(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>, %r0: tensor<4xf32>, %r1: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op expects 2 new running statistics results, got 0}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b, %r0, %r1) {kind = "batch", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case139(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'num_dims' (3) exceeds the input rank 2}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+func.func @case140(%x: tensor<4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op input must have rank >= 2 ([N, C, ...]), got rank 1}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "batch", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case141(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op channels (4) must be divisible by num_groups (3)}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "group", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 3 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+  return
+}
+
+// -----
+
+// Batch norm parameters are [C] of an [N, C, H, W] input.
+func.func @case142(%x: tensor<2x4x3x3xf32>, %s: tensor<3xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op scale must have shape [4], got [3]}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "batch", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4x3x3xf32>, tensor<3xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case143(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>, %r0: tensor<4xf32>, %r1: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op new running stats #1 must have shape [4], got [3]}}
+  %0:5 = "poplar.popnn_norm_training"(%x, %s, %b, %r0, %r1) {kind = "batch", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>, resultSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
+// Layer norm statistics keep the normalised dims as size 1.
+func.func @case144(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op mean must have shape [2, 1], got [2]}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2xf32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+// Group norm statistics are [N, num_groups], not [C].
+func.func @case145(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_training' op invstd must have shape [2, 2], got [4]}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "group", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 2 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<2x2xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// ===== poplar.popnn_norm_grad
+
+func.func @case146(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op attribute 'kind' must be one of "batch", "layer", "group", got "instance"}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "instance", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case147(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op attribute 'epsilon' must be > 0.0, got -1.0}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = -1.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case148(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op attribute 'num_groups' must be >= 1, got 0}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 0 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case149(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op attribute 'num_dims' must be >= 1, got 0}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 0 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case150(%g: tensor<2x4x3x3xf16>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op grad type tensor<2x4x3x3xf16> must equal input type tensor<2x4x3x3xf32>}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf16>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case151(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op grad_input type tensor<2x4x9xf32> must equal input type tensor<2x4x3x3xf32>}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x9xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case152(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<2x4xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op mean type tensor<4xf32> must equal invstd type tensor<2x4xf32>}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<2x4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case153(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op grad_scale type tensor<3xf32> must equal scale type tensor<4xf32>}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<3xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @case154(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op grad_bias type tensor<4xf16> must equal scale type tensor<4xf32>}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf16>)
+  return
+}
+
+// -----
+
+// ===== poplar.poplin_conv_grad
+
+func.func @case155(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op grad, input and weights must have the same rank >= 3, got 4, 4 and 3}}
+  %0 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 0, 1, 0>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3xf32>) -> tensor<6x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @case156(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op attribute 'stride' must have 2 elements, got 1}}
+  %0:3 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
+  return
+}
+
+// -----
+
+func.func @case157(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op attribute 'stride' elements must be >= 1, got [1, 0]}}
+  %0:3 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 0>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
+  return
+}
+
+// -----
+
+func.func @case158(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op attribute 'padding' elements must be >= 0, got [-1, 1]}}
+  %0:3 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>, padding = array<i64: -1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
+  return
+}
+
+// -----
+
+func.func @case159(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op attribute 'dilation' elements must be >= 1, got [0, 0]}}
+  %0:3 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 0, 0>, groups = 2 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
+  return
+}
+
+// -----
+
+func.func @case160(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op attribute 'groups' must be >= 1, got 0}}
+  %0:3 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 0 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
+  return
+}
+
+// -----
+
+// The grad of a stride-2 conv has the forward's strided output shape.
+func.func @case161(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op grad shape must be the forward output shape [1, 6, 4, 4], got [1, 6, 8, 8]}}
+  %0:3 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
+  return
+}
+
+// -----
+
+func.func @case162(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op expects at most one grad_bias result, got 2}}
+  %0:2 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 0, 0, 2>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> (tensor<6xf32>, tensor<6xf32>)
+  return
+}
+
+// -----
+
+func.func @case163(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op grad_input must have shape [1, 4, 8, 8], got [1, 6, 8, 8]}}
+  %0 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @case164(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op grad_weights must have shape [6, 2, 3, 3], got [6, 4, 3, 3]}}
+  %0 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 0, 1, 0>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<6x4x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @case165(%g: tensor<1x6x8x8xf32>, %x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_grad' op grad_bias must have shape [6], got [4]}}
+  %0:3 = "poplar.poplin_conv_grad"(%g, %x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// ===== poplar.popnn_pool_grad
+
+func.func @case166(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_pool_grad' op attribute 'kind' must be one of "max", "avg", "sum", got "min"}}
+  %0 = "poplar.popnn_pool_grad"(%x, %g) {kind = "min", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @case167(%x: tensor<3x8xf32>, %g: tensor<3x4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_pool_grad' op input must have rank >= 3 ([N, C, *spatial]), got rank 2}}
+  %0 = "poplar.popnn_pool_grad"(%x, %g) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<3x8xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @case168(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_pool_grad' op attribute 'kernel' must have 2 elements, got 3}}
+  %0 = "poplar.popnn_pool_grad"(%x, %g) {kind = "max", kernel = array<i64: 2, 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @case169(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_pool_grad' op attribute 'stride' elements must be >= 1, got [2, 0]}}
+  %0 = "poplar.popnn_pool_grad"(%x, %g) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 0>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @case170(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_pool_grad' op attribute 'padding' elements must be >= 0, got [0, -1]}}
+  %0 = "poplar.popnn_pool_grad"(%x, %g) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, -1>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @case171(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_pool_grad' op attribute 'ceil_mode' must be a bool (true/false), got 0 : i64}}
+  %0 = "poplar.popnn_pool_grad"(%x, %g) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = 0 : i64, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @case172(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_pool_grad' op attribute 'count_include_pad' must be a bool (true/false), got "no"}}
+  %0 = "poplar.popnn_pool_grad"(%x, %g) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = "no"} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+// The input gradient has the input's type, not the grad's.
+func.func @case173(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_pool_grad' op result type tensor<1x3x4x4xf32> must equal input type tensor<1x3x8x8xf32>}}
+  %0 = "poplar.popnn_pool_grad"(%x, %g) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @case174(%x: tensor<1x3x8x8xf32>, %g: tensor<3x1x4x4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_pool_grad' op grad must have the input's batch and channel dims [1, 3]}}
+  %0 = "poplar.popnn_pool_grad"(%x, %g) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<3x1x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+// ===== poplar.popnn_nll_loss
+
+func.func @case175(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss' op attribute 'reduction' must be one of "mean", "sum", "none", got "batchmean"}}
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "batchmean", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @case176(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss' op attribute 'ignore_index' must be an integer, got -1.000000e+02 : f64}}
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100.0 : f64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// No spatial form: [N, C, d] log-probabilities are not supported.
+func.func @case177(%lp: tensor<2x4x3xf32>, %t: tensor<2x4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss' op log_probs must be [N, C] or [C], got rank 3}}
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<2x4x3xf32>, tensor<2x4xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// Class indices, not probabilities.
+func.func @case178(%lp: tensor<4x3xf32>, %t: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss' op target must have integer elements}}
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @case179(%lp: tensor<4x3xf32>, %t: tensor<4x1xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss' op target shape must be [4], got [4, 1]}}
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4x1xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @case180(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss' op result shape must be [4], got []}}
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "none", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @case181(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss' op result shape must be [], got [4]}}
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "sum", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// ===== poplar.popnn_nll_loss_grad
+
+func.func @case182(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op attribute 'reduction' must be one of "mean", "sum", "none", got "avg"}}
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "avg", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @case183(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op attribute 'ignore_index' must be an integer, got true}}
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = true} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// The grad of an unreduced loss has one entry per sample.
+func.func @case184(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op grad shape must be [4], got []}}
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "none", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @case185(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<*xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op target must be a ranked tensor, got tensor<*xi64>}}
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<*xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @case186(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op target must have integer elements}}
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @case187(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op result type tensor<4x3xf16> must equal log_probs type tensor<4x3xf32>}}
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf16>
+  return
+}
+
+// -----
+
+// ===== poplar.popops_multi_update_add
+
+// -1 means no padding row.
+func.func @case188(%u: tensor<2x3x4xf32>, %i: tensor<2x3xi64>) {
+  // expected-error@+1 {{'poplar.popops_multi_update_add' op attribute 'padding_index' must be >= -1, got -2}}
+  %0 = "poplar.popops_multi_update_add"(%u, %i) {padding_index = -2 : i64} : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<10x4xf32>
+  return
+}
+
+// -----
+
+func.func @case189(%u: tensor<2x3x4xf32>, %i: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popops_multi_update_add' op indices must have integer elements}}
+  %0 = "poplar.popops_multi_update_add"(%u, %i) {padding_index = -1 : i64} : (tensor<2x3x4xf32>, tensor<2x3xf32>) -> tensor<10x4xf32>
+  return
+}
+
+// -----
+
+func.func @case190(%u: tensor<3x2x4xf32>, %i: tensor<2x3xi64>) {
+  // expected-error@+1 {{'poplar.popops_multi_update_add' op updates [3, 2, 4] must start with the indices' shape [2, 3]}}
+  %0 = "poplar.popops_multi_update_add"(%u, %i) {padding_index = -1 : i64} : (tensor<3x2x4xf32>, tensor<2x3xi64>) -> tensor<10x4xf32>
+  return
+}
+
+// -----
+
+func.func @case191(%u: tensor<2x3x4xf32>, %i: tensor<2x3xi64>) {
+  // expected-error@+1 {{'poplar.popops_multi_update_add' op result rows [3] must match the update rows [4]}}
+  %0 = "poplar.popops_multi_update_add"(%u, %i) {padding_index = -1 : i64} : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<10x3xf32>
+  return
+}
+
+// -----
+
+func.func @case192(%u: tensor<2x3x4xf32>, %i: tensor<2x3xi64>) {
+  // expected-error@+1 {{'poplar.popops_multi_update_add' op updates and result must share one element type}}
+  %0 = "poplar.popops_multi_update_add"(%u, %i) {padding_index = -1 : i64} : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<10x4xf16>
+  return
+}
+
+// -----
+
+// ===== poplar.poprand_dropout
+
+func.func @case193(%x: tensor<2x4xf32>) {
+  // expected-error@+1 {{'poplar.poprand_dropout' op attribute 'p' must be >= 0.0, got -0.1}}
+  %0:2 = "poplar.poprand_dropout"(%x) {p = -0.1 : f64} : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xi1>)
+  return
+}
+
+// -----
+
+// p = 1 would scale the kept elements by 1 / 0.
+func.func @case194(%x: tensor<2x4xf32>) {
+  // expected-error@+1 {{'poplar.poprand_dropout' op attribute 'p' must be < 1, got 1.0}}
+  %0:2 = "poplar.poprand_dropout"(%x) {p = 1.0 : f64} : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xi1>)
+  return
+}
+
+// -----
+
+func.func @case195(%x: tensor<2x4xf32>) {
+  // expected-error@+1 {{'poplar.poprand_dropout' op result type tensor<2x4xbf16> must equal input type tensor<2x4xf32>}}
+  %0:2 = "poplar.poprand_dropout"(%x) {p = 0.1 : f64} : (tensor<2x4xf32>) -> (tensor<2x4xbf16>, tensor<2x4xi1>)
+  return
+}
+
+// -----
+
+func.func @case196(%x: tensor<2x4xf32>) {
+  // expected-error@+1 {{'poplar.poprand_dropout' op mask must have the input's shape}}
+  %0:2 = "poplar.poprand_dropout"(%x) {p = 0.1 : f64} : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<4x2xi1>)
+  return
+}
+
+// -----
+
+func.func @case197(%x: tensor<2x4xf32>) {
+  // expected-error@+1 {{'poplar.poprand_dropout' op mask must have i1 elements, got i8}}
+  %0:2 = "poplar.poprand_dropout"(%x) {p = 0.1 : f64} : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xi8>)
+  return
+}
+
+// -----
+
 // ===== views: poplar.reshape, poplar.dim_shuffle, poplar.slice, poplar.concat, poplar.broadcast
 
-func.func @case118(%a: tensor<2x3xf32>) {
+func.func @case198(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.reshape' op cannot reshape [2, 3] (6 elements) to [4, 2] (8 elements)}}
   %0 = "poplar.reshape"(%a) : (tensor<2x3xf32>) -> tensor<4x2xf32>
   return
@@ -1333,7 +2008,7 @@ func.func @case118(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case119(%a: tensor<2x3xf32>) {
+func.func @case199(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.reshape' op element type must not change}}
   %0 = "poplar.reshape"(%a) : (tensor<2x3xf32>) -> tensor<6xi32>
   return
@@ -1341,7 +2016,7 @@ func.func @case119(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case120(%a: tensor<2x3xf32>) {
+func.func @case200(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.dim_shuffle' op attribute 'permutation' must have 2 elements, got 3}}
   %0 = "poplar.dim_shuffle"(%a) {permutation = array<i64: 2, 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return
@@ -1349,7 +2024,7 @@ func.func @case120(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case121(%a: tensor<2x3xf32>) {
+func.func @case201(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.dim_shuffle' op attribute 'permutation' [1, 1] is not a permutation of 0..1}}
   %0 = "poplar.dim_shuffle"(%a) {permutation = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<3x3xf32>
   return
@@ -1357,7 +2032,7 @@ func.func @case121(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case122(%a: tensor<2x3xf32>) {
+func.func @case202(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.dim_shuffle' op result shape must be [3, 2], got [2, 3]}}
   %0 = "poplar.dim_shuffle"(%a) {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -1365,7 +2040,7 @@ func.func @case122(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case123(%a: tensor<2x3xf32>) {
+func.func @case203(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.slice' op attribute 'begin' must have 2 elements, got 1}}
   %0 = "poplar.slice"(%a) {begin = array<i64: 0>, end = array<i64: 2, 3>, stride = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -1373,7 +2048,7 @@ func.func @case123(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case124(%a: tensor<2x3xf32>) {
+func.func @case204(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.slice' op attribute 'end' elements must be >= 0, got [2, -1]}}
   %0 = "poplar.slice"(%a) {begin = array<i64: 0, 0>, end = array<i64: 2, -1>, stride = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -1381,7 +2056,7 @@ func.func @case124(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case125(%a: tensor<2x3xf32>) {
+func.func @case205(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.slice' op attribute 'stride' elements must be >= 1, got [1, 0]}}
   %0 = "poplar.slice"(%a) {begin = array<i64: 0, 0>, end = array<i64: 2, 3>, stride = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -1389,7 +2064,7 @@ func.func @case125(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case126(%a: tensor<2x3xf32>) {
+func.func @case206(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.slice' op dim 1: need 0 <= begin (2) <= end (1) <= size (3)}}
   %0 = "poplar.slice"(%a) {begin = array<i64: 0, 2>, end = array<i64: 2, 1>, stride = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -1397,7 +2072,7 @@ func.func @case126(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case127(%a: tensor<2x3xf32>) {
+func.func @case207(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.slice' op dim 1: need 0 <= begin (0) <= end (4) <= size (3)}}
   %0 = "poplar.slice"(%a) {begin = array<i64: 0, 0>, end = array<i64: 2, 4>, stride = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
@@ -1405,7 +2080,7 @@ func.func @case127(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case128(%a: tensor<2x3xf32>) {
+func.func @case208(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.slice' op result shape must be [2, 2], got [2, 1]}}
   %0 = "poplar.slice"(%a) {begin = array<i64: 0, 0>, end = array<i64: 2, 3>, stride = array<i64: 1, 2>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
   return
@@ -1414,7 +2089,7 @@ func.func @case128(%a: tensor<2x3xf32>) {
 // -----
 
 // concat is binary: longer lists chain.
-func.func @case129(%a: tensor<2x3xf32>) {
+func.func @case209(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.concat' op expects 2 operands, got 3}}
   %0 = "poplar.concat"(%a, %a, %a) {dim = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<6x3xf32>
   return
@@ -1422,7 +2097,7 @@ func.func @case129(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case130(%a: tensor<f32>) {
+func.func @case210(%a: tensor<f32>) {
   // expected-error@+1 {{'poplar.concat' op cannot concatenate rank-0 tensors}}
   %0 = "poplar.concat"(%a, %a) {dim = 0 : i64} : (tensor<f32>, tensor<f32>) -> tensor<2xf32>
   return
@@ -1430,7 +2105,7 @@ func.func @case130(%a: tensor<f32>) {
 
 // -----
 
-func.func @case131(%a: tensor<2x3xf32>) {
+func.func @case211(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.concat' op attribute 'dim' must be >= 0, got -1}}
   %0 = "poplar.concat"(%a, %a) {dim = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
   return
@@ -1438,7 +2113,7 @@ func.func @case131(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case132(%a: tensor<2x3xf32>) {
+func.func @case212(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.concat' op attribute 'dim' must be in [0, 2), got 2}}
   %0 = "poplar.concat"(%a, %a) {dim = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
   return
@@ -1446,7 +2121,7 @@ func.func @case132(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case133(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+func.func @case213(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
   // expected-error@+1 {{'poplar.concat' op operand shapes [2, 3] and [2, 4] differ outside dim 0}}
   %0 = "poplar.concat"(%a, %b) {dim = 0 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
   return
@@ -1454,7 +2129,7 @@ func.func @case133(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
 
 // -----
 
-func.func @case134(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+func.func @case214(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.concat' op operand shapes [2, 3] and [3] differ outside dim 0}}
   %0 = "poplar.concat"(%a, %b) {dim = 0 : i64} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<5x3xf32>
   return
@@ -1462,7 +2137,7 @@ func.func @case134(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
-func.func @case135(%a: tensor<2x3xf32>, %b: tensor<1x3xf16>) {
+func.func @case215(%a: tensor<2x3xf32>, %b: tensor<1x3xf16>) {
   // expected-error@+1 {{'poplar.concat' op operands and result must share one element type}}
   %0 = "poplar.concat"(%a, %b) {dim = 0 : i64} : (tensor<2x3xf32>, tensor<1x3xf16>) -> tensor<3x3xf32>
   return
@@ -1470,7 +2145,7 @@ func.func @case135(%a: tensor<2x3xf32>, %b: tensor<1x3xf16>) {
 
 // -----
 
-func.func @case136(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>) {
+func.func @case216(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>) {
   // expected-error@+1 {{'poplar.concat' op operands and result must share one element type}}
   %0 = "poplar.concat"(%a, %b) {dim = 0 : i64} : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xbf16>
   return
@@ -1478,7 +2153,7 @@ func.func @case136(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>) {
 
 // -----
 
-func.func @case137(%a: tensor<2x3xf32>) {
+func.func @case217(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.concat' op result shape must be [2, 6], got [4, 3]}}
   %0 = "poplar.concat"(%a, %a) {dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
   return
@@ -1486,7 +2161,7 @@ func.func @case137(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case138(%a: tensor<2x3xf32>) {
+func.func @case218(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.broadcast' op cannot broadcast [2, 3] to [3]}}
   %0 = "poplar.broadcast"(%a) : (tensor<2x3xf32>) -> tensor<3xf32>
   return
@@ -1494,7 +2169,7 @@ func.func @case138(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case139(%a: tensor<2x3xf32>) {
+func.func @case219(%a: tensor<2x3xf32>) {
   // expected-error@+1 {{'poplar.broadcast' op cannot broadcast [2, 3] to [2, 2, 4]}}
   %0 = "poplar.broadcast"(%a) : (tensor<2x3xf32>) -> tensor<2x2x4xf32>
   return
@@ -1502,7 +2177,7 @@ func.func @case139(%a: tensor<2x3xf32>) {
 
 // -----
 
-func.func @case140(%a: tensor<3xf32>) {
+func.func @case220(%a: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.broadcast' op element type must not change}}
   %0 = "poplar.broadcast"(%a) : (tensor<3xf32>) -> tensor<2x3xbf16>
   return

@@ -179,8 +179,10 @@
 // last window would start in the padding; batch, group and instance norms of a
 // [N, C, H, W] input with [C] parameters and layer norms over one and two trailing dims;
 // a strided slice; a concat of [2, 3] and [1, 3] and a three-way concat chained from
-// binary ones; a constant held in a resource blob. torch-mlir-opt accepts all of them:
-// no variadic group holds operands of different types.
+// binary ones; a constant held in a resource blob; the training ops (gradients, norms
+// with batch statistics and their multi-result segments, NLL loss, embedding
+// gradient, dropout). torch-mlir-opt accepts all of them: no variadic group holds
+// operands or results of different types.
 // CHECK: // {{-----}}
 // FLAT: %[[A:.*]] = "poplar.constant"() {ipu = 0 : i64, value = dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
 %a = "poplar.constant"() {value = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>, ipu = 0 : i64} : () -> tensor<2x3xf32>
@@ -296,6 +298,78 @@
 %gelu = "poplar.popnn_nonlinearity"(%a) {kind = "gelu_tanh", dim = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // FLAT: %[[SM:.*]] = "poplar.popnn_nonlinearity"(%[[A]]) {dim = 1 : i64, kind = "softmax"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
 %sm = "poplar.popnn_nonlinearity"(%a) {kind = "softmax", dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// safe_softmax is a softmax kind: it normalises along dim like softmax.
+// FLAT: %[[SSM:.*]] = "poplar.popnn_nonlinearity"(%[[A]]) {dim = 1 : i64, kind = "safe_softmax"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+%ssm = "poplar.popnn_nonlinearity"(%a) {kind = "safe_softmax", dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// Training ops. A non-linearity's gradient reads the forward input (relu) or the forward
+// output (softmax kinds, along dim).
+// FLAT: %[[RELU_G:.*]] = "poplar.popnn_nonlinearity_grad"(%[[GELU]], %[[A]]) {dim = 0 : i64, kind = "relu"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+%relu_g = "poplar.popnn_nonlinearity_grad"(%gelu, %a) {kind = "relu", dim = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// FLAT: %[[SM_G:.*]] = "poplar.popnn_nonlinearity_grad"(%[[A]], %[[SM]]) {dim = 1 : i64, kind = "softmax"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+%sm_g = "poplar.popnn_nonlinearity_grad"(%a, %sm) {kind = "softmax", dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// FLAT: %[[SSM_G:.*]] = "poplar.popnn_nonlinearity_grad"(%[[A]], %[[SSM]]) {dim = 0 : i64, kind = "safe_softmax"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+%ssm_g = "poplar.popnn_nonlinearity_grad"(%a, %ssm) {kind = "safe_softmax", dim = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// Batch norm with the batch's statistics: with the running mean and variance (two
+// operands and two results in the variadic groups) and without; layer norm over one
+// and two trailing dims (mean / invstd keep the leading dims); group norm (mean /
+// invstd [N, num_groups]).
+// FLAT: %[[BNT:.*]]:5 = "poplar.popnn_norm_training"(%[[IMG]], %[[GAMMA]], %[[BETA]], %[[MU]], %[[SIGMA2]]) {epsilon = 1.000000e-05 : f64, kind = "batch", momentum = 1.000000e-01 : f64, num_dims = 1 : i64, num_groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>, resultSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+%bnt:5 = "poplar.popnn_norm_training"(%img, %gamma, %beta, %mu, %sigma2) {kind = "batch", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>, resultSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+// FLAT: %[[BNT0:.*]]:3 = "poplar.popnn_norm_training"(%[[IMG]], %[[GAMMA]], %[[BETA]]) {epsilon = 1.000000e-05 : f64, kind = "batch", momentum = 1.000000e+00 : f64, num_dims = 1 : i64, num_groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+%bnt0:3 = "poplar.popnn_norm_training"(%img, %gamma, %beta) {kind = "batch", epsilon = 1.0e-05 : f64, momentum = 1.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+// FLAT: %[[LNT:.*]]:3 = "poplar.popnn_norm_training"(%[[A]], %[[ROW]], %[[ROW]]) {epsilon = 1.000000e-05 : f64, kind = "layer", momentum = 0.000000e+00 : f64, num_dims = 1 : i64, num_groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+%lnt:3 = "poplar.popnn_norm_training"(%a, %row, %row) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+// FLAT: %[[LNT2:.*]]:3 = "poplar.popnn_norm_training"(%[[A3]], %[[A]], %[[MAP]]) {epsilon = 1.000000e-05 : f64, kind = "layer", momentum = 0.000000e+00 : f64, num_dims = 2 : i64, num_groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<1x2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<1x2x3xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>)
+%lnt2:3 = "poplar.popnn_norm_training"(%a3, %a, %map) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.0 : f64, num_groups = 1 : i64, num_dims = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<1x2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<1x2x3xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>)
+// FLAT: %[[GNT:.*]]:3 = "poplar.popnn_norm_training"(%[[IMG]], %[[GAMMA]], %[[BETA]]) {epsilon = 1.000000e-03 : f64, kind = "group", momentum = 0.000000e+00 : f64, num_dims = 1 : i64, num_groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<1x2xf32>, tensor<1x2xf32>)
+%gnt:3 = "poplar.popnn_norm_training"(%img, %gamma, %beta) {kind = "group", epsilon = 1.0e-03 : f64, momentum = 0.0 : f64, num_groups = 2 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<1x2xf32>, tensor<1x2xf32>)
+// Norm gradients from the saved mean and invstd of the ops above.
+// FLAT: %[[BN_G:.*]]:3 = "poplar.popnn_norm_grad"(%[[BNT]]#0, %[[IMG]], %[[BNT]]#1, %[[BNT]]#2, %[[GAMMA]]) {epsilon = 1.000000e-05 : f64, kind = "batch", num_dims = 1 : i64, num_groups = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+%bn_g:3 = "poplar.popnn_norm_grad"(%bnt#0, %img, %bnt#1, %bnt#2, %gamma) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+// FLAT: %[[LN_G:.*]]:3 = "poplar.popnn_norm_grad"(%[[LNT]]#0, %[[A]], %[[LNT]]#1, %[[LNT]]#2, %[[ROW]]) {epsilon = 1.000000e-05 : f64, kind = "layer", num_dims = 1 : i64, num_groups = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
+%ln_g:3 = "poplar.popnn_norm_grad"(%lnt#0, %a, %lnt#1, %lnt#2, %row) {kind = "layer", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
+// FLAT: %[[GN_G:.*]]:3 = "poplar.popnn_norm_grad"(%[[GNT]]#0, %[[IMG]], %[[GNT]]#1, %[[GNT]]#2, %[[GAMMA]]) {epsilon = 1.000000e-03 : f64, kind = "group", num_dims = 1 : i64, num_groups = 2 : i64} : (tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+%gn_g:3 = "poplar.popnn_norm_grad"(%gnt#0, %img, %gnt#1, %gnt#2, %gamma) {kind = "group", epsilon = 1.0e-03 : f64, num_groups = 2 : i64, num_dims = 1 : i64} : (tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<4xf32>) -> (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+// Conv gradients of the grouped / strided / dilated conv above: all three, and the
+// weight gradient alone (each result group holds zero or one value).
+// FLAT: %[[CONV_G:.*]]:3 = "poplar.poplin_conv_grad"(%[[CONV]], %[[IMG]], %[[K]]) {dilation = array<i64: 2, 2>, groups = 2 : i64, padding = array<i64: 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x4x2x2xf32>, tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>)
+%conv_g:3 = "poplar.poplin_conv_grad"(%conv, %img, %k) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 2, 2>, groups = 2 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x4x2x2xf32>, tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>)
+// FLAT: %[[CONV_GW:.*]] = "poplar.poplin_conv_grad"(%[[CONV]], %[[IMG]], %[[K]]) {dilation = array<i64: 2, 2>, groups = 2 : i64, padding = array<i64: 1, 1>, resultSegmentSizes = array<i32: 0, 1, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x2x2xf32>, tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<4x2x3x3xf32>
+%conv_gw = "poplar.poplin_conv_grad"(%conv, %img, %k) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 2, 2>, groups = 2 : i64, resultSegmentSizes = array<i32: 0, 1, 0>} : (tensor<1x4x2x2xf32>, tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<4x2x3x3xf32>
+// Pool input gradients; the grad has the forward output's shape.
+// FLAT: %[[MAXP_G:.*]] = "poplar.popnn_pool_grad"(%[[IMG]], %[[MAXP]]) {ceil_mode = true, count_include_pad = true, kernel = array<i64: 3, 3>, kind = "max", padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x5x5xf32>
+%maxp_g = "poplar.popnn_pool_grad"(%img, %maxp) {kind = "max", kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, ceil_mode = true, count_include_pad = true} : (tensor<1x4x5x5xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x5x5xf32>
+// FLAT: %[[AVGP_G:.*]] = "poplar.popnn_pool_grad"(%[[IMG]], %[[MAXP]]) {ceil_mode = true, count_include_pad = false, kernel = array<i64: 3, 3>, kind = "avg", padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x5x5xf32>
+%avgp_g = "poplar.popnn_pool_grad"(%img, %maxp) {kind = "avg", kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, ceil_mode = true, count_include_pad = false} : (tensor<1x4x5x5xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x5x5xf32>
+// FLAT: %[[SUMP_G:.*]] = "poplar.popnn_pool_grad"(%[[IMG]], %[[SUMP]]) {ceil_mode = false, count_include_pad = false, kernel = array<i64: 2, 1>, kind = "sum", padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x5x5xf32>, tensor<1x4x4x5xf32>) -> tensor<1x4x5x5xf32>
+%sump_g = "poplar.popnn_pool_grad"(%img, %sump) {kind = "sum", kernel = array<i64: 2, 1>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = false} : (tensor<1x4x5x5xf32>, tensor<1x4x4x5xf32>) -> tensor<1x4x5x5xf32>
+// NLL loss of [N, C] log-probabilities at [N] targets (mean, none) and of [C] at a
+// rank-0 target (sum); gradients with the reductions' grad shapes.
+// FLAT: %[[LSM:.*]] = "poplar.popnn_nonlinearity"(%[[A]]) {dim = 1 : i64, kind = "log_softmax"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+%lsm = "poplar.popnn_nonlinearity"(%a) {kind = "log_softmax", dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// FLAT: %[[NLL:.*]] = "poplar.popnn_nll_loss"(%[[LSM]], %[[AMAX]]) {ignore_index = -100 : i64, reduction = "mean"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
+%nll = "poplar.popnn_nll_loss"(%lsm, %amax) {reduction = "mean", ignore_index = -100 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
+// FLAT: %[[NLL_N:.*]] = "poplar.popnn_nll_loss"(%[[LSM]], %[[AMAX]]) {ignore_index = 1 : i64, reduction = "none"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
+%nll_n = "poplar.popnn_nll_loss"(%lsm, %amax) {reduction = "none", ignore_index = 1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
+// FLAT: %[[CLS:.*]] = "poplar.popops_arg_max"(%[[ROW]]) {dim = 0 : i64, keep_dims = false} : (tensor<3xf32>) -> tensor<i64>
+%cls = "poplar.popops_arg_max"(%row) {dim = 0 : i64, keep_dims = false} : (tensor<3xf32>) -> tensor<i64>
+// FLAT: %[[NLL_C:.*]] = "poplar.popnn_nll_loss"(%[[ROW]], %[[CLS]]) {ignore_index = -100 : i64, reduction = "sum"} : (tensor<3xf32>, tensor<i64>) -> tensor<f32>
+%nll_c = "poplar.popnn_nll_loss"(%row, %cls) {reduction = "sum", ignore_index = -100 : i64} : (tensor<3xf32>, tensor<i64>) -> tensor<f32>
+// FLAT: %[[NLL_G:.*]] = "poplar.popnn_nll_loss_grad"(%[[LO]], %[[LSM]], %[[AMAX]]) {ignore_index = -100 : i64, reduction = "mean"} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+%nll_g = "poplar.popnn_nll_loss_grad"(%lo, %lsm, %amax) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+// FLAT: %[[NLL_NG:.*]] = "poplar.popnn_nll_loss_grad"(%[[NLL_N]], %[[LSM]], %[[AMAX]]) {ignore_index = 1 : i64, reduction = "none"} : (tensor<2xf32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+%nll_ng = "poplar.popnn_nll_loss_grad"(%nll_n, %lsm, %amax) {reduction = "none", ignore_index = 1 : i64} : (tensor<2xf32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+// Embedding weight gradients: [2] ids of a [5, 3] table, and [2, 3] ids of a [10] table
+// (scalar rows) with row 0 as padding.
+// FLAT: %[[EMB_G:.*]] = "poplar.popops_multi_update_add"(%[[A]], %[[AMAX]]) {padding_index = -1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<5x3xf32>
+%emb_g = "poplar.popops_multi_update_add"(%a, %amax) {padding_index = -1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<5x3xf32>
+// FLAT: %[[IDS_G:.*]] = "poplar.popops_multi_update_add"(%[[A]], %[[IDS]]) {padding_index = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<10xf32>
+%ids_g = "poplar.popops_multi_update_add"(%a, %ids) {padding_index = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<10xf32>
+// Dropout gives the result and its i1 mask; p may be 0.
+// FLAT: %[[DROP:.*]]:2 = "poplar.poprand_dropout"(%[[A]]) {p = 1.000000e-01 : f64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi1>)
+%drop:2 = "poplar.poprand_dropout"(%a) {p = 0.1 : f64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi1>)
+// FLAT: %[[DROP0:.*]]:2 = "poplar.poprand_dropout"(%[[IMG]]) {p = 0.000000e+00 : f64} : (tensor<1x4x5x5xf32>) -> (tensor<1x4x5x5xf32>, tensor<1x4x5x5xi1>)
+%drop0:2 = "poplar.poprand_dropout"(%img) {p = 0.0 : f64} : (tensor<1x4x5x5xf32>) -> (tensor<1x4x5x5xf32>, tensor<1x4x5x5xi1>)
 // FLAT: %[[FLAT:.*]] = "poplar.reshape"(%[[A]]) : (tensor<2x3xf32>) -> tensor<6xf32>
 %flat = "poplar.reshape"(%a) : (tensor<2x3xf32>) -> tensor<6xf32>
 // FLAT: %[[T:.*]] = "poplar.dim_shuffle"(%[[A]]) {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
