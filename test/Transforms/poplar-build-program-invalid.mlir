@@ -24,7 +24,7 @@ func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has unknown kind 'activation' (expected one of parameter, buffer, constant, input)
+// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has unknown kind 'activation' (expected one of parameter, buffer, constant, input, hyper, optimizer_state)
 func.func @main(%arg0: tensor<3xf32> {ipu.kind = "activation", ipu.name = "w"}) -> tensor<3xf32> {
   return %arg0 : tensor<3xf32>
 }
