@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from . import enums  # noqa: F401
+from . import enums, optim  # noqa: F401
 from ._executor import PoplarExecutor
 from ._logging import setLogLevel
 from .enums import *  # noqa: F403 - PopTorch exposes its enums at top level
