@@ -1360,9 +1360,132 @@ def lower_sgd_update(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [new_w, *results]
 
 
-@lowers("ipu.adam_update", "ipu.rmsprop_update", "ipu.lamb_update")
-def lower_other_updates(lw: Lowering, op: ir.Operation) -> list[Any]:
-    raise Unsupported(f"the {op.name[4:].replace('_update', '')} optimizer's update is not available in the IPU Model yet; use SGD")
+def _scalar(lw: Lowering, expr: str, operands: list[ir.Value]) -> ir.Value:
+    """A scalar (rank-0 f32) computed from scalar hyper-parameters, e.g. a bias correction."""
+    return lw.map(expr, operands, _tensor([], ir.F32Type.get()))
+
+
+def _scaled_grad(lw: Lowering, g: ir.Value, h: dict[str, ir.Value], w: ir.Value | None) -> ir.Value:
+    """grad / loss_scaling (+ weight_decay * w when ``w`` is given: L2 decay into the gradient)."""
+    if "loss_scaling" in h:
+        g = lw.map("div(_1, _2)", [g, h["loss_scaling"]], g.type)
+    if w is not None and "weight_decay" in h:
+        g = lw.map("add(_1, mul(_2, _3))", [g, w, h["weight_decay"]], g.type)
+    return g
+
+
+def _moments(lw: Lowering, g: ir.Value, m: ir.Value, v: ir.Value, beta1: ir.Value, beta2: ir.Value, lerp: bool) -> tuple[ir.Value, ir.Value]:
+    """First and second moments: m = beta1 m + (1 - beta1) g (as a lerp for Adam), v = beta2 v + (1 - beta2) g^2."""
+    if lerp:
+        m = lw.map("add(_1, mul(sub(1.0, _3), sub(_2, _1)))", [m, g, beta1], m.type)
+    else:
+        m = lw.map("add(mul(_1, _3), mul(_2, sub(1.0, _3)))", [m, g, beta1], m.type)
+    v = lw.map("mul(_1, _2)", [v, beta2], v.type)
+    v = lw.map("add(_1, mul(mul(_2, _2), sub(1.0, _3)))", [v, g, beta2], v.type)
+    return m, v
+
+
+@lowers("ipu.adam_update")
+def lower_adam_update(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """Adam / AdamW as torch.optim computes them (single-tensor path):
+    AdamW first decays w by (1 - lr wd), Adam adds wd w to the gradient; then the
+    moments, the bias corrections 1 - beta^t and w -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)."""
+    weight, grad, state, step, hyper, _ = _update_operands(op)
+    variant = ir.StringAttr(op.attributes["variant"]).value
+    correct = ir.BoolAttr(op.attributes["bias_correction"]).value
+    w, g = lw.v(weight), lw.v(grad)
+    h = {name: lw.v(value) for name, value in hyper.items()}
+    m, v = lw.v(state[0]), lw.v(state[1])
+    t = _scalar(lw, "add(_1, 1.0)", [lw.v(step[0])])
+    if variant == "adamw":
+        w = lw.map("mul(_1, sub(1.0, mul(_2, _3)))", [w, h["lr"], h["weight_decay"]], w.type)
+        g = _scaled_grad(lw, g, h, None)
+    else:
+        g = _scaled_grad(lw, g, h, w)
+    m, v = _moments(lw, g, m, v, h["beta1"], h["beta2"], lerp=True)
+    if correct:
+        step_size = _scalar(lw, "div(_1, sub(1.0, pow(_2, _3)))", [h["lr"], h["beta1"], t])
+        bc2_sqrt = _scalar(lw, "sqrt(sub(1.0, pow(_1, _2)))", [h["beta2"], t])
+        denom = lw.map("add(div(sqrt(_1), _2), _3)", [v, bc2_sqrt, h["eps"]], v.type)
+    else:
+        step_size = h["lr"]
+        denom = lw.map("add(sqrt(_1), _2)", [v, h["eps"]], v.type)
+    ratio = lw.map("div(_1, _2)", [m, denom], m.type)
+    new_w = lw.map("sub(_1, mul(_2, _3))", [w, ratio, step_size], w.type)
+    return [new_w, m, v, t]
+
+
+@lowers("ipu.rmsprop_update")
+def lower_rmsprop_update(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """RMSprop as torch.optim computes it, or TensorFlow's form (use_tf_variant: the
+    squared average starts at 1, eps inside the square root, lr folded into momentum)."""
+    weight, grad, state, _, hyper, _ = _update_operands(op)
+    centered = ir.BoolAttr(op.attributes["centered"]).value
+    with_momentum = ir.BoolAttr(op.attributes["with_momentum"]).value
+    tf = ir.BoolAttr(op.attributes["use_tf_variant"]).value
+    w = lw.v(weight)
+    h = {name: lw.v(value) for name, value in hyper.items()}
+    g = _scaled_grad(lw, lw.v(grad), h, w)
+    values = [lw.v(s) for s in state]
+    square = lw.map("mul(_1, _2)", [values[0], h["alpha"]], w.type)
+    square = lw.map("add(_1, mul(mul(_2, _2), sub(1.0, _3)))", [square, g, h["alpha"]], w.type)
+    new_state = [square]
+    buf = values[1] if with_momentum else None
+    if centered:
+        grad_avg = values[-1]
+        grad_avg = lw.map("add(_1, mul(sub(1.0, _3), sub(_2, _1)))", [grad_avg, g, h["alpha"]], w.type)
+        variance = lw.map("sub(_1, mul(_2, _2))", [square, grad_avg], w.type)
+    else:
+        grad_avg, variance = None, square
+    if tf:
+        avg = lw.map("sqrt(add(_1, _2))", [variance, h["eps"]], w.type)
+    else:
+        avg = lw.map("add(sqrt(_1), _2)", [variance, h["eps"]], w.type)
+    quotient = lw.map("div(_1, _2)", [g, avg], w.type)
+    if with_momentum:
+        if tf:
+            scaled = lw.map("mul(_1, _2)", [quotient, h["lr"]], w.type)
+            buf = lw.map("add(mul(_1, _2), _3)", [buf, h["momentum"], scaled], w.type)
+            new_w = lw.map("sub(_1, _2)", [w, buf], w.type)
+        else:
+            buf = lw.map("add(mul(_1, _2), _3)", [buf, h["momentum"], quotient], w.type)
+            new_w = lw.map("sub(_1, mul(_2, _3))", [w, buf, h["lr"]], w.type)
+        new_state.append(buf)
+    else:
+        new_w = lw.map("sub(_1, mul(_2, _3))", [w, quotient, h["lr"]], w.type)
+    if centered:
+        new_state.append(grad_avg)
+    return [new_w, *new_state]
+
+
+@lowers("ipu.lamb_update")
+def lower_lamb_update(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """LAMB (You et al. 2019): Adam-style moments, u = m^ / (sqrt(v^) + eps) + wd w, then
+    w -= lr * phi(||w||) / ||u|| * u with phi(z) = min(z, max_weight_norm) (ratio 1 when
+    a norm is 0)."""
+    weight, grad, state, step, hyper, _ = _update_operands(op)
+    correct = ir.BoolAttr(op.attributes["bias_correction"]).value
+    w = lw.v(weight)
+    h = {name: lw.v(value) for name, value in hyper.items()}
+    g = _scaled_grad(lw, lw.v(grad), h, None)
+    t = _scalar(lw, "add(_1, 1.0)", [lw.v(step[0])])
+    m, v = _moments(lw, g, lw.v(state[0]), lw.v(state[1]), h["beta1"], h["beta2"], lerp=False)
+    if correct:
+        m_hat = lw.map("div(_1, sub(1.0, pow(_2, _3)))", [m, h["beta1"], t], m.type)
+        v_hat = lw.map("div(_1, sub(1.0, pow(_2, _3)))", [v, h["beta2"], t], v.type)
+    else:
+        m_hat, v_hat = m, v
+    update = lw.map("div(_1, add(sqrt(_2), _3))", [m_hat, v_hat, h["eps"]], w.type)
+    update = lw.map("add(_1, mul(_2, _3))", [update, w, h["weight_decay"]], w.type)
+    rank = len(shape_of(w))
+    f32 = _tensor([], element_of(w))
+    weight_norm = _scalar(lw, "sqrt(_1)", [_reduce(lw, w, "square_add", list(range(rank)), False, 1.0, f32)])
+    weight_norm = _scalar(lw, "min(_1, _2)", [weight_norm, h["max_weight_norm"]])
+    update_norm = _scalar(lw, "sqrt(_1)", [_reduce(lw, update, "square_add", list(range(rank)), False, 1.0, f32)])
+    ratio = _scalar(lw, "select(or(eq(_1, 0.0), eq(_2, 0.0)), 1.0, div(_1, _2))", [weight_norm, update_norm])
+    scale = _scalar(lw, "mul(_1, _2)", [h["lr"], ratio])
+    new_w = lw.map("sub(_1, mul(_2, _3))", [w, update, scale], w.type)
+    return [new_w, m, v, t]
 
 
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",

@@ -283,7 +283,11 @@ class PoplarExecutor:
         return float(described.groups[int(group)][hyper])
 
     def _initial_state(self, name: str, info: Any) -> torch.Tensor:
-        """Optimizer state starts at zero (PopTorch's velocity and moments do)."""
+        """Optimizer state starts at zero (velocity, moments, step count), except the
+        squared-gradient average of RMSprop's TensorFlow variant, which starts at one."""
+        described = self._ipu_optimizer
+        if described.type == "rmsprop" and described.flags.get("use_tf_variant") and name.endswith("/square_avg"):
+            return torch.ones(info.shape, dtype=info.dtype)
         return torch.zeros(info.shape, dtype=info.dtype)
 
     def _factor(self) -> int:
