@@ -33,12 +33,16 @@ class CompileOptions:
       output_mode: "all", "final", "sum" or "every_n".
       return_period: n of every_n.
       target: the emulated IPU (Mk2 by default).
+      gradient_accumulation, reduction, strategy: training only (G, Mean/Sum, Post/Running).
     """
 
     device_iterations: int = 1
     output_mode: str = "all"
     return_period: int = 1
     target: IpuTarget = dataclasses.field(default_factory=default_target)
+    gradient_accumulation: int = 1
+    reduction: str = "mean"  # accumulated gradients: "mean" or "sum"
+    strategy: str = "post"  # mean strategy: "post" or "running"
 
 
 @dataclasses.dataclass
@@ -178,16 +182,21 @@ def compile_training(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any]
         device_iterations=options.device_iterations,
         output_mode=options.output_mode,
         return_period=options.return_period,
+        gradient_accumulation=options.gradient_accumulation,
+        reduction=options.reduction,
+        strategy=options.strategy,
     )
     # The argument roles after ipu-insert-training, read before poplar-build-program
     # consumes the function: run the pipeline in two parts.
     split = pipeline.index("poplar-build-program")
     run_pipeline(captured.module, pipeline[:split].rstrip(","), name=type(model).__name__)
-    func = captured.module.body.operations[0]
-    arguments = []
-    for attr in ir.ArrayAttr(func.attributes["arg_attrs"]):
-        entry = ir.DictAttr(attr)
-        arguments.append((ir.StringAttr(entry["ipu.kind"]).value, ir.StringAttr(entry["ipu.name"]).value))
+    arguments: list[tuple[str, str]] = []
+    for func in captured.module.body.operations:  # @main, and @update with gradient accumulation
+        for attr in ir.ArrayAttr(func.attributes["arg_attrs"]):
+            entry = ir.DictAttr(attr)
+            role = (ir.StringAttr(entry["ipu.kind"]).value, ir.StringAttr(entry["ipu.name"]).value)
+            if role not in arguments:
+                arguments.append(role)
     run_pipeline(captured.module, pipeline[split:], name=type(model).__name__)
     timings["passes"] = time.perf_counter() - start
 

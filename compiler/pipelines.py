@@ -46,21 +46,25 @@ def training_pipeline(
     device_iterations: int,
     output_mode: str,
     return_period: int,
+    gradient_accumulation: int = 1,
+    reduction: str = "mean",
+    strategy: str = "post",
 ) -> str:
     """Joint forward + backward Torch function -> training step in a poplar.graph."""
     steps = [
         # poptorch:: custom ops -> ipu ops (identity_loss, print_tensor, ...).
         "ipu-raise-custom-ops",
         "ipu-annotate-blocks",
-        # Loss scale as the backward seed; one optimizer update op per parameter.
-        "ipu-insert-training",
+        # Loss scale as the backward seed; one optimizer update op per parameter
+        # (with G > 1: gradient accumulators and an @update function).
+        f"ipu-insert-training{{gradient-accumulation={gradient_accumulation} reduction={reduction} strategy={strategy}}}",
         # Forward, backward and update ops -> poplar ops; dropout draws masks.
         "convert-torch-to-poplar{training=true}",
         "canonicalize",
         "cse",
         (
-            f"poplar-build-program{{device-iterations={device_iterations} output-mode={output_mode} "
-            f"return-period={return_period} tiles-per-ipu={target.tiles_per_ipu}}}"
+            f"poplar-build-program{{device-iterations={device_iterations} gradient-accumulation={gradient_accumulation} "
+            f"output-mode={output_mode} return-period={return_period} tiles-per-ipu={target.tiles_per_ipu}}}"
         ),
         f"poplar-map-tiles{{tiles-per-ipu={target.tiles_per_ipu} min-bytes-per-tile={target.min_bytes_per_tile}}}",
         f"poplar-plan-memory{{bytes-per-tile={target.bytes_per_tile} tiles-per-ipu={target.tiles_per_ipu}}}",

@@ -1360,6 +1360,17 @@ def lower_sgd_update(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [new_w, *results]
 
 
+@lowers("ipu.accumulate_grad")
+def lower_accumulate_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """acc + g (Sum, or Mean with the Post strategy: the update divides by G), or the
+    running mean acc + (g - acc) / count (Mean with the Running strategy)."""
+    accumulator, grad, count = (lw.v(v) for v in op.operands)
+    grad = lw.cast(grad, element_of(accumulator))
+    if ir.StringAttr(op.attributes["reduction"]).value == "mean" and ir.StringAttr(op.attributes["strategy"]).value == "running":
+        return [lw.map("add(_1, div(sub(_2, _1), _3))", [accumulator, grad, count], accumulator.type)]
+    return [lw.map("add(_1, _2)", [accumulator, grad], accumulator.type)]
+
+
 def _scalar(lw: Lowering, expr: str, operands: list[ir.Value]) -> ir.Value:
     """A scalar (rank-0 f32) computed from scalar hyper-parameters, e.g. a bias correction."""
     return lw.map(expr, operands, _tensor([], ir.F32Type.get()))

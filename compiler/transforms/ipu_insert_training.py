@@ -24,6 +24,8 @@ from ..pass_base import Diagnostics, ModulePass, PassFailure
 
 KIND, NAME = "ipu.kind", "ipu.name"
 OPTIMIZER_ATTR = "ipu.optimizer"
+UPDATE_FUNCTION = "update"  # with gradient accumulation: the function that applies the optimizer
+COUNTER = "accumulation_count"  # micro-batches accumulated since the last update
 
 # Hyper-parameters each optimizer's update op reads, in operand order.
 HYPER = {
@@ -148,12 +150,35 @@ class InsertTraining(ModulePass):
     arguments named ``<group>.<name>`` (``loss_scaling`` is global), so the host can
     change them between runs without recompiling.
 
-    Arguments: none.
+    With gradient accumulation (G > 1) the step instead adds each gradient into an
+    accumulator (``ipu.accumulate_grad``: Sum, Mean with the Running strategy, or Mean
+    with the Post strategy dividing by G in the update), and a new function ``@update``
+    applies the optimizer to the accumulators and zeroes them; the program runs it
+    once per G steps.
+
+    Arguments:
+      gradient-accumulation: micro-batches per optimizer step (G, default 1).
+      reduction: mean | sum (how accumulated gradients combine; default mean).
+      strategy: post | running (mean strategy; default post).
     """
 
     name: ClassVar[str] = "ipu-insert-training"
+    gradient_accumulation: int = 1
+    reduction: str = "mean"
+    strategy: str = "post"
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
+        problems = []
+        if self.gradient_accumulation < 1:
+            problems.append(f"gradient-accumulation must be >= 1, got {self.gradient_accumulation}")
+        if self.reduction not in ("mean", "sum"):
+            problems.append(f"reduction must be mean or sum, got '{self.reduction}'")
+        if self.strategy not in ("post", "running"):
+            problems.append(f"strategy must be post or running, got '{self.strategy}'")
+        for problem in problems:
+            diag.error(module, f"ipu-insert-training: {problem}")
+        if problems:
+            return
         funcs = [op.operation for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"]
         if len(funcs) != 1:
             diag.error(module, f"ipu-insert-training expects one func.func, found {len(funcs)}")
@@ -210,23 +235,11 @@ class InsertTraining(ModulePass):
         else:
             seed.replace_all_uses_with(loss_scale)
 
-        state_names = _state_names(spec)
-        with_step = spec.type in ("adam", "lamb")
-        updates: list[tuple[str, str, ir.Value]] = []
-        with terminator.location, ir.InsertionPoint(terminator):
-            for name, grad in grads.items():
-                weight = params[name]
-                group = spec.param_groups.get(name, 0)
-                state = [add_arg("optimizer_state", f"{name}/{s}", weight.type) for s in state_names]
-                step = [add_arg("optimizer_state", f"{name}/step", scalar)] if with_step else []
-                operands = [hyper(group, h) for h in HYPER[spec.type]]
-                op = _build_update(spec, weight, grad, state, step, operands)
-                outs = list(op.operation.results)
-                updates.append(("weight_update", name, outs[0]))
-                for state_name, value in zip(state_names, outs[1 : 1 + len(state)], strict=True):
-                    updates.append(("state_update", f"{name}/{state_name}", value))
-                if with_step:
-                    updates.append(("state_update", f"{name}/step", outs[-1]))
+        if self.gradient_accumulation == 1:
+            with terminator.location, ir.InsertionPoint(terminator):
+                updates = _apply_updates(spec, params, grads, add_arg, hyper)
+        else:
+            updates = self._accumulate(func, spec, params, grads, add_arg, terminator)
 
         kept = [(role, value) for role, value in zip(res_roles, results, strict=True) if role[0] != "grad"]
         new_results = [value for _, value in kept] + [value for _, _, value in updates]
@@ -236,13 +249,112 @@ class InsertTraining(ModulePass):
         terminator.erase()
         body.erase_argument(loss_grads[0])
         all_args = [role for i, role in enumerate(arg_roles) if i != loss_grads[0]] + [(k, n) for k, n, _ in new_args]
-        arg_types = [a.type for a in body.arguments]
-        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [v.type for v in new_results]))
-        func.attributes["arg_attrs"] = ir.ArrayAttr.get([_role_attr(k, n) for k, n in all_args])
-        func.attributes["res_attrs"] = ir.ArrayAttr.get([_role_attr(k, n) for k, n in new_res_roles])
+        _set_signature(func, all_args, new_res_roles, new_results)
         del func.attributes[OPTIMIZER_ATTR]
         if diag.failed:
             raise PassFailure()
+
+    def _accumulate(self, func: ir.Operation, spec: OptimizerSpec, params: dict[str, ir.Value], grads: dict[str, ir.Value],
+                    add_arg: Any, terminator: ir.Operation) -> list[tuple[str, str, ir.Value]]:
+        """G > 1: the step adds its gradients into accumulators; a second function,
+        ``@update``, applies the optimizer to them once per G steps and zeroes them."""
+        scalar = _scalar_type()
+        updates: list[tuple[str, str, ir.Value]] = []
+        count = add_arg("accumulator", COUNTER, scalar)
+        with terminator.location, ir.InsertionPoint(terminator):
+            one = _torch_int(1)
+            new_count = ir.Operation.create("torch.aten.add.Scalar", results=[scalar], operands=[count, one, one]).result
+            updates.append(("accumulator_update", COUNTER, new_count))
+            for name, grad in grads.items():
+                accumulator = add_arg("accumulator", f"{name}/accum", grad.type)
+                op = build(ipu_d.AccumulateGradOp, accumulator, grad, new_count, ir.StringAttr.get(self.reduction),
+                           ir.StringAttr.get(self.strategy), grad.type)
+                updates.append(("accumulator_update", f"{name}/accum", op.result))
+
+        # @update(parameters, accumulators, state, hyper) -> new weights, state, zeroed accumulators
+        roles: list[tuple[str, str]] = []
+        types: list[ir.Type] = []
+        for name, weight in params.items():
+            if name in grads:
+                roles.append(("parameter", name))
+                types.append(weight.type)
+        for name in grads:
+            roles.append(("accumulator", f"{name}/accum"))
+            types.append(grads[name].type)
+        with func.location, ir.InsertionPoint(func):
+            update = func_d.FuncOp(UPDATE_FUNCTION, (types, []))
+        block = update.add_entry_block()
+        extra: list[tuple[str, str]] = []
+
+        def add_update_arg(kind: str, name: str, type_: ir.Type) -> ir.Value:
+            extra.append((kind, name))
+            return block.add_argument(type_, func.location)
+
+        hypers: dict[str, ir.Value] = {}
+
+        def update_hyper(group: int, name: str) -> ir.Value:
+            key = "loss_scaling" if name == "loss_scaling" else f"{group}.{name}"
+            if key not in hypers:
+                hypers[key] = add_update_arg("hyper", key, scalar)
+            return hypers[key]
+
+        arguments = list(block.arguments)
+        update_params = {name: arguments[i] for i, (kind, name) in enumerate(roles) if kind == "parameter"}
+        accumulators = {name[: -len("/accum")]: arguments[i] for i, (kind, name) in enumerate(roles) if kind == "accumulator"}
+        results: list[tuple[str, str, ir.Value]] = []
+        with func.location, ir.InsertionPoint(block):
+            effective = {}
+            for name, accumulator in accumulators.items():
+                if self.reduction == "mean" and self.strategy == "post":
+                    factor = _torch_int(self.gradient_accumulation)
+                    effective[name] = ir.Operation.create("torch.aten.div.Scalar", results=[accumulator.type],
+                                                          operands=[accumulator, factor]).result
+                else:
+                    effective[name] = accumulator
+            results.extend(_apply_updates(spec, update_params, effective, add_update_arg, update_hyper))
+            none = ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
+            for name, accumulator in accumulators.items():
+                zero = ir.Operation.create("torch.aten.zeros_like", results=[accumulator.type],
+                                           operands=[accumulator, none, none, none, none, none]).result
+                results.append(("accumulator_update", f"{name}/accum", zero))
+            count_arg = add_update_arg("accumulator", COUNTER, scalar)
+            zero_count = ir.Operation.create("torch.aten.zeros_like", results=[scalar],
+                                             operands=[count_arg, none, none, none, none, none]).result
+            results.append(("accumulator_update", COUNTER, zero_count))
+            func_d.ReturnOp([value for _, _, value in results])
+        _set_signature(update.operation, roles + extra, [(k, n) for k, n, _ in results], [v for _, _, v in results])
+        return updates
+
+
+def _set_signature(func: ir.Operation, arg_roles: list[tuple[str, str]], res_roles: list[tuple[str, str]], results: list[ir.Value]) -> None:
+    body = func.regions[0].blocks[0]
+    arg_types = [a.type for a in body.arguments]
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [v.type for v in results]))
+    func.attributes["arg_attrs"] = ir.ArrayAttr.get([_role_attr(k, n) for k, n in arg_roles])
+    func.attributes["res_attrs"] = ir.ArrayAttr.get([_role_attr(k, n) for k, n in res_roles])
+
+
+def _apply_updates(spec: OptimizerSpec, params: dict[str, ir.Value], grads: dict[str, ir.Value], add_arg: Any,
+                   hyper: Any) -> list[tuple[str, str, ir.Value]]:
+    """One update op per gradient (at the current insertion point); returns the results' roles."""
+    scalar = _scalar_type()
+    state_names = _state_names(spec)
+    with_step = spec.type in ("adam", "lamb")
+    updates: list[tuple[str, str, ir.Value]] = []
+    for name, grad in grads.items():
+        weight = params[name]
+        group = spec.param_groups.get(name, 0)
+        state = [add_arg("optimizer_state", f"{name}/{s}", weight.type) for s in state_names]
+        step = [add_arg("optimizer_state", f"{name}/step", scalar)] if with_step else []
+        operands = [hyper(group, h) for h in HYPER[spec.type]]
+        op = _build_update(spec, weight, grad, state, step, operands)
+        outs = list(op.operation.results)
+        updates.append(("weight_update", name, outs[0]))
+        for state_name, value in zip(state_names, outs[1 : 1 + len(state)], strict=True):
+            updates.append(("state_update", f"{name}/{state_name}", value))
+        if with_step:
+            updates.append(("state_update", f"{name}/step", outs[-1]))
+    return updates
 
 
 def _shape_list(type_: ir.Type) -> list[int]:

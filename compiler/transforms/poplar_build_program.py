@@ -10,7 +10,7 @@ stream per input and output, a ``poplar.function @step`` with the model body, an
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from torch_mlir import ir
 
@@ -23,9 +23,11 @@ ARG_NAME = "ipu.name"
 ARG_KIND = "ipu.kind"
 OUTPUT_MODES = ("all", "final", "sum", "every_n")
 _KINDS = {"parameter": "weight", "buffer": "buffer", "constant": "buffer", "input": "input",
-          "hyper": "scalar", "optimizer_state": "optimizer_state"}
+          "hyper": "scalar", "optimizer_state": "optimizer_state", "accumulator": "accumulator"}
 # Result roles (``ipu.kind`` in res_attrs) that write a variable instead of going to the host.
-_WRITES = ("weight_update", "buffer_update", "state_update")
+_WRITES = ("weight_update", "buffer_update", "state_update", "accumulator_update")
+STEP_FUNCTION = "step"
+UPDATE_FUNCTION = "update"
 
 
 def _i64(value: int) -> ir.IntegerAttr:
@@ -62,8 +64,13 @@ class BuildProgram(ModulePass):
     ``state_update`` are copied into the variable ``ipu.name`` at the end of each step;
     the other results go to the host.
 
+    With gradient accumulation the module holds ``@main`` (one micro-batch: forward,
+    backward, accumulation) and ``@update`` (the optimizer): each device iteration runs
+    ``step`` G times, then ``update``.
+
     Arguments:
       device-iterations: iterations of the device loop per host call (>= 1).
+      gradient-accumulation: micro-batches per optimizer update (G >= 1; needs @update).
       output-mode: all | final | sum | every_n.
       return-period: n for every_n (must divide device-iterations).
       replication-factor: replicas of the graph (>= 1).
@@ -73,6 +80,7 @@ class BuildProgram(ModulePass):
 
     name: ClassVar[str] = "poplar-build-program"
     device_iterations: int = 1
+    gradient_accumulation: int = 1
     output_mode: str = "all"
     return_period: int = 1
     replication_factor: int = 1
@@ -83,10 +91,19 @@ class BuildProgram(ModulePass):
         problems = []
         if self.device_iterations < 1:
             problems.append(f"device-iterations must be >= 1, got {self.device_iterations}")
+        if self.gradient_accumulation < 1:
+            problems.append(f"gradient-accumulation must be >= 1, got {self.gradient_accumulation}")
         if self.output_mode not in OUTPUT_MODES:
             problems.append(f"output-mode must be one of {', '.join(OUTPUT_MODES)}, got '{self.output_mode}'")
-        if self.output_mode == "every_n" and (self.return_period < 1 or self.device_iterations % self.return_period):
-            problems.append(f"return-period {self.return_period} must be >= 1 and divide device-iterations {self.device_iterations}")
+        steps = self.device_iterations * self.gradient_accumulation
+        if self.output_mode == "every_n":
+            period, accumulation = self.return_period, self.gradient_accumulation
+            if period < 1 or steps % period:
+                problems.append(f"return-period {period} must be >= 1 and divide device-iterations x gradient-accumulation = {steps}")
+            elif accumulation % period and period % accumulation:
+                problems.append(
+                    f"return-period {period} must divide gradient-accumulation {accumulation} or be a multiple of it"
+                )
         for problem in problems:
             diag.error(module, f"poplar-build-program: {problem}")
         return not problems
@@ -96,61 +113,46 @@ class BuildProgram(ModulePass):
             return
         top = module.regions[0].blocks[0]
         funcs = [op.operation for op in top.operations if op.operation.name == "func.func"]
-        if len(funcs) != 1:
-            diag.error(module, f"poplar-build-program expects exactly one func.func, found {len(funcs)}")
+        names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
+        if len(funcs) == 1:
+            main, update = funcs[0], None
+        elif sorted(names) == ["main", UPDATE_FUNCTION]:
+            main, update = funcs[names.index("main")], funcs[names.index(UPDATE_FUNCTION)]
+        else:
+            diag.error(module, f"poplar-build-program expects one func.func, or @main and @{UPDATE_FUNCTION}; found {', '.join('@' + n for n in names) or 'none'}")
             return
-        func = funcs[0]
-        body = func.regions[0].blocks[0]
-        args = list(body.arguments)
-        arg_attrs = list(func.attributes["arg_attrs"]) if "arg_attrs" in func.attributes else []
-        infos = []
-        for i in range(len(args)):
-            attrs = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
-            if attrs is None or ARG_NAME not in attrs or ARG_KIND not in attrs:
-                diag.error(func, f"argument #{i} has no '{ARG_NAME}' / '{ARG_KIND}' attributes (set by the frontend)")
-                return
-            kind = ir.StringAttr(attrs[ARG_KIND]).value
-            if kind not in _KINDS:
-                diag.error(func, f"argument #{i} has unknown kind '{kind}' (expected one of {', '.join(_KINDS)})")
-                return
-            infos.append((ir.StringAttr(attrs[ARG_NAME]).value, kind))
-        ops = list(body.operations)
-        terminator = ops[-1].operation
-        for op in ops[:-1]:
-            name = op.operation.name
-            if not name.startswith("poplar."):
-                diag.error(op, f"'{name}' is not a poplar op; run convert-torch-to-poplar first")
+        parts = [self._read(main, diag)] + ([self._read(update, diag)] if update is not None else [])
         if diag.failed:
             return
-        all_results = list(terminator.operands)
-        res_attrs = list(func.attributes["res_attrs"]) if "res_attrs" in func.attributes else []
-        writes: list[tuple[str, ir.Value]] = []  # (variable name, new value)
-        results = []
-        for index, value in enumerate(all_results):
-            role = ir.DictAttr(res_attrs[index]) if index < len(res_attrs) else None
-            kind = ir.StringAttr(role[ARG_KIND]).value if role is not None and ARG_KIND in role else "output"
-            if kind in _WRITES:
-                writes.append((ir.StringAttr(role[ARG_NAME]).value, value))
-            else:
-                results.append(value)
-        known = {name for name, _ in infos}
-        for name, _ in writes:
-            if name not in known:
-                diag.error(func, f"a result updates '{name}', which is not an argument of the function")
+        if update is not None and parts[1].outputs:
+            diag.error(update, f"@{UPDATE_FUNCTION} may only update variables; {len(parts[1].outputs)} results have no variable role")
+            return
+        # One variable per name across the functions.
+        variables_spec: dict[str, tuple[str, ir.Type]] = {}
+        for part in parts:
+            for (name, kind), arg in zip(part.infos, part.args, strict=True):
+                known = variables_spec.get(name)
+                if known is not None and known[1] != arg.type:
+                    diag.error(part.func, f"argument '{name}' has type {arg.type} here but {known[1]} in another function")
+                variables_spec.setdefault(name, (kind, arg.type))
+            for name, _ in part.writes:
+                if name not in variables_spec:
+                    diag.error(part.func, f"a result updates '{name}', which is not an argument of the function")
         if diag.failed:
             return
 
-        with func.location, ir.InsertionPoint(func):
+        with main.location, ir.InsertionPoint(main):
             graph = build(pd.GraphOp, _i64(self.num_ipus), _i64(self.replication_factor), _i64(self.tiles_per_ipu))
         graph_block = graph.operation.regions[0].blocks.append()
-        loc = func.location
+        loc = main.location
+        results = parts[0].outputs
         with loc, ir.InsertionPoint(graph_block):
-            variables = []
-            for (name, kind), arg in zip(infos, args, strict=True):
+            variables: dict[str, ir.Value] = {}
+            for name, (kind, type_) in variables_spec.items():
                 variable_name = input_variable(name) if kind == "input" else name
-                variables.append(build(pd.VariableOp, _str(variable_name), _str(_KINDS[kind]), _i64(0), ir.DenseI64ArrayAttr.get([]), arg.type).result)
+                variables[name] = build(pd.VariableOp, _str(variable_name), _str(_KINDS[kind]), _i64(0), ir.DenseI64ArrayAttr.get([]), type_).result
                 if kind == "input":
-                    build(pd.HostStreamOp, _str(input_stream(name)), _str("host_to_device"), ir.TypeAttr.get(arg.type))
+                    build(pd.HostStreamOp, _str(input_stream(name)), _str("host_to_device"), ir.TypeAttr.get(type_))
             anchors = []
             for index, value in enumerate(results):
                 build(pd.HostStreamOp, _str(output_stream(index)), _str("device_to_host"), ir.TypeAttr.get(value.type))
@@ -159,73 +161,168 @@ class BuildProgram(ModulePass):
             if self.output_mode == "sum":
                 for index, value in enumerate(results):
                     sums.append(build(pd.VariableOp, _str(f"sum.{index}"), _str("output"), _i64(0), ir.DenseI64ArrayAttr.get([]), value.type).result)
-            step = build(pd.FunctionOp, _str("step"))
-        step_block = step.operation.regions[0].blocks.append()
-
-        # The step: read this iteration's inputs, compute, write results to the anchors.
-        with loc, ir.InsertionPoint(step_block):
-            last = build(pd.SyncOp, _str("internal"))  # a compute set boundary after the input copies
-            for (name, kind), variable in zip(infos, variables, strict=True):
-                if kind == "input":
-                    copy = build(pd.StreamCopyOp, variable, _str(input_stream(name)))
-                    copy.operation.move_before(last.operation)
-        last = last.operation
-        for op in ops[:-1]:
-            op.operation.move_after(last)
-            last = op.operation
-        for arg, variable in zip(args, variables, strict=True):
-            arg.replace_all_uses_with(variable)
-        by_name = {name: variable for (name, _), variable in zip(infos, variables, strict=True)}
-        with terminator.location, ir.InsertionPoint(step_block):
-            for value, anchor in zip(results, anchors, strict=True):
-                source = value
-                if isinstance(value, ir.BlockArgument):  # returning an argument unchanged
-                    source = variables[value.arg_number]
-                build(pd.CopyOp, source, anchor)
-            # Updated weights, buffers and optimizer state are written back to their variables.
-            for name, value in writes:
-                source = variables[value.arg_number] if isinstance(value, ir.BlockArgument) else value
-                if source != by_name[name]:
-                    build(pd.CopyOp, source, by_name[name])
-
+            step = build(pd.FunctionOp, _str(STEP_FUNCTION))
+            update_function = build(pd.FunctionOp, _str(UPDATE_FUNCTION)) if update is not None else None
+        self._fill(parts[0], step.operation.regions[0].blocks.append(), variables, anchors, read_inputs=True)
+        if update_function is not None:
+            self._fill(parts[1], update_function.operation.regions[0].blocks.append(), variables, [], read_inputs=False)
         with loc, ir.InsertionPoint(graph_block):
-            main = build(pd.SequenceOp, _str("main"))
-        self._build_main(main.operation.regions[0].blocks.append(), loc, results, anchors, sums)
-        func.erase()
+            sequence = build(pd.SequenceOp, _str("main"))
+        self._build_main(sequence.operation.regions[0].blocks.append(), loc, anchors, sums, update is not None)
+        for part in parts:
+            part.func.erase()
+
+    def _read(self, func: ir.Operation, diag: Diagnostics) -> _Function:
+        """A function's argument and result roles, and its body checked to be poplar ops."""
+        body = func.regions[0].blocks[0]
+        args = list(body.arguments)
+        arg_attrs = list(func.attributes["arg_attrs"]) if "arg_attrs" in func.attributes else []
+        infos = []
+        for i in range(len(args)):
+            attrs = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
+            if attrs is None or ARG_NAME not in attrs or ARG_KIND not in attrs:
+                diag.error(func, f"argument #{i} has no '{ARG_NAME}' / '{ARG_KIND}' attributes (set by the frontend)")
+                return _Function(func, args, [], [], [], [], None)
+            kind = ir.StringAttr(attrs[ARG_KIND]).value
+            if kind not in _KINDS:
+                diag.error(func, f"argument #{i} has unknown kind '{kind}' (expected one of {', '.join(_KINDS)})")
+                return _Function(func, args, [], [], [], [], None)
+            infos.append((ir.StringAttr(attrs[ARG_NAME]).value, kind))
+        ops = list(body.operations)
+        terminator = ops[-1].operation
+        for op in ops[:-1]:
+            name = op.operation.name
+            if not name.startswith("poplar."):
+                diag.error(op, f"'{name}' is not a poplar op; run convert-torch-to-poplar first")
+        all_results = list(terminator.operands)
+        res_attrs = list(func.attributes["res_attrs"]) if "res_attrs" in func.attributes else []
+        writes: list[tuple[str, ir.Value]] = []
+        outputs: list[ir.Value] = []
+        for index, value in enumerate(all_results):
+            role = ir.DictAttr(res_attrs[index]) if index < len(res_attrs) else None
+            kind = ir.StringAttr(role[ARG_KIND]).value if role is not None and ARG_KIND in role else "output"
+            if kind in _WRITES:
+                writes.append((ir.StringAttr(role[ARG_NAME]).value, value))
+            else:
+                outputs.append(value)
+        return _Function(func, args, infos, [op.operation for op in ops[:-1]], writes, outputs, terminator)
+
+    def _fill(self, part: _Function, block: ir.Block, variables: dict[str, ir.Value], anchors: list[ir.Value], read_inputs: bool) -> None:
+        """Move a function's body into ``block``: input copies first, then the ops, then
+        the copies of its results into anchors and variables."""
+        loc = part.func.location
+        with loc, ir.InsertionPoint(block):
+            last = build(pd.SyncOp, _str("internal"))  # a compute set boundary after the input copies
+            if read_inputs:
+                for name, kind in part.infos:
+                    if kind == "input":
+                        copy = build(pd.StreamCopyOp, variables[name], _str(input_stream(name)))
+                        copy.operation.move_before(last.operation)
+        last = last.operation
+        for op in part.ops:
+            op.move_after(last)
+            last = op
+        by_arg = {}
+        for (name, _), arg in zip(part.infos, part.args, strict=True):
+            arg.replace_all_uses_with(variables[name])
+            by_arg[arg.arg_number] = variables[name]
+        with part.terminator.location, ir.InsertionPoint(block):
+            for value, anchor in zip(part.outputs, anchors, strict=True):
+                source = by_arg[value.arg_number] if isinstance(value, ir.BlockArgument) else value
+                build(pd.CopyOp, source, anchor)
+            # Updated weights, buffers, optimizer state and accumulators go back to their variables.
+            for name, value in part.writes:
+                source = by_arg[value.arg_number] if isinstance(value, ir.BlockArgument) else value
+                if source != variables[name]:
+                    build(pd.CopyOp, source, variables[name])
 
     def _stream_out(self, values: list[ir.Value]) -> None:
         for index, value in enumerate(values):
             build(pd.StreamCopyOp, value, _str(output_stream(index)))
 
-    def _build_main(self, block: ir.Block, loc: ir.Location, results: list[ir.Value], anchors: list[ir.Value], sums: list[ir.Value]) -> None:
-        call = lambda: build(pd.CallOp, _str("step"))  # noqa: E731 - tiny local builder
+    def _build_main(self, block: ir.Block, loc: ir.Location, anchors: list[ir.Value], sums: list[ir.Value], has_update: bool) -> None:
+        """The device loop: D iterations of (G steps [then the update]) with the output mode's copies."""
+        step = lambda: build(pd.CallOp, _str(STEP_FUNCTION))  # noqa: E731 - tiny local builders
+        update = lambda: build(pd.CallOp, _str(UPDATE_FUNCTION))  # noqa: E731
+        accumulation = self.gradient_accumulation if has_update else 1
+        mode, period = self.output_mode, self.return_period
+
+        def repeat(count: int, body: Any, always: bool = False) -> None:
+            if count == 1 and not always:  # inner loops of one trip are just their body
+                body()
+                return
+            loop = build(pd.RepeatOp, _i64(count))
+            with ir.InsertionPoint(loop.operation.regions[0].blocks.append()):
+                body()
+
+        def step_with_output() -> None:
+            step()
+            if mode == "all":
+                self._stream_out(anchors)
+            elif mode == "sum":
+                for total, anchor in zip(sums, anchors, strict=True):
+                    build(pd.ScaledAddToOp, total, anchor, ir.FloatAttr.get(ir.F64Type.get(), 1.0))
+
+        def steps_then_update() -> None:
+            repeat(accumulation, step_with_output)
+            if has_update:
+                update()
+
+        def every_n_group() -> None:
+            # ``period`` steps whose last one's outputs go to the host.
+            repeat(period - 1, step) if period > 1 else None
+            step()
+            self._stream_out(anchors)
+
         with loc, ir.InsertionPoint(block):
-            if self.output_mode == "sum":
+            if mode == "sum":
                 for total in sums:
                     zero = ir.DenseElementsAttr.get_splat(total.type, _zero(ir.RankedTensorType(total.type).element_type))
                     build(pd.CopyOp, build(pd.ConstantOp, zero, _i64(0), total.type).result, total)
-            if self.output_mode == "every_n":
-                outer = build(pd.RepeatOp, _i64(self.device_iterations // self.return_period))
-                with ir.InsertionPoint(outer.operation.regions[0].blocks.append()):
-                    if self.return_period > 1:
-                        inner = build(pd.RepeatOp, _i64(self.return_period - 1))
-                        with ir.InsertionPoint(inner.operation.regions[0].blocks.append()):
-                            call()
-                    call()
-                    self._stream_out(anchors)
+            if mode == "every_n" and accumulation % period == 0:
+                def iteration() -> None:
+                    repeat(accumulation // period, every_n_group)
+                    if has_update:
+                        update()
+
+                repeat(self.device_iterations, iteration, always=True)
                 return
-            loop = build(pd.RepeatOp, _i64(self.device_iterations))
-            with ir.InsertionPoint(loop.operation.regions[0].blocks.append()):
-                call()
-                if self.output_mode == "all":
+            if mode == "every_n":  # the period spans k = period / G whole iterations
+                k = period // accumulation
+
+                def block_of_k() -> None:
+                    def plain_iteration() -> None:
+                        repeat(accumulation, step)
+                        if has_update:
+                            update()
+
+                    repeat(k - 1, plain_iteration) if k > 1 else None
+                    repeat(accumulation - 1, step) if accumulation > 1 else None
+                    step()
                     self._stream_out(anchors)
-                elif self.output_mode == "sum":
-                    for total, anchor in zip(sums, anchors, strict=True):
-                        build(pd.ScaledAddToOp, total, anchor, ir.FloatAttr.get(ir.F64Type.get(), 1.0))
-            if self.output_mode == "final":
+                    if has_update:
+                        update()
+
+                repeat(self.device_iterations // k, block_of_k, always=True)
+                return
+            repeat(self.device_iterations, steps_then_update, always=True)
+            if mode == "final":
                 self._stream_out(anchors)
-            elif self.output_mode == "sum":
+            elif mode == "sum":
                 self._stream_out(sums)
+
+
+@dataclasses.dataclass
+class _Function:
+    """A function being turned into a poplar.function: its roles and its body."""
+
+    func: ir.Operation
+    args: list[ir.Value]
+    infos: list[tuple[str, str]]
+    ops: list[ir.Operation]
+    writes: list[tuple[str, ir.Value]]
+    outputs: list[ir.Value]
+    terminator: ir.Operation | None
 
 
 def _zero(element: ir.Type) -> ir.Attribute:

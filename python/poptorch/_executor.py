@@ -17,7 +17,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from . import _logging
-from .enums import OutputMode
+from .enums import MeanReductionStrategy, OutputMode, ReductionType
 from .options import Options
 
 _OUTPUT_MODE_NAMES = {OutputMode.All: "all", OutputMode.Final: "final", OutputMode.Sum: "sum", OutputMode.EveryN: "every_n"}
@@ -176,7 +176,7 @@ class PoplarExecutor:
                 self._stores[program.variables[name].ipu].tensors[name] = value.detach().clone()
             elif kind == "hyper":
                 self._stores[program.variables[name].ipu].tensors[name] = torch.tensor(self._hyper_value(name), dtype=torch.float32)
-            elif kind == "optimizer_state":
+            elif kind in ("optimizer_state", "accumulator"):
                 info = program.variables[name]
                 self._stores[info.ipu].tensors[name] = self._initial_state(name, info)
         self._device_newer = False
@@ -336,12 +336,6 @@ class PoplarExecutor:
         if self._training:
             from ipu_mlir.compiler.driver import OptimizerDescription, compile_training
 
-            accumulation = self._options.Training.gradient_accumulation
-            if accumulation != 1:
-                raise ValueError(
-                    f"Options.Training.gradientAccumulation({accumulation}): gradient accumulation is not available in "
-                    "the IPU Model yet; use gradientAccumulation(1) (one optimizer step per micro-batch)"
-                )
 
             from .optim import describe
 
@@ -349,6 +343,14 @@ class PoplarExecutor:
             self._ipu_optimizer = describe(self._optimizer, names)
             described = self._ipu_optimizer
             description = OptimizerDescription(described.type, dict(described.flags), len(described.groups), dict(described.param_groups))
+            training = self._options.Training
+            options.gradient_accumulation = training.gradient_accumulation
+            options.reduction = "sum" if training.accumulation_and_replication_reduction_type == ReductionType.Sum else "mean"
+            strategy = training.mean_accumulation_and_replication_reduction_strategy
+            running = strategy == MeanReductionStrategy.Running or any(
+                dtype == torch.float16 for dtype in described.accum_types.values()
+            )  # SEMANTICS: a float16 accumulator forces the running mean
+            options.strategy = "running" if running else "post"
             self._compiled = compile_training(self._model, micro_args, micro_kwargs, options, description)
         else:
             self._compiled = compile_inference(self._model, micro_args, micro_kwargs, options)

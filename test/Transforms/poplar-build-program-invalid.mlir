@@ -24,7 +24,7 @@ func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has unknown kind 'activation' (expected one of parameter, buffer, constant, input, hyper, optimizer_state)
+// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has unknown kind 'activation' (expected one of parameter, buffer, constant, input, hyper, optimizer_state, accumulator)
 func.func @main(%arg0: tensor<3xf32> {ipu.kind = "activation", ipu.name = "w"}) -> tensor<3xf32> {
   return %arg0 : tensor<3xf32>
 }
@@ -45,7 +45,7 @@ func.func @main(%arg0: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}) -> te
 // -----
 
 // The program is built from exactly one function.
-// CHECK: error: poplar-build-program expects exactly one func.func, found 2
+// CHECK: error: poplar-build-program expects one func.func, or @main and @update; found @main, @other
 func.func @main(%arg0: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}) -> tensor<3xf32> {
   return %arg0 : tensor<3xf32>
 }
