@@ -121,12 +121,16 @@ class OptimizerDescription:
       flags: structural choices that change the program (with_momentum, nesterov, variant...).
       groups: number of parameter groups.
       param_groups: parameter path -> group index.
+      constants: hyper-parameters compiled in ("<group>.<name>" or "loss_scaling" -> value).
+      max_grad_norm: clip gradients by their global norm (None: no clipping).
     """
 
     type: str
     flags: dict[str, Any]
     groups: int
     param_groups: dict[str, int]
+    constants: dict[str, float] = dataclasses.field(default_factory=dict)
+    max_grad_norm: float | None = None
 
     def attribute(self) -> ir.Attribute:
         def value(v: Any) -> ir.Attribute:
@@ -138,12 +142,16 @@ class OptimizerDescription:
                 return ir.FloatAttr.get(ir.F64Type.get(), v)
             return ir.StringAttr.get(str(v))
 
-        return ir.DictAttr.get({
+        entries = {
             "type": ir.StringAttr.get(self.type),
             "flags": ir.DictAttr.get({k: value(v) for k, v in self.flags.items()}),
             "groups": value(self.groups),
             "param_groups": ir.DictAttr.get({k: value(v) for k, v in self.param_groups.items()}),
-        })
+            "constants": ir.DictAttr.get({k: value(float(v)) for k, v in self.constants.items()}),
+        }
+        if self.max_grad_norm is not None:
+            entries["max_grad_norm"] = value(float(self.max_grad_norm))
+        return ir.DictAttr.get(entries)
 
 
 @dataclasses.dataclass
@@ -175,7 +183,7 @@ def compile_training(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any]
 
     start = time.perf_counter()
     func = captured.module.body.operations[0]
-    with context:
+    with context, ir.Location.unknown(context):
         func.attributes["ipu.optimizer"] = optimizer.attribute()
     pipeline = training_pipeline(
         target=options.target,

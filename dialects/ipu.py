@@ -220,6 +220,9 @@ class _UpdateOp(IpuOp):
     def state_count(self, v: Rules) -> int:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def step_count(self, v: Rules) -> int:
+        return self.STEPS
+
     def _segments(self, v: Rules, attribute: str, what: str, size: int, total: int) -> list[int]:
         v.require(v.has(attribute), f"requires attribute '{attribute}' ({what} counts)")
         attr = self.operation.attributes[attribute]
@@ -245,7 +248,8 @@ class _UpdateOp(IpuOp):
             v.require(name in names, f"requires hyper-parameter \"{name}\"")
         expected_state = self.state_count(v)
         v.require(n_state == expected_state, f"expects {expected_state} state operands, got {n_state}")
-        v.require(n_step == self.STEPS, f"expects {self.STEPS} step operands, got {n_step}")
+        steps = self.step_count(v)
+        v.require(n_step == steps, f"expects {steps} step operands, got {n_step}")
         v.require(results == [1, n_state, n_step], f"expects results (new_weight, new_state, new_step) sized [1, {n_state}, {n_step}], got {results}")
         values = list(op.operands)
         weight, grad = values[0], values[1]
@@ -266,7 +270,8 @@ class _UpdateOp(IpuOp):
 class SgdUpdateOp(_UpdateOp, name="sgd_update"):
     """SGD weight update (``poptorch.optim.SGD`` / ``torch.optim.SGD``).
 
-    Semantics: with ``with_momentum``, one velocity state tensor; ``variant`` is
+    Semantics: with ``with_momentum``, one velocity state tensor and a step count (the
+    first step sets the velocity to the gradient, as torch.optim.SGD does); ``variant`` is
     ``"separate"`` (accumulator and velocity apart, the default) or ``"combined"``
     (``use_combined_accum``: one tensor serves as both). Hyper-parameters: lr,
     momentum, dampening, weight_decay, velocity_scaling, loss_scaling.
@@ -299,6 +304,11 @@ class SgdUpdateOp(_UpdateOp, name="sgd_update"):
         nesterov = v.bool("nesterov")
         v.require(not nesterov or momentum, "nesterov requires with_momentum")
         return 1 if momentum else 0
+
+    def step_count(self, v: Rules) -> int:
+        # With momentum, the first step sets the velocity to the gradient (no dampening),
+        # as torch.optim.SGD does: the step count tells the first step apart.
+        return 1 if v.bool("with_momentum") else 0
 
 
 class AdamUpdateOp(_UpdateOp, name="adam_update"):

@@ -1335,29 +1335,54 @@ def lower_sgd_update(lw: Lowering, op: ir.Operation) -> list[Any]:
     """SGD as torch.optim.SGD computes it (PopTorch's separate variant):
     g = grad / loss_scaling + weight_decay * w; v = momentum * v + (1 - dampening) * g
     (velocity starts at zero); d = g + momentum * v (nesterov) or v; w = w - lr * d."""
-    weight, grad, state, _, hyper, _ = _update_operands(op)
+    weight, grad, state, step, hyper, _ = _update_operands(op)
     variant = ir.StringAttr(op.attributes["variant"]).value
-    if variant != "separate":
-        raise Unsupported(f"SGD variant '{variant}' is not available yet; use the separate variant (use_combined_accum=False)")
     w, g = lw.v(weight), lw.v(grad)
     wtype = w.type
     h = {name: lw.v(value) for name, value in hyper.items()}
+    if variant == "combined" and state:
+        return _combined_sgd(lw, op, w, g, lw.v(state[0]), lw.v(step[0]), h)
     if "loss_scaling" in h:
         g = lw.map("div(_1, _2)", [g, h["loss_scaling"]], wtype)
     if "weight_decay" in h:
         g = lw.map("add(_1, mul(_2, _3))", [g, w, h["weight_decay"]], wtype)
     results = []
     if state:
-        v = lw.v(state[0])
-        damped = lw.map("mul(_1, sub(1.0, _2))", [g, h["dampening"]], wtype) if "dampening" in h else g
-        v = lw.map("add(mul(_1, _2), _3)", [v, h["momentum"], damped], wtype)
+        count = lw.v(step[0])
+        v = _velocity(lw, lw.v(state[0]), g, count, h)
         nesterov = ir.BoolAttr(op.attributes["nesterov"]).value
         direction = lw.map("add(_1, mul(_2, _3))", [g, v, h["momentum"]], wtype) if nesterov else v
-        results.append(v)
+        results += [v, _scalar(lw, "add(_1, 1.0)", [count])]
     else:
         direction = g
     new_w = lw.map("sub(_1, mul(_2, _3))", [w, direction, h["lr"]], wtype)
     return [new_w, *results]
+
+
+def _velocity(lw: Lowering, v: ir.Value, g: ir.Value, count: ir.Value, h: dict[str, ir.Value]) -> ir.Value:
+    """momentum * v + (1 - dampening) * g, except on the first step (count 0), where the
+    velocity becomes the gradient itself, as in torch.optim.SGD."""
+    damped = lw.map("mul(_1, sub(1.0, _2))", [g, h["dampening"]], g.type) if "dampening" in h else g
+    updated = lw.map("add(mul(_1, _2), _3)", [v, h["momentum"], damped], g.type)
+    first = lw.map("eq(_1, 0.0)", [count], _tensor([], ir.IntegerType.get_signless(1)))
+    return lw.map("select(_1, _2, _3)", [first, g, updated], g.type)
+
+
+def _combined_sgd(lw: Lowering, op: ir.Operation, w: ir.Value, g: ir.Value, v: ir.Value, count: ir.Value, h: dict[str, ir.Value]) -> list[Any]:
+    """PopTorch's combined variant: one velocity tensor kept scaled by velocity_scaling
+    (vs); mathematically the separate variant's update.
+    g' = vs / ls * g + vs * wd * w; v = momentum * v + (1 - dampening) * g';
+    w = w - lr / vs * (nesterov ? g' + momentum * v : v)."""
+    wtype = w.type
+    scale = _scalar(lw, "div(_1, _2)", [h["velocity_scaling"], h["loss_scaling"]])
+    g = lw.map("mul(_1, _2)", [g, scale], wtype)
+    decay = _scalar(lw, "mul(_1, _2)", [h["velocity_scaling"], h["weight_decay"]])
+    g = lw.map("add(_1, mul(_2, _3))", [g, w, decay], wtype)
+    v = _velocity(lw, v, g, count, h)
+    nesterov = ir.BoolAttr(op.attributes["nesterov"]).value
+    direction = lw.map("add(_1, mul(_2, _3))", [g, v, h["momentum"]], wtype) if nesterov else v
+    step = _scalar(lw, "div(_1, _2)", [h["lr"], h["velocity_scaling"]])
+    return [lw.map("sub(_1, mul(_2, _3))", [w, direction, step], wtype), v, _scalar(lw, "add(_1, 1.0)", [count])]
 
 
 @lowers("ipu.accumulate_grad")

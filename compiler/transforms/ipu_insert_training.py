@@ -60,6 +60,8 @@ class OptimizerSpec:
     flags: dict[str, Any]
     groups: int
     param_groups: dict[str, int]
+    constants: dict[str, float] = dataclasses.field(default_factory=dict)  # "<group>.<name>" -> compiled-in value
+    max_grad_norm: float | None = None
 
     @classmethod
     def read(cls, func: ir.Operation) -> OptimizerSpec:
@@ -76,7 +78,12 @@ class OptimizerSpec:
         bad = {k: v for k, v in param_groups.items() if not 0 <= v < groups}
         if bad:
             raise ValueError(f"'{OPTIMIZER_ATTR}' puts parameters in groups that do not exist: {bad} (groups = {groups})")
-        return cls(kind, dict(data.get("flags", {})), groups, param_groups)
+        constants = {str(k): float(v) for k, v in data.get("constants", {}).items()}
+        max_norm = data.get("max_grad_norm")
+        if max_norm is not None and not float(max_norm) > 0:
+            raise ValueError(f"'{OPTIMIZER_ATTR}' needs max_grad_norm > 0, got {max_norm}")
+        return cls(kind, dict(data.get("flags", {})), groups, param_groups, constants,
+                   None if max_norm is None else float(max_norm))
 
 
 def _roles(attrs: ir.Attribute | None, count: int, what: str) -> list[tuple[str, str]]:
@@ -142,7 +149,9 @@ class InsertTraining(ModulePass):
     Preconditions: one ``func.func`` whose arguments and results have ``ipu.kind`` /
     ``ipu.name`` roles (``parameter``, ``buffer``, ``input``, one ``loss_grad``;
     ``buffer_update``, ``loss``, ``output``, ``grad``) and an ``ipu.optimizer``
-    attribute ``{type, flags, groups, param_groups}``.
+    attribute ``{type, flags, groups, param_groups[, constants][, max_grad_norm]}``.
+    ``constants`` (``"<group>.<name>" = value``) compiles those hyper-parameters in;
+    ``max_grad_norm`` clips all gradients by their global norm before the updates.
 
     The loss-gradient argument becomes the loss scale (the hyper-parameter
     ``loss_scaling``, broadcast to the loss's shape): the loss is scaled before the
@@ -217,7 +226,10 @@ class InsertTraining(ModulePass):
         def hyper(group: int, name: str) -> ir.Value:
             key = "loss_scaling" if name == "loss_scaling" else f"{group}.{name}"
             if key not in hyper_values:
-                hyper_values[key] = add_arg("hyper", key, scalar)
+                if key in spec.constants:  # marked constant: compiled in, changing it recompiles
+                    hyper_values[key] = _literal(spec.constants[key], body)
+                else:
+                    hyper_values[key] = add_arg("hyper", key, scalar)
             return hyper_values[key]
 
         # The backward pass starts from the loss scale instead of d loss / d loss = 1.
@@ -226,17 +238,23 @@ class InsertTraining(ModulePass):
         if seed.type != scalar:
             first_use = next(iter(seed.uses)).owner if list(seed.uses) else terminator
             with func.location, ir.InsertionPoint(first_use):
-                shape = _shape_list(seed.type)
-                sizes = [_torch_int(d) for d in shape]
-                size_list = ir.Operation.create("torch.prim.ListConstruct", results=[ir.Type.parse("!torch.list<int>")], operands=sizes)
-                false = ir.Operation.create("torch.constant.bool", results=[ir.Type.parse("!torch.bool")], attributes={"value": ir.BoolAttr.get(False)})
-                expanded = ir.Operation.create("torch.aten.expand", results=[seed.type], operands=[loss_scale, size_list.result, false.result])
-            seed.replace_all_uses_with(expanded.result)
+                shape, dtype = _shape_and_dtype(seed.type)
+                value = loss_scale
+                if dtype != "f32":  # e.g. a float16 loss: the seed takes the loss's type
+                    value = _torch_op("torch.aten.to.dtype", ir.Type.parse(f"!torch.vtensor<[],{dtype}>"), value,
+                                      _torch_int(_TORCH_DTYPE_CODES[dtype]), _torch_bool(False), _torch_bool(False), _none())
+                if shape:
+                    sizes = [_torch_int(d) for d in shape]
+                    size_list = ir.Operation.create("torch.prim.ListConstruct", results=[ir.Type.parse("!torch.list<int>")], operands=sizes)
+                    value = _torch_op("torch.aten.expand", seed.type, value, size_list.result, _torch_bool(False))
+            seed.replace_all_uses_with(value)
         else:
             seed.replace_all_uses_with(loss_scale)
 
         if self.gradient_accumulation == 1:
             with terminator.location, ir.InsertionPoint(terminator):
+                if spec.max_grad_norm is not None:
+                    grads = _clip(grads, spec.max_grad_norm, loss_scale)
                 updates = _apply_updates(spec, params, grads, add_arg, hyper)
         else:
             updates = self._accumulate(func, spec, params, grads, add_arg, terminator)
@@ -295,7 +313,10 @@ class InsertTraining(ModulePass):
         def update_hyper(group: int, name: str) -> ir.Value:
             key = "loss_scaling" if name == "loss_scaling" else f"{group}.{name}"
             if key not in hypers:
-                hypers[key] = add_update_arg("hyper", key, scalar)
+                if key in spec.constants:
+                    hypers[key] = _literal(spec.constants[key], block)
+                else:
+                    hypers[key] = add_update_arg("hyper", key, scalar)
             return hypers[key]
 
         arguments = list(block.arguments)
@@ -311,6 +332,8 @@ class InsertTraining(ModulePass):
                                                           operands=[accumulator, factor]).result
                 else:
                     effective[name] = accumulator
+            if spec.max_grad_norm is not None:
+                effective = _clip(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
             results.extend(_apply_updates(spec, update_params, effective, add_update_arg, update_hyper))
             none = ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
             for name, accumulator in accumulators.items():
@@ -339,7 +362,7 @@ def _apply_updates(spec: OptimizerSpec, params: dict[str, ir.Value], grads: dict
     """One update op per gradient (at the current insertion point); returns the results' roles."""
     scalar = _scalar_type()
     state_names = _state_names(spec)
-    with_step = spec.type in ("adam", "lamb")
+    with_step = spec.type in ("adam", "lamb") or (spec.type == "sgd" and bool(spec.flags.get("with_momentum", False)))
     updates: list[tuple[str, str, ir.Value]] = []
     for name, grad in grads.items():
         weight = params[name]
@@ -357,10 +380,60 @@ def _apply_updates(spec: OptimizerSpec, params: dict[str, ir.Value], grads: dict
     return updates
 
 
-def _shape_list(type_: ir.Type) -> list[int]:
+def _literal(value: float, block: ir.Block) -> ir.Value:
+    """A compiled-in scalar hyper-parameter (``torch.vtensor.literal``) at the top of ``block``."""
+    first = block.operations[0] if len(block.operations) else None
+    point = ir.InsertionPoint(first) if first is not None else ir.InsertionPoint(block)
+    with point:
+        attr = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], ir.F32Type.get()), ir.FloatAttr.get(ir.F32Type.get(), value))
+        op = ir.Operation.create("torch.vtensor.literal", results=[_scalar_type()], attributes={"value": attr})
+    return op.result
+
+
+def _torch_op(name: str, result: ir.Type, *operands: ir.Value) -> ir.Value:
+    return ir.Operation.create(name, results=[result], operands=list(operands)).result
+
+
+def _torch_float(value: float) -> ir.Value:
+    return ir.Operation.create("torch.constant.float", results=[ir.Type.parse("!torch.float")],
+                               attributes={"value": ir.FloatAttr.get(ir.F64Type.get(), value)}).result
+
+
+def _clip(grads: dict[str, ir.Value], max_norm: float, loss_scale: ir.Value) -> dict[str, ir.Value]:
+    """Clip by the global norm as torch.nn.utils.clip_grad_norm_ does: the gradients are
+    scaled by min(1, max_norm / (||g|| + 1e-6)), with ||g|| the norm of all of them
+    (unscaled from the loss scale)."""
+    scalar = _scalar_type()
+    none = ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
+    total = None
+    for grad in grads.values():
+        squared = _torch_op("torch.aten.mul.Tensor", grad.type, grad, grad)
+        partial = _torch_op("torch.aten.sum", scalar, squared, none)
+        total = partial if total is None else _torch_op("torch.aten.add.Tensor", scalar, total, partial, _torch_int(1))
+    norm = _torch_op("torch.aten.div.Tensor", scalar, _torch_op("torch.aten.sqrt", scalar, total), loss_scale)
+    shifted = _torch_op("torch.aten.add.Scalar", scalar, norm, _torch_float(1e-6), _torch_int(1))
+    coefficient = _torch_op("torch.aten.mul.Scalar", scalar, _torch_op("torch.aten.reciprocal", scalar, shifted), _torch_float(max_norm))
+    coefficient = _torch_op("torch.aten.clamp_max", scalar, coefficient, _torch_float(1.0))
+    return {name: _torch_op("torch.aten.mul.Tensor", grad.type, grad, coefficient) for name, grad in grads.items()}
+
+
+def _shape_and_dtype(type_: ir.Type) -> tuple[list[int], str]:
     from ..torch_ir import vtensor_shape_dtype
 
-    return vtensor_shape_dtype(type_)[0]
+    return vtensor_shape_dtype(type_)
+
+
+# torch's ScalarType codes, as aten.to.dtype takes them.
+_TORCH_DTYPE_CODES = {"f16": 5, "f32": 6, "f64": 7, "bf16": 15}
+
+
+def _torch_bool(value: bool) -> ir.Value:
+    return ir.Operation.create("torch.constant.bool", results=[ir.Type.parse("!torch.bool")],
+                               attributes={"value": ir.BoolAttr.get(value)}).result
+
+
+def _none() -> ir.Value:
+    return ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
 
 
 def _torch_int(value: int) -> ir.Value:

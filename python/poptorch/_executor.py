@@ -114,6 +114,7 @@ class PoplarExecutor:
         self._device_newer = False  # training changed the device weights since the last host sync
         self._uploaded_version = -1  # weights version (see _host_sync) the device holds
         self._syncing = False
+        self._recompile_needed = False
         if training:
             from . import _host_sync
 
@@ -143,6 +144,9 @@ class PoplarExecutor:
         self._check_alive()
         kwargs = normalize_kwargs(self._model.forward, kwargs)
         leaves = _bind(self._model.forward, args, kwargs)
+        if self._compiled is not None and self._recompile_needed:
+            self.copyWeightsToHostIfNeeded()
+            self._compiled, self._stores, self._attached, self._recompile_needed = None, None, False, False
         if self._compiled is None:
             self._compile(args, kwargs, leaves)
         else:
@@ -223,6 +227,12 @@ class PoplarExecutor:
         if self._attached:
             raise RuntimeError("the model is already attached to a device; call detachFromDevice() first")
         self.copyWeightsToDevice()
+        # Random ops (dropout) draw from the device's generator: Options.randomSeed makes
+        # them repeatable; without it the seed comes from torch's own generator.
+        seed = self._options.random_seed
+        if seed is None:
+            seed = int(torch.randint(0, 2**62, ()).item())
+        self._compiled.program.generator.manual_seed(seed)
         self._attached = True
 
     def detachFromDevice(self) -> None:  # noqa: N802
@@ -282,11 +292,123 @@ class PoplarExecutor:
         group, _, hyper = name.partition(".")
         return float(described.groups[int(group)][hyper])
 
+    def _parameter_names(self) -> dict[int, str]:
+        return {id(p): n for n, p in _raw_named_tensors(self._model).items() if isinstance(p, torch.nn.Parameter)}
+
+    # -- optimizer ------------------------------------------------------------------
+    def setOptimizer(self, optimizer: torch.optim.Optimizer) -> None:  # noqa: N802
+        """Use ``optimizer``'s hyper-parameters from the next run, without recompiling.
+
+        The optimizer must have the same type, flags and parameter groups as the one the
+        model was compiled with. Changing a hyper-parameter marked constant
+        (``variable_attrs.markAsConstant``) recompiles the model at the next call.
+        """
+        self._check_alive()
+        if not self._training:
+            raise RuntimeError("setOptimizer() applies to training models (poptorch.trainingModel) only")
+        from .optim import describe
+
+        if self._compiled is None:
+            self._optimizer = optimizer
+            self._install_state_sync()
+            return
+        new = describe(optimizer, self._parameter_names())
+        old = self._ipu_optimizer
+        if (new.type, new.flags, len(new.groups), new.param_groups, new.max_grad_norm) != (
+            old.type, old.flags, len(old.groups), old.param_groups, old.max_grad_norm
+        ):
+            raise ValueError(
+                "setOptimizer(): the new optimizer differs from the compiled one in its type, structural flags "
+                "(momentum on/off, nesterov, variant...), parameter groups or max_grad_norm, which are compiled into the "
+                "program. Keep them the same, or destroy() this model and wrap it again with the new optimizer."
+            )
+        changed_constants = _constants(new) != _constants(old)
+        self._optimizer, self._ipu_optimizer = optimizer, new
+        self._install_state_sync()
+        if changed_constants:
+            _logging.logger.warning(
+                "setOptimizer(): a hyper-parameter marked constant changed its value; the model is recompiled at the next call"
+            )
+            self._recompile_needed = True
+            return
+        if self._stores is not None:
+            program = self._compiled.program
+            for kind, name in self._arguments():
+                if kind == "hyper":
+                    self._stores[program.variables[name].ipu].tensors[name] = torch.tensor(self._hyper_value(name), dtype=torch.float32)
+
+    def _install_state_sync(self) -> None:
+        """The optimizer's state_dict() / load_state_dict() read and write the device's state."""
+        optimizer = self._optimizer
+        if getattr(optimizer, "_poptorch_executor", None) is self:
+            return
+        original_state_dict, original_load = optimizer.state_dict, optimizer.load_state_dict
+        executor = self
+
+        def state_dict() -> dict[str, Any]:
+            executor._download_optimizer_state()
+            return original_state_dict()
+
+        def load_state_dict(state: dict[str, Any]) -> None:
+            original_load(state)
+            executor._upload_optimizer_state()
+
+        optimizer.state_dict = state_dict
+        optimizer.load_state_dict = load_state_dict
+        optimizer._poptorch_executor = self
+
+    _TORCH_STATE = {"velocity": "momentum_buffer"}
+
+    def _state_slots(self) -> list[tuple[str, str, str]]:
+        """(device variable, parameter path, torch state key) of each optimizer state tensor."""
+        slots = []
+        for kind, name in self._arguments():
+            if kind == "optimizer_state":
+                path, _, key = name.rpartition("/")
+                slots.append((name, path, self._TORCH_STATE.get(key, key)))
+        return slots
+
+    def _velocity_scale(self, path: str) -> float:
+        described = self._ipu_optimizer
+        if described.type == "sgd" and described.flags.get("variant") == "combined":
+            return float(described.groups[described.param_groups.get(path, 0)]["velocity_scaling"])
+        return 1.0
+
+    def _download_optimizer_state(self) -> None:
+        if self._compiled is None or self._stores is None:
+            return
+        params = {n: p for n, p in _raw_named_tensors(self._model).items()}
+        program = self._compiled.program
+        for variable, path, key in self._state_slots():
+            if key == "step" and self._ipu_optimizer.type == "sgd":
+                continue  # torch's SGD keeps no step count; ours only tells the first step apart
+            value = self._stores[program.variables[variable].ipu].tensors[variable].detach().clone()
+            if key == "momentum_buffer":
+                value = value / self._velocity_scale(path)
+            self._optimizer.state[params[path]][key] = value
+
+    def _upload_optimizer_state(self) -> None:
+        if self._compiled is None or self._stores is None:
+            return
+        program = self._compiled.program
+        for variable, path, key in self._state_slots():
+            self._stores[program.variables[variable].ipu].tensors[variable] = self._initial_state(variable, program.variables[variable])
+
     def _initial_state(self, name: str, info: Any) -> torch.Tensor:
         """Optimizer state starts at zero (velocity, moments, step count), except the
         squared-gradient average of RMSprop's TensorFlow variant, which starts at one."""
         described = self._ipu_optimizer
-        if described.type == "rmsprop" and described.flags.get("use_tf_variant") and name.endswith("/square_avg"):
+        path, _, key = name.rpartition("/")
+        params = _raw_named_tensors(self._model)
+        existing = self._optimizer.state.get(params.get(path)) if path in params else None
+        torch_key = self._TORCH_STATE.get(key, key)
+        if existing and key == "step" and "step" not in existing and "momentum_buffer" in existing:
+            return torch.ones(info.shape, dtype=info.dtype)  # torch's SGD counts no steps: past the first
+        if existing and torch_key in existing and isinstance(existing[torch_key], torch.Tensor):
+            # State the optimizer already has (trained on the CPU, or load_state_dict) carries on.
+            value = existing[torch_key].detach().to(info.dtype).reshape(info.shape).clone()
+            return value * self._velocity_scale(path) if torch_key == "momentum_buffer" else value
+        if described.type == "rmsprop" and described.flags.get("use_tf_variant") and key == "square_avg":
             return torch.ones(info.shape, dtype=info.dtype)
         return torch.zeros(info.shape, dtype=info.dtype)
 
@@ -339,10 +461,12 @@ class PoplarExecutor:
 
             from .optim import describe
 
-            names = {id(p): n for n, p in self._model.named_parameters()}
-            self._ipu_optimizer = describe(self._optimizer, names)
+            self._ipu_optimizer = describe(self._optimizer, self._parameter_names())
             described = self._ipu_optimizer
-            description = OptimizerDescription(described.type, dict(described.flags), len(described.groups), dict(described.param_groups))
+            description = OptimizerDescription(
+                described.type, dict(described.flags), len(described.groups), dict(described.param_groups),
+                constants=_constants(described), max_grad_norm=described.max_grad_norm,
+            )
             training = self._options.Training
             options.gradient_accumulation = training.gradient_accumulation
             options.reduction = "sum" if training.accumulation_and_replication_reduction_type == ReductionType.Sum else "mean"
@@ -439,15 +563,16 @@ def _raw_named_tensors(model: torch.nn.Module) -> dict[str, torch.Tensor]:
     return out
 
 
-class _NoBackward(torch.autograd.Function):
-    """Outputs of a PopTorch training model: calling .backward() on them is our error."""
+class TrainingOutput(torch.Tensor):
+    """An output of a PopTorch training model: a plain tensor, except that .backward() is
+    our error (the program already ran the backward pass and the optimizer)."""
 
-    @staticmethod
-    def forward(ctx: Any, tensor: torch.Tensor, anchor: torch.Tensor) -> torch.Tensor:  # noqa: ARG004
-        return tensor.clone()
+    __torch_function__ = torch._C._disabled_torch_function_impl  # ops on it give plain tensors
 
-    @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor) -> None:  # noqa: ARG004
+    def __repr__(self, *args: Any, **kwargs: Any) -> str:
+        return torch.Tensor.__repr__(self.as_subclass(torch.Tensor), *args, **kwargs)
+
+    def backward(self, *args: Any, **kwargs: Any) -> None:  # noqa: ARG002
         raise RuntimeError(
             "backward() was called on an output of a PopTorch training model. The compiled program already "
             "computes the gradients and applies the optimizer on the IPU at every call: remove the .backward() "
@@ -455,14 +580,8 @@ class _NoBackward(torch.autograd.Function):
         )
 
 
-_ANCHOR = torch.zeros((), requires_grad=True)
-
-
 def _guard(tensor: torch.Tensor) -> torch.Tensor:
-    if not tensor.is_floating_point():
-        return tensor
-    with torch.enable_grad():
-        return _NoBackward.apply(tensor, _ANCHOR)
+    return tensor.as_subclass(TrainingOutput)
 
 
 _WRAPPED_FOR_TRAINING: set[int] = set()
@@ -484,8 +603,22 @@ def wrap_training(model: torch.nn.Module, options: Options | None, optimizer: to
     if optimizer is None:
         optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     executor = PoplarExecutor(copy.copy(model), options, training=True, user_model=model, optimizer=optimizer)
+    executor._install_state_sync()
     _WRAPPED_FOR_TRAINING.add(id(model))
     return executor
+
+
+def _constants(described: Any) -> dict[str, float]:
+    """The hyper-parameters marked constant, as "<group>.<name>" (or "loss_scaling") -> value."""
+    out: dict[str, float] = {}
+    for name in sorted(described.constant):
+        if name == "loss_scaling":
+            out["loss_scaling"] = float(described.loss_scaling)
+            continue
+        for index, group in enumerate(described.groups):
+            if name in group:
+                out[f"{index}.{name}"] = float(group[name])
+    return out
 
 
 def _assemble(chunks: list[torch.Tensor]) -> torch.Tensor:
