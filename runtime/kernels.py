@@ -144,11 +144,42 @@ _MAP_FUNCTIONS: dict[str, Callable[..., torch.Tensor]] = {
 }
 
 
+def _scalar_of(value: Any) -> float | int | None:
+    """A Python number for a Python scalar or a one-element (0-dim) tensor, else None."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    if isinstance(value, torch.Tensor) and value.dim() == 0 and value.dtype.is_floating_point:
+        return value.item()
+    return None
+
+
+def _scaled_add(sign: float) -> Callable[[Any, Any, Any], Any]:
+    """a + sign * b * c: one ``torch.add(a, b, alpha=sign * c)`` kernel when c is a scalar
+    (as eager optimizers write their updates), nothing at all when c is 0."""
+
+    def run(a: Any, b: Any, c: Any) -> Any:
+        scale = _scalar_of(c)
+        if scale is None or not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+            product = torch.mul(b, c)
+            return torch.add(a, product) if sign > 0 else torch.sub(a, product)
+        if scale == 0:
+            return a
+        if a.shape != torch.broadcast_shapes(a.shape, b.shape):
+            return torch.add(a, b * scale) if sign > 0 else torch.sub(a, b * scale)
+        return torch.add(a, b, alpha=sign * scale)
+
+    return run
+
+
 def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
     """A function of the operands computing a ``popops.map`` expression with torch ops.
 
     Literals become Python scalars (ints when every operand is an integer tensor and the
-    literal is integral), so torch's scalar type rules apply as in eager code.
+    literal is integral), so torch's scalar type rules apply as in eager code. Like
+    Poplar's map fusion, a few expression shapes run as one kernel: ``a + b * s`` and
+    ``a - b * s`` with a scalar ``s`` become ``torch.add(a, b, alpha=±s)`` (the kernel
+    eager optimizers use), multiplying or dividing by a scalar 1 and ``x * (1 - 0)`` are
+    the identity, and ``select`` with a scalar condition returns the chosen operand.
     """
     tree = parse_map_expression(expr)
 
@@ -162,8 +193,34 @@ def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
             if integer_operands and float(value).is_integer():
                 value = int(value)
             return lambda args: value
-        fn = _MAP_FUNCTIONS[node[1]]
-        children = [build(child) for child in node[2]]
+        name, operands = node[1], node[2]
+        if name in ("add", "sub") and len(operands) == 2 and operands[1][0] == "call" and operands[1][1] == "mul":
+            a, (b, c) = build(operands[0]), (build(x) for x in operands[1][2])
+            fused = _scaled_add(1.0 if name == "add" else -1.0)
+            return lambda args: fused(a(args), b(args), c(args))
+        if name in ("mul", "div") and len(operands) == 2:
+            a, b = build(operands[0]), build(operands[1])
+            fn = _MAP_FUNCTIONS[name]
+
+            def scale(args: tuple) -> Any:
+                x, y = a(args), b(args)
+                if _scalar_of(y) == 1 and isinstance(x, torch.Tensor):
+                    return x
+                return fn(x, y)
+
+            return scale
+        if name == "select":
+            cond, then, otherwise = (build(x) for x in operands)
+
+            def select(args: tuple) -> Any:
+                c = cond(args)
+                if isinstance(c, torch.Tensor) and c.dim() == 0:
+                    return then(args) if bool(c) else otherwise(args)
+                return torch.where(c, then(args), otherwise(args))
+
+            return select
+        fn = _MAP_FUNCTIONS[name]
+        children = [build(child) for child in operands]
         if len(children) == 1:
             (a,) = children
             return lambda args: fn(a(args))
@@ -363,6 +420,7 @@ def _nonlinearity(op: ir.Operation) -> Kernel:
         "hard_swish": F.hardswish,
         "softmax": lambda x: torch.softmax(x, dim),
         "log_softmax": lambda x: torch.log_softmax(x, dim),
+        "safe_softmax": lambda x: torch.ops.aten._safe_softmax(x, dim),
     }
     return table[kind]
 

@@ -103,6 +103,30 @@ def find_loss(program: torch.export.ExportedProgram, loss_outputs: list[int]) ->
     )
 
 
+@contextlib.contextmanager
+def _math_attention() -> Any:
+    """While tracing for training, F.scaled_dot_product_attention runs as its math form
+    (matmul, softmax, matmul), so autograd differentiates ops the poplar dialect has, as
+    torch-mlir's decomposition does; the fused CPU kernel's backward has no Poplar
+    counterpart. (nn.MultiheadAttention calls it through the same module attribute.)"""
+    import torch.nn.functional as F
+
+    fused = F.scaled_dot_product_attention
+
+    def math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):  # noqa: ANN001, ANN202
+        if enable_gqa:
+            raise CaptureError("scaled_dot_product_attention with enable_gqa=True is not supported in training")
+        return torch.ops.aten._scaled_dot_product_attention_math(
+            query, key, value, attn_mask, dropout_p, is_causal, scale=scale
+        )[0]
+
+    F.scaled_dot_product_attention = math
+    try:
+        yield
+    finally:
+        F.scaled_dot_product_attention = fused
+
+
 def export_with_losses(model: torch.nn.Module, args: tuple, kwargs: dict) -> tuple[torch.export.ExportedProgram, list[int]]:
     """Export (raw, for the joint trace) and note which flattened outputs are losses."""
     from .tracing import mark_loss, recording_losses
@@ -112,7 +136,7 @@ def export_with_losses(model: torch.nn.Module, args: tuple, kwargs: dict) -> tup
              for m in model.modules() if isinstance(m, torch.nn.modules.loss._Loss)]
     hooks.append(model.register_forward_hook(lambda _m, _i, out: returned.append([id(t) for t in pytree.tree_leaves(out)])))
     try:
-        with recording_losses() as losses:
+        with recording_losses() as losses, _math_attention():
             program = export_model(model, args, kwargs, functionalize=False)
     finally:
         for hook in hooks:

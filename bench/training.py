@@ -1,0 +1,102 @@
+"""Training benchmark: one training step on the IPU Model against eager PyTorch.
+
+For an MLP, a CNN and a BERT-base-sized TransformerEncoder it prints the compile time
+and the median time of one step — forward, backward and optimizer update — for eager
+PyTorch (zero_grad, forward, loss.backward(), optimizer.step()) and for one call of a
+``poptorch.trainingModel`` (the same work compiled into one program), with the ratio.
+Usage: ``python bench/training.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+
+import poptorch
+
+
+class WithLoss(nn.Module):
+    def __init__(self, body: nn.Module, loss: nn.Module) -> None:
+        super().__init__()
+        self.body = body
+        self.loss = loss
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor):  # noqa: ANN201
+        out = self.body(x)
+        return out, self.loss(out, target)
+
+
+def mlp() -> tuple[nn.Module, tuple[torch.Tensor, torch.Tensor]]:
+    layers: list[nn.Module] = []
+    for _ in range(4):
+        layers += [nn.Linear(1024, 1024), nn.ReLU()]
+    body = nn.Sequential(*layers, nn.Linear(1024, 10))
+    return WithLoss(body, nn.CrossEntropyLoss()), (torch.randn(64, 1024), torch.randint(0, 10, (64,)))
+
+
+def cnn() -> tuple[nn.Module, tuple[torch.Tensor, torch.Tensor]]:
+    body = nn.Sequential(
+        nn.Conv2d(3, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(64, 128, 3, padding=1), nn.BatchNorm2d(128), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(), nn.Linear(128, 10),
+    )
+    return WithLoss(body, nn.CrossEntropyLoss()), (torch.randn(16, 3, 32, 32), torch.randint(0, 10, (16,)))
+
+
+def bert(layers: int) -> tuple[nn.Module, tuple[torch.Tensor, torch.Tensor]]:
+    layer = nn.TransformerEncoderLayer(768, 12, 3072, batch_first=True, dropout=0.0)
+    body = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+    return WithLoss(body, nn.MSELoss()), (torch.randn(4, 128, 768), torch.randn(4, 128, 768))
+
+
+def run(name: str, model: nn.Module, inputs: tuple[torch.Tensor, ...], repeats: int) -> float:
+    torch.manual_seed(0)
+    eager_model = copy.deepcopy(model)
+    eager_optimizer = torch.optim.SGD(eager_model.parameters(), lr=1e-3, momentum=0.9)
+    ipu = poptorch.trainingModel(model, poptorch.Options(), torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9))
+    start = time.perf_counter()
+    ipu(*inputs)
+    first = time.perf_counter() - start
+
+    def eager_step() -> None:
+        eager_optimizer.zero_grad()
+        _, loss = eager_model(*inputs)
+        loss.backward()
+        eager_optimizer.step()
+
+    eager_step()
+    ipu(*inputs)
+    eager_times, ipu_times = [], []
+    for _ in range(repeats):  # interleaved, so machine noise hits both alike
+        start = time.perf_counter()
+        eager_step()
+        eager_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        ipu(*inputs)
+        ipu_times.append(time.perf_counter() - start)
+    eager, emulated = statistics.median(eager_times), statistics.median(ipu_times)
+    ratio = emulated / eager
+    print(f"{name:<10} compile+first step {first:6.2f} s | eager {eager * 1e3:8.2f} ms | IPU Model {emulated * 1e3:8.2f} ms | ratio {ratio:5.3f}")
+    ipu.destroy()
+    return ratio
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and a 2-layer encoder")
+    args = parser.parse_args()
+    repeats = 5 if args.quick else 21
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; one training step (SGD + momentum), median of {repeats}")
+    run("MLP", *mlp(), repeats)
+    run("CNN", *cnn(), repeats)
+    run("BERT-base", *bert(2 if args.quick else 12), max(3, repeats // 3))
+
+
+if __name__ == "__main__":
+    main()
