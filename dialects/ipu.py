@@ -203,7 +203,8 @@ class _UpdateOp(IpuOp):
     """Common shape of the optimizer update ops.
 
     Operands: ``weight``, ``grad``, the optimizer ``state`` tensors (each of the weight's
-    type; order fixed per op), the scalar ``step`` count (Adam and LAMB only) and the
+    type; order fixed per op), the scalar ``step`` count (Adam, LAMB, and SGD with
+    momentum) and the
     scalar ``hyper`` parameters named by ``hyper_names`` (all of one type). A
     hyper-parameter produced by a constant is compiled in; one read from a variable can
     change between runs (``setOptimizer``) without recompiling. Results: the new weight,

@@ -1319,6 +1319,15 @@ def lower_slice_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.emit(pd.PadOp, grad, _array(low), _array(high), _f64(0.0), result_type(op))]
 
 
+# Hyper-parameters each update lowering reads (the dialect only requires lr).
+_NEEDED_HYPER = {
+    "ipu.sgd_update": ("lr", "momentum", "dampening", "weight_decay", "loss_scaling"),
+    "ipu.adam_update": ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling"),
+    "ipu.rmsprop_update": ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling"),
+    "ipu.lamb_update": ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling"),
+}
+
+
 def _update_operands(op: ir.Operation) -> tuple[ir.Value, ir.Value, list[ir.Value], list[ir.Value], dict[str, ir.Value], list[int]]:
     """(weight, grad, state, step, hyper by name, segment sizes) of an ipu update op, unconverted."""
     sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
@@ -1327,7 +1336,15 @@ def _update_operands(op: ir.Operation) -> tuple[ir.Value, ir.Value, list[ir.Valu
     step = values[2 + sizes[2] : 2 + sizes[2] + sizes[3]]
     hyper_values = values[2 + sizes[2] + sizes[3] :]
     names = [ir.StringAttr(a).value for a in ir.ArrayAttr(op.attributes["hyper_names"])]
-    return values[0], values[1], state, step, dict(zip(names, hyper_values, strict=True)), sizes
+    hyper = dict(zip(names, hyper_values, strict=True))
+    needed = list(_NEEDED_HYPER.get(op.name, ()))
+    if op.name == "ipu.sgd_update" and ir.StringAttr(op.attributes["variant"]).value == "combined":
+        needed.append("velocity_scaling")
+    missing = [name for name in needed if name not in hyper]
+    if missing:
+        raise Unsupported(f"the update needs the hyper-parameters {', '.join(missing)} as operands "
+                          "(ipu-insert-training passes all of them)")
+    return values[0], values[1], state, step, hyper, sizes
 
 
 @lowers("ipu.sgd_update")

@@ -72,7 +72,8 @@ class BuildProgram(ModulePass):
       device-iterations: iterations of the device loop per host call (>= 1).
       gradient-accumulation: micro-batches per optimizer update (G >= 1; needs @update).
       output-mode: all | final | sum | every_n.
-      return-period: n for every_n (must divide device-iterations).
+      return-period: n for every_n (must divide device-iterations x gradient-accumulation, and
+        divide gradient-accumulation or be a multiple of it).
       replication-factor: replicas of the graph (>= 1).
       num-ipus: IPUs of one replica (>= 1).
       tiles-per-ipu: tiles of the target's IPUs (>= 1).
@@ -120,6 +121,10 @@ class BuildProgram(ModulePass):
             main, update = funcs[names.index("main")], funcs[names.index(UPDATE_FUNCTION)]
         else:
             diag.error(module, f"poplar-build-program expects one func.func, or @main and @{UPDATE_FUNCTION}; found {', '.join('@' + n for n in names) or 'none'}")
+            return
+        if update is None and self.gradient_accumulation > 1:
+            diag.error(main, f"gradient-accumulation={self.gradient_accumulation} needs an @{UPDATE_FUNCTION} function "
+                             "(run ipu-insert-training with the same gradient-accumulation first)")
             return
         parts = [self._read(main, diag)] + ([self._read(update, diag)] if update is not None else [])
         if diag.failed:

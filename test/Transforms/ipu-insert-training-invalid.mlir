@@ -27,3 +27,10 @@ func.func @no_seed(%w: !torch.vtensor<[3],f32> {ipu.kind = "parameter", ipu.name
 func.func @bad_type(%w: !torch.vtensor<[3],f32> {ipu.kind = "parameter", ipu.name = "w"}, %seed: !torch.vtensor<[],f32> {ipu.kind = "loss_grad", ipu.name = "loss_grad"}) -> (!torch.vtensor<[3],f32> {ipu.kind = "grad", ipu.name = "w"}) attributes {ipu.optimizer = {type = "adagrad", flags = {}, groups = 1 : i64, param_groups = {}}} {
   return %w : !torch.vtensor<[3],f32>
 }
+
+// -----
+
+// CHECK: ipu-insert-training-invalid.mlir:[[# @LINE + 1]]:1: error: ipu-insert-training: 'ipu.optimizer' needs max_grad_norm > 0, got -1.0
+func.func @bad_clip(%w: !torch.vtensor<[3],f32> {ipu.kind = "parameter", ipu.name = "w"}, %seed: !torch.vtensor<[],f32> {ipu.kind = "loss_grad", ipu.name = "loss_grad"}) -> (!torch.vtensor<[3],f32> {ipu.kind = "grad", ipu.name = "w"}) attributes {ipu.optimizer = {type = "sgd", flags = {}, groups = 1 : i64, param_groups = {}, max_grad_norm = -1.0 : f64}} {
+  return %w : !torch.vtensor<[3],f32>
+}

@@ -389,9 +389,9 @@ func.func @update_step_count(%w: tensor<4xf32>, %g: tensor<4xf32>, %t: tensor<i6
 
 // -----
 
-func.func @update_result_groups(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op expects results (new_weight, new_state, new_step) sized [1, 1, 0], got [1, 0, 0]}}
-  %0 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+func.func @update_result_groups(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<f32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op expects results (new_weight, new_state, new_step) sized [1, 1, 1], got [1, 0, 0]}}
+  %0 = "ipu.sgd_update"(%w, %g, %v, %t, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
   return
 }
 
@@ -413,17 +413,17 @@ func.func @update_new_weight_type(%w: !torch.vtensor<[4],f32>, %g: !torch.vtenso
 
 // -----
 
-func.func @update_state_type(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf16>, %lr: tensor<f32>) {
+func.func @update_state_type(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf16>, %t: tensor<f32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op state #0 type tensor<4xf16> must equal weight type tensor<4xf32>}}
-  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf16>)
+  %0:3 = "ipu.sgd_update"(%w, %g, %v, %t, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf16>, tensor<f32>)
   return
 }
 
 // -----
 
-func.func @update_new_state_type(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
+func.func @update_new_state_type(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<f32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op new state #0 type tensor<4xf16> must equal weight type tensor<4xf32>}}
-  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf16>)
+  %0:3 = "ipu.sgd_update"(%w, %g, %v, %t, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf16>, tensor<f32>)
   return
 }
 
@@ -498,6 +498,56 @@ func.func @sgd_nesterov_without_momentum(%w: tensor<4xf32>, %g: tensor<4xf32>, %
 func.func @sgd_momentum_without_velocity(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
   // expected-error@+1 {{'ipu.sgd_update' op expects 1 state operands, got 0}}
   %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+// SGD with momentum counts steps (one scalar step operand, and a new step result): its
+// first step sets the velocity to the gradient. Without momentum there is no step.
+
+func.func @sgd_momentum_without_step(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op expects 1 step operands, got 0}}
+  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_combined_without_step(%w: !torch.vtensor<[4],f32>, %g: !torch.vtensor<[4],f32>, %v: !torch.vtensor<[4],f32>, %lr: !torch.vtensor<[],f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op expects 1 step operands, got 0}}
+  %0:2 = "ipu.sgd_update"(%w, %g, %v, %lr, %lr) {hyper_names = ["lr", "velocity_scaling"], variant = "combined", with_momentum = true, nesterov = true, operandSegmentSizes = array<i32: 1, 1, 1, 0, 2>, resultSegmentSizes = array<i32: 1, 1, 0>} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>)
+  return
+}
+
+// -----
+
+func.func @sgd_momentum_two_steps(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<f32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op expects 1 step operands, got 2}}
+  %0:4 = "ipu.sgd_update"(%w, %g, %v, %t, %t, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 2, 1>, resultSegmentSizes = array<i32: 1, 1, 2>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>)
+  return
+}
+
+// -----
+
+func.func @sgd_momentum_without_new_step(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<f32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op expects results (new_weight, new_state, new_step) sized [1, 1, 1], got [1, 1, 0]}}
+  %0:2 = "ipu.sgd_update"(%w, %g, %v, %t, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_step_not_scalar(%w: tensor<4xf32>, %g: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<1xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op step and hyper-parameter operands must be scalars (rank 0); operand #3 has rank 1}}
+  %0:3 = "ipu.sgd_update"(%w, %g, %v, %t, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<1xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_new_step_type(%w: !torch.vtensor<[4],f32>, %g: !torch.vtensor<[4],f32>, %v: !torch.vtensor<[4],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>) {
+  // expected-error@+1 {{'ipu.sgd_update' op new step type must equal step type}}
+  %0:3 = "ipu.sgd_update"(%w, %g, %v, %t, %lr) {hyper_names = ["lr"], variant = "separate", with_momentum = true, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],si64>)
   return
 }
 
