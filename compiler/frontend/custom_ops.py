@@ -82,3 +82,19 @@ ipu_print_tensor.register_autograd(_identity_backward, setup_context=_setup_none
 set_available_memory.register_autograd(_identity_backward, setup_context=_setup_none)
 nop.register_autograd(lambda ctx, grad: grad, setup_context=_setup_none)
 recomputation_checkpoint.register_autograd(lambda ctx, grad: grad, setup_context=_setup_none)
+
+
+def _identity_loss_setup(ctx, inputs, output) -> None:  # noqa: ANN001 - autograd signature
+    x, reduction = inputs
+    ctx.shape, ctx.numel, ctx.reduction = x.shape, x.numel(), reduction
+
+
+def _identity_loss_backward(ctx, grad: torch.Tensor):  # noqa: ANN001 - autograd signature
+    """d loss / d x: ones for "sum" and "none" (times the incoming gradient), 1/N for "mean"."""
+    if ctx.reduction == "none":
+        return grad, None
+    grad = grad.expand(ctx.shape)
+    return (grad / ctx.numel if ctx.reduction == "mean" else grad), None
+
+
+identity_loss.register_autograd(_identity_loss_backward, setup_context=_identity_loss_setup)

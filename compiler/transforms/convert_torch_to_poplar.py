@@ -1115,6 +1115,46 @@ def lower_nll_loss_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
                     _i64(ignore), result_type(op))]
 
 
+@lowers("torch.aten.cross_entropy_loss")
+def lower_cross_entropy(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """cross_entropy = nll_loss(log_softmax(x, class dim)) (no class weights or label smoothing)."""
+    if not is_none(op.operands[2]):
+        raise Unsupported("cross_entropy with class weights")
+    if len(op.operands) > 5 and lw.const(op.operands[5], "label_smoothing"):
+        raise Unsupported("cross_entropy with label smoothing")
+    x = lw.v(op.operands[0])
+    if len(shape_of(x)) > 2:
+        raise Unsupported("cross_entropy over more than one batch dimension")
+    reduction = _REDUCTION_NAMES[lw.const(op.operands[3], "reduction")]
+    ignore = lw.const(op.operands[4], "ignore_index")
+    target = lw.v(op.operands[1])
+    if is_float(element_of(target)):
+        raise Unsupported("cross_entropy with class probabilities as the target")
+    log_probs = lw.emit(pd.NonLinearityOp, x, _str("log_softmax"), _i64(len(shape_of(x)) - 1), x.type)
+    return [lw.emit(pd.NllLossOp, log_probs, target, _str(reduction), _i64(ignore), result_type(op))]
+
+
+@lowers("torch.aten.nll_loss_nd", "torch.aten.nll_loss", "torch.aten.nll_loss2d")
+def lower_nll_loss_nd(lw: Lowering, op: ir.Operation) -> list[Any]:
+    if not is_none(op.operands[2]):
+        raise Unsupported("nll_loss with class weights")
+    x = lw.v(op.operands[0])
+    if len(shape_of(x)) > 2:
+        raise Unsupported("nll_loss over more than one batch dimension")
+    reduction = _REDUCTION_NAMES[lw.const(op.operands[3], "reduction")]
+    ignore = lw.const(op.operands[4], "ignore_index")
+    return [lw.emit(pd.NllLossOp, x, lw.v(op.operands[1]), _str(reduction), _i64(ignore), result_type(op))]
+
+
+@lowers("torch.aten.broadcast_tensors")
+def lower_broadcast_tensors(lw: Lowering, op: ir.Operation) -> list[Any]:
+    tensors = _list_operand(lw, op.operands[0])
+    shape = pd.broadcast_shapes([shape_of(t) for t in tensors])
+    if shape is None:
+        raise Unsupported("tensors whose shapes do not broadcast")
+    return [[lw.broadcast(t, shape) for t in tensors]]
+
+
 @lowers("torch.aten.mse_loss")
 def lower_mse_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)

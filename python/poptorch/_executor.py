@@ -115,6 +115,8 @@ class PoplarExecutor:
         self._uploaded_version = -1  # weights version (see _host_sync) the device holds
         self._syncing = False
         self._recompile_needed = False
+        self._host_newer = False  # the user loaded weights into the model after training
+        self._updates = 0  # optimizer steps applied on the device (torch's 'step' for RMSprop)
         if training:
             from . import _host_sync
 
@@ -153,6 +155,8 @@ class PoplarExecutor:
             self._check_signature(leaves)
         if not self._attached:
             self.attachToDevice()
+        elif self._host_newer:
+            self.copyWeightsToDevice()
         return self._run(leaves)
 
     def copyWeightsToDevice(self) -> None:  # noqa: N802
@@ -165,6 +169,12 @@ class PoplarExecutor:
 
         from . import _host_sync
 
+        if self._training and self._stores is not None:
+            # The device may hold newer weights and optimizer state than the host knows:
+            # bring them back first, so re-uploading keeps the training (and the momentum).
+            self.copyWeightsToHostIfNeeded()
+            self._download_optimizer_state()
+        _host_sync.sync_host(self._user_model)  # a training wrapper of the same model may be newer
         if self._stores is None:
             self._stores = {ipu: DeviceStore(ipu) for ipu in range(self._compiled.program.num_ipus)}
         named = self._named_tensors()
@@ -184,7 +194,22 @@ class PoplarExecutor:
                 info = program.variables[name]
                 self._stores[info.ipu].tensors[name] = self._initial_state(name, info)
         self._device_newer = False
+        self._host_newer = False
         self._uploaded_version = _host_sync.version(self._user_model)
+
+    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> Any:
+        """Load ``state_dict`` into the model and upload it to the device."""
+        self._check_alive()
+        result = self._user_model.load_state_dict(state_dict, strict=strict)
+        if self._compiled is not None and self._stores is not None:
+            self._device_newer = False
+            self.copyWeightsToDevice()
+        return result
+
+    def _host_changed(self) -> None:
+        """The user loaded weights into the model: they win over the device's."""
+        self._device_newer = False
+        self._host_newer = True
 
     def copyWeightsToHost(self) -> None:  # noqa: N802
         """Download the device's weights and buffers into the model."""
@@ -379,6 +404,9 @@ class PoplarExecutor:
             return
         params = {n: p for n, p in _raw_named_tensors(self._model).items()}
         program = self._compiled.program
+        if self._ipu_optimizer.type == "rmsprop":  # torch's RMSprop counts steps; ours needs no count
+            for name in self._ipu_optimizer.param_groups:
+                self._optimizer.state[params[name]]["step"] = torch.tensor(float(self._updates))
         for variable, path, key in self._state_slots():
             if key == "step" and self._ipu_optimizer.type == "sgd":
                 continue  # torch's SGD keeps no step count; ours only tells the first step apart
@@ -391,7 +419,7 @@ class PoplarExecutor:
         if self._compiled is None or self._stores is None:
             return
         program = self._compiled.program
-        for variable, path, key in self._state_slots():
+        for variable, _path, _key in self._state_slots():
             self._stores[program.variables[variable].ipu].tensors[variable] = self._initial_state(variable, program.variables[variable])
 
     def _initial_state(self, name: str, info: Any) -> torch.Tensor:
@@ -457,7 +485,6 @@ class PoplarExecutor:
         )
         if self._training:
             from ipu_mlir.compiler.driver import OptimizerDescription, compile_training
-
 
             from .optim import describe
 
@@ -544,6 +571,7 @@ class PoplarExecutor:
             outputs = [_assemble(streams[f"host.output.{i}"]) for i in range(len(compiled.captured.outputs))]
             return pytree.tree_unflatten(outputs, compiled.captured.out_spec)
         self._device_newer = True
+        self._updates += self._options.device_iterations
         self._uploaded_version = _host_sync.bump_version(self._user_model)
         captured = compiled.captured
         results = [_guard(_assemble(streams[f"host.output.{i}"])) for i in range(captured.num_outputs)]

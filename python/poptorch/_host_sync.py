@@ -39,6 +39,22 @@ def _synced(method: str) -> Callable[..., Any]:
     return call
 
 
+def _loading(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
+    """load_state_dict on a trained model: the host becomes the newer copy; the training
+    model uploads it before its next run."""
+    ref = self.__dict__.get(_SYNC)
+    executor = ref() if ref is not None else None
+    result = super(type(self), self).load_state_dict(*args, **kwargs)
+    if executor is not None:
+        executor._host_changed()
+    return result
+
+
+def sync_host(model: torch.nn.Module) -> None:
+    """Bring the newer device weights of ``model``'s training wrapper (if any) to the host."""
+    _sync(model)
+
+
 def _subclass(cls: type) -> type:
     if cls not in _subclasses:
 
@@ -52,6 +68,7 @@ def _subclass(cls: type) -> type:
         namespace: dict[str, Any] = {"__getattr__": __getattr__, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
         for method in ("state_dict", "named_parameters", "parameters", "named_buffers", "buffers"):
             namespace[method] = _synced(method)
+        namespace["load_state_dict"] = _loading
         _subclasses[cls] = type(cls.__name__, (cls,), namespace)
     return _subclasses[cls]
 
