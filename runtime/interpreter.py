@@ -176,6 +176,8 @@ class Program:
         for slot, index in last_use.items():
             if slot in defined_here and slot not in self._variable_of_slot and slot not in constants:
                 kills.setdefault(index, []).append(slot)
+        in_place = self._in_place_updates(ops)
+        pools = self._shared_pool_indices(ops)
         steps = []
         for index, op in enumerate(ops):
             if id_of(op) in skipped:
@@ -183,11 +185,76 @@ class Program:
             if id_of(op) in fused:
                 x, w, b = fused[id_of(op)]
                 step = _compute(_linear_kernel(op), (self._slot(x), self._slot(w), self._slot(b)), self._slot(op.results[0]))
+            elif id_of(op) in in_place:
+                step = _compute(in_place[id_of(op)], tuple(self._slot(v) for v in op.operands), self._slot(op.results[0]))
+            elif id_of(op) in pools:
+                step = pools[id_of(op)]
             else:
                 step = self._decode_op(op)
             if step is not None:
                 dead = tuple(kills.get(index, ()))
                 steps.append(_with_kills(step, dead) if dead else step)
+        return steps
+
+    def _in_place_updates(self, ops: list[ir.Operation]) -> dict[int, Callable[..., torch.Tensor]]:
+        """Map ops that update a variable (``v' = f(v, ...)`` whose only use is the copy of
+        ``v'`` into ``v``, with nothing reading ``v`` or a view of it afterwards) run in
+        place on the variable's buffer, as eager optimizers update parameters."""
+        found: dict[int, Callable[..., torch.Tensor]] = {}
+        position = {id_of(op): index for index, op in enumerate(ops)}
+        uses: dict[ir.Value, list[ir.Operation]] = {}
+        for op in ops:
+            for operand in operands_within(op):
+                uses.setdefault(operand, []).append(op)
+        for index, op in enumerate(ops):
+            if op.name != "poplar.popops_map" or not op.operands:
+                continue
+            kernel = kernels.in_place_expression(kernels.attr(op, "expr"))
+            target = op.operands[0]
+            if kernel is None or self._variable_of_slot.get(self._slot(target)) is None:
+                continue
+            copies = [u for u in uses.get(op.results[0], []) if u.name == "poplar.program_copy" and u.operands[1] == target]
+            if len(copies) != 1 or target.type != op.results[0].type or target in list(op.operands)[1:]:
+                continue
+            copy = copies[0]  # other users read the new value, which is what the buffer then holds
+            aliases = _views_of(target, uses)
+            later = [user for value in aliases for user in uses.get(value, [])
+                     if position[id_of(user)] > index and user != copy]
+            if not later:
+                found[id_of(op)] = kernel
+        return found
+
+    def _shared_pool_indices(self, ops: list[ir.Operation]) -> dict[int, Step]:
+        """A max pool and its gradient in the same block share the argmax indices: the
+        forward keeps them (as Poplar keeps the pooled tensor) instead of the gradient
+        pooling the input a second time."""
+        steps: dict[int, Step] = {}
+        forward = {}
+        keys = ("kind", "kernel", "stride", "padding", "ceil_mode")
+        for op in ops:
+            if op.name == "poplar.popnn_pool" and kernels.attr(op, "kind") == "max":
+                forward[(op.operands[0], tuple(str(op.attributes[k]) for k in keys))] = op
+        for op in ops:
+            if op.name != "poplar.popnn_pool_grad" or kernels.attr(op, "kind") != "max":
+                continue
+            pool = forward.get((op.operands[0], tuple(str(op.attributes[k]) for k in keys)))
+            if pool is None or len(kernels.attr(op, "kernel")) != 2:
+                continue
+            indices = len(self._slots)  # a slot no SSA value has
+            self._slots[object()] = indices  # reserve the slot (keys are otherwise SSA values)
+            kernel_size, stride, padding = kernels.attr(op, "kernel"), kernels.attr(op, "stride"), kernels.attr(op, "padding")
+            ceil = kernels.attr(op, "ceil_mode")
+            x, out = self._slot(pool.operands[0]), self._slot(pool.results[0])
+            g, result = self._slot(op.operands[1]), self._slot(op.results[0])
+
+            def pool_step(env: list, x=x, out=out, indices=indices, k=kernel_size, s=stride, p=padding, c=ceil) -> None:
+                env[out], env[indices] = torch.nn.functional.max_pool2d(env[x], k, s, p, 1, c, return_indices=True)
+
+            def grad_step(env: list, x=x, g=g, result=result, indices=indices, k=kernel_size, s=stride, p=padding, c=ceil) -> None:
+                env[result] = torch.ops.aten.max_pool2d_with_indices_backward(env[g], env[x], k, s, p, [1, 1], c, env[indices])
+
+            steps[id_of(pool)] = pool_step
+            steps[id_of(op)] = grad_step
         return steps
 
     def _decode_op(self, op: ir.Operation) -> Step | None:
@@ -347,6 +414,20 @@ def _producer(value: ir.Value) -> ir.Operation | None:
     if isinstance(owner, ir.Block):
         return None
     return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _views_of(value: ir.Value, uses: dict[ir.Value, list[ir.Operation]]) -> set[ir.Value]:
+    """``value`` and every view derived from it (reshape, dim_shuffle, slice, broadcast, nop)."""
+    found, pending = {value}, [value]
+    while pending:
+        current = pending.pop()
+        for user in uses.get(current, []):
+            if user.name in _VIEW_OPS or (user.name == "poplar.popops_map" and ir.StringAttr(user.attributes["expr"]).value == "_1"):
+                for result in user.results:
+                    if result not in found:
+                        found.add(result)
+                        pending.append(result)
+    return found
 
 
 def _linear_fusions(ops: list[ir.Operation]) -> tuple[dict[int, tuple[ir.Value, ir.Value, ir.Value]], set[int]]:

@@ -234,6 +234,28 @@ def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
     return lambda *args: compiled(args)
 
 
+def _scalar_arg(value: Any) -> Any:
+    number = _scalar_of(value)
+    return value if number is None else number
+
+
+# In-place forms of the update expressions (operand 1 is the variable being updated).
+_IN_PLACE: dict[str, Callable[..., torch.Tensor]] = {
+    # w - d * lr, w + d * s: eager's param.add_(d, alpha=-lr)
+    "sub(_1, mul(_2, _3))": lambda v, d, s: v.sub_(d, alpha=_scalar_arg(s)) if _scalar_of(s) is not None else v.sub_(d * s),
+    "add(_1, mul(_2, _3))": lambda v, d, s: v.add_(d, alpha=_scalar_arg(s)) if _scalar_of(s) is not None else v.add_(d * s),
+    # v * m + g: eager's buf.mul_(momentum).add_(grad)
+    "add(mul(_1, _2), _3)": lambda v, m, g: v.mul_(_scalar_arg(m)).add_(g),
+    "mul(_1, _2)": lambda v, m: v.mul_(_scalar_arg(m)),
+    "add(_1, _2)": lambda v, g: v.add_(g),
+}
+
+
+def in_place_expression(expr: str) -> Callable[..., torch.Tensor] | None:
+    """The in-place kernel of an update expression whose first operand is overwritten, if any."""
+    return _IN_PLACE.get(expr)
+
+
 # ---------------------------------------------------------------------------------------
 # Kernel factories
 # ---------------------------------------------------------------------------------------
@@ -291,7 +313,15 @@ def _map(op: ir.Operation) -> Kernel:
     operands = [tensor_type(v)[1] for v in op.operands]
     integer = all(not (d.is_floating_point or d == torch.bool) for d in operands)
     fn = compile_expression(attr(op, "expr"), integer)
-    return _cast_to(fn, _result_dtype(op))
+    shape, dtype = tensor_type(op.results[0])
+
+    def call(*args: torch.Tensor) -> torch.Tensor:
+        out = fn(*args)
+        if not isinstance(out, torch.Tensor):  # a literal chosen by a scalar select
+            return torch.full(shape, out, dtype=dtype)
+        return out if out.dtype == dtype else out.to(dtype)
+
+    return call
 
 
 @kernel("poplar.popops_cast")

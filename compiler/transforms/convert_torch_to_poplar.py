@@ -1417,12 +1417,15 @@ def lower_sgd_update(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def _velocity(lw: Lowering, v: ir.Value, g: ir.Value, count: ir.Value, h: dict[str, ir.Value]) -> ir.Value:
-    """momentum * v + (1 - dampening) * g, except on the first step (count 0), where the
-    velocity becomes the gradient itself, as in torch.optim.SGD."""
-    damped = lw.map("mul(_1, sub(1.0, _2))", [g, h["dampening"]], g.type) if "dampening" in h else g
-    updated = lw.map("add(mul(_1, _2), _3)", [v, h["momentum"], damped], g.type)
+    """v * momentum + (1 - dampening) * g, except on the first step (count 0), where the
+    velocity becomes the gradient itself (torch.optim.SGD): there momentum and dampening
+    count as 0 (v starts at zero), so one expression serves every step and updates v in
+    place."""
     first = lw.map("eq(_1, 0.0)", [count], _tensor([], ir.IntegerType.get_signless(1)))
-    return lw.map("select(_1, _2, _3)", [first, g, updated], g.type)
+    momentum = _scalar(lw, "select(_1, 0.0, _2)", [first, h["momentum"]])
+    keep = _scalar(lw, "select(_1, 1.0, sub(1.0, _2))", [first, h["dampening"]])
+    damped = lw.map("mul(_1, _2)", [g, keep], g.type)
+    return lw.map("add(mul(_1, _2), _3)", [v, momentum, damped], g.type)
 
 
 def _combined_sgd(lw: Lowering, op: ir.Operation, w: ir.Value, g: ir.Value, v: ir.Value, count: ir.Value, h: dict[str, ir.Value]) -> list[Any]:

@@ -374,19 +374,20 @@ func.func @sgd_plain(%w: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32
 
 // -----
 
-// SGD with momentum: the damped gradient (1 - dampening) * g is added to momentum * v,
-// except on the first step (step count 0), where the velocity becomes the gradient
-// itself (as torch.optim.SGD does: no dampening). The new velocity is the step
+// SGD with momentum: v * momentum + (1 - dampening) * g, where on the first step (step
+// count 0) momentum and dampening count as 0, so the velocity becomes the gradient
+// itself (as torch.optim.SGD does) and one expression updates v in place. The new velocity is the step
 // direction and the second result; the third is the step count plus one.
 // velocity_scaling is not read (it belongs to the combined variant).
 // CHECK-LABEL: sym_name = "sgd_momentum"
 // CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2xf32>, %[[G:arg[0-9]+]]: tensor<2xf32>, %[[V:arg[0-9]+]]: tensor<2xf32>, %[[T:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[DAMP:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[VS:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
 // CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[G]], %[[LS]]) {expr = "div(_1, _2)"
 // CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[UNSCALED]], %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[DAMP]]) {expr = "mul(_1, sub(1.0, _2))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
-// CHECK-NEXT: %[[LATER:.*]] = "poplar.popops_map"(%[[V]], %[[MOM]], %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NEXT: %[[FIRST:.*]] = "poplar.popops_map"(%[[T]]) {expr = "eq(_1, 0.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<i1>
-// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%[[FIRST]], %[[DECAYED]], %[[LATER]]) {expr = "select(_1, _2, _3)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<i1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT: %[[MOMEFF:.*]] = "poplar.popops_map"(%[[FIRST]], %[[MOM]]) {expr = "select(_1, 0.0, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[KEEP:.*]] = "poplar.popops_map"(%[[FIRST]], %[[DAMP]]) {expr = "select(_1, 1.0, sub(1.0, _2))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[KEEP]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%[[V]], %[[MOMEFF]], %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NEXT: %[[NEXT:.*]] = "poplar.popops_map"(%[[T]]) {expr = "add(_1, 1.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<f32>
 // CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[VEL]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
 // CHECK-NEXT: "func.return"(%[[NEW]], %[[VEL]], %[[NEXT]])
@@ -396,16 +397,17 @@ func.func @sgd_momentum(%w: !torch.vtensor<[2],f32>, %g: !torch.vtensor<[2],f32>
 }
 // -----
 
-// Nesterov momentum: the step direction is g + momentum * v_new (v_new, first-step
-// select included, is still the state update).
+// Nesterov momentum: the step direction is g + momentum * v_new (v_new, with the
+// first-step rule, is still the state update).
 // CHECK-LABEL: sym_name = "sgd_nesterov"
 // CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2xf32>, %[[G:arg[0-9]+]]: tensor<2xf32>, %[[V:arg[0-9]+]]: tensor<2xf32>, %[[T:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[DAMP:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[VS:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
 // CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[G]], %[[LS]]) {expr = "div(_1, _2)"
 // CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[UNSCALED]], %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[DAMP]]) {expr = "mul(_1, sub(1.0, _2))"
-// CHECK-NEXT: %[[LATER:.*]] = "poplar.popops_map"(%[[V]], %[[MOM]], %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)"
-// CHECK-NEXT: %[[FIRST:.*]] = "poplar.popops_map"(%[[T]]) {expr = "eq(_1, 0.0)"
-// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%[[FIRST]], %[[DECAYED]], %[[LATER]]) {expr = "select(_1, _2, _3)"
+// CHECK-NEXT: %[[FIRST:.*]] = "poplar.popops_map"(%[[T]]) {expr = "eq(_1, 0.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<i1>
+// CHECK-NEXT: %[[MOMEFF:.*]] = "poplar.popops_map"(%[[FIRST]], %[[MOM]]) {expr = "select(_1, 0.0, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[KEEP:.*]] = "poplar.popops_map"(%[[FIRST]], %[[DAMP]]) {expr = "select(_1, 1.0, sub(1.0, _2))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[KEEP]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%[[V]], %[[MOMEFF]], %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NEXT: %[[DIR:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[VEL]], %[[MOM]]) {expr = "add(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
 // CHECK-NEXT: %[[NEXT:.*]] = "poplar.popops_map"(%[[T]]) {expr = "add(_1, 1.0)"
 // CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[DIR]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))"
@@ -426,10 +428,11 @@ func.func @sgd_nesterov(%w: !torch.vtensor<[2],f32>, %g: !torch.vtensor<[2],f32>
 // CHECK-NEXT: %[[SCALED:.*]] = "poplar.popops_map"(%[[G]], %[[GSCALE]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
 // CHECK-NEXT: %[[DSCALE:.*]] = "poplar.popops_map"(%[[VS]], %[[WD]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<f32>, tensor<f32>) -> tensor<f32>
 // CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[SCALED]], %[[W]], %[[DSCALE]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[DAMP]]) {expr = "mul(_1, sub(1.0, _2))"
-// CHECK-NEXT: %[[LATER:.*]] = "poplar.popops_map"(%[[V]], %[[MOM]], %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)"
-// CHECK-NEXT: %[[FIRST:.*]] = "poplar.popops_map"(%[[T]]) {expr = "eq(_1, 0.0)"
-// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%[[FIRST]], %[[DECAYED]], %[[LATER]]) {expr = "select(_1, _2, _3)"
+// CHECK-NEXT: %[[FIRST:.*]] = "poplar.popops_map"(%[[T]]) {expr = "eq(_1, 0.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<i1>
+// CHECK-NEXT: %[[MOMEFF:.*]] = "poplar.popops_map"(%[[FIRST]], %[[MOM]]) {expr = "select(_1, 0.0, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[KEEP:.*]] = "poplar.popops_map"(%[[FIRST]], %[[DAMP]]) {expr = "select(_1, 1.0, sub(1.0, _2))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[KEEP]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%[[V]], %[[MOMEFF]], %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NEXT: %[[STEP:.*]] = "poplar.popops_map"(%[[LR]], %[[VS]]) {expr = "div(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<f32>, tensor<f32>) -> tensor<f32>
 // CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[VEL]], %[[STEP]]) {expr = "sub(_1, mul(_2, _3))"
 // CHECK-NEXT: %[[NEXT:.*]] = "poplar.popops_map"(%[[T]]) {expr = "add(_1, 1.0)"
@@ -445,7 +448,8 @@ func.func @sgd_combined(%w: !torch.vtensor<[2],f32>, %g: !torch.vtensor<[2],f32>
 // CHECK-LABEL: sym_name = "sgd_combined_nesterov"
 // CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2xf32>, %{{.*}}, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[DAMP:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[VS:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
 // CHECK: %[[DECAYED:.*]] = "poplar.popops_map"(%{{.*}}, %[[W]], %{{.*}}) {expr = "add(_1, mul(_2, _3))"
-// CHECK: %[[VEL:.*]] = "poplar.popops_map"(%{{.*}}, %[[DECAYED]], %{{.*}}) {expr = "select(_1, _2, _3)"
+// CHECK: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %{{.*}}) {expr = "mul(_1, _2)"
+// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%{{.*}}, %{{.*}}, %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)"
 // CHECK-NEXT: %[[DIR:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[VEL]], %[[MOM]]) {expr = "add(_1, mul(_2, _3))"
 // CHECK-NEXT: %[[STEP:.*]] = "poplar.popops_map"(%{{.*}}, %[[VS]]) {expr = "div(_1, _2)"
 // CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[DIR]], %[[STEP]]) {expr = "sub(_1, mul(_2, _3))"
