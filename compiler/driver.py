@@ -43,6 +43,7 @@ class CompileOptions:
     gradient_accumulation: int = 1
     reduction: str = "mean"  # accumulated gradients: "mean" or "sum"
     strategy: str = "post"  # mean strategy: "post" or "running"
+    auto_loss_scaling: bool = False
 
 
 @dataclasses.dataclass
@@ -193,6 +194,7 @@ def compile_training(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any]
         gradient_accumulation=options.gradient_accumulation,
         reduction=options.reduction,
         strategy=options.strategy,
+        auto_loss_scaling=options.auto_loss_scaling,
     )
     # The argument roles after ipu-insert-training, read before poplar-build-program
     # consumes the function: run the pipeline in two parts.

@@ -49,6 +49,7 @@ def training_pipeline(
     gradient_accumulation: int = 1,
     reduction: str = "mean",
     strategy: str = "post",
+    auto_loss_scaling: bool = False,
 ) -> str:
     """Joint forward + backward Torch function -> training step in a poplar.graph."""
     steps = [
@@ -57,7 +58,8 @@ def training_pipeline(
         "ipu-annotate-blocks",
         # Loss scale as the backward seed; one optimizer update op per parameter
         # (with G > 1: gradient accumulators and an @update function).
-        f"ipu-insert-training{{gradient-accumulation={gradient_accumulation} reduction={reduction} strategy={strategy}}}",
+        f"ipu-insert-training{{gradient-accumulation={gradient_accumulation} reduction={reduction} strategy={strategy} "
+        f"auto-loss-scaling={'true' if auto_loss_scaling else 'false'}}}",
         # Forward, backward and update ops -> poplar ops; dropout draws masks.
         "convert-torch-to-poplar{training=true}",
         "canonicalize",

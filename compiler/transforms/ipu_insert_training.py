@@ -12,6 +12,7 @@ their place, and the optimizer's hyper-parameters (``hyper``) and state
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, ClassVar
 
 from torch_mlir import ir
@@ -169,12 +170,15 @@ class InsertTraining(ModulePass):
       gradient-accumulation: micro-batches per optimizer step (G, default 1).
       reduction: mean | sum (how accumulated gradients combine; default mean).
       strategy: post | running (mean strategy; default post).
+      auto-loss-scaling: adjust the loss scale after every update from the gradients'
+        statistics (see _auto_loss_scale); default false.
     """
 
     name: ClassVar[str] = "ipu-insert-training"
     gradient_accumulation: int = 1
     reduction: str = "mean"
     strategy: str = "post"
+    auto_loss_scaling: bool = False
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         problems = []
@@ -250,12 +254,18 @@ class InsertTraining(ModulePass):
             seed.replace_all_uses_with(value)
         else:
             seed.replace_all_uses_with(loss_scale)
+        # Read the results again: one of them may have been the seed itself.
+        results = list(terminator.operands)
+        grads = {name: results[i] for i, (kind, name) in enumerate(res_roles) if kind == "grad"}
 
         if self.gradient_accumulation == 1:
             with terminator.location, ir.InsertionPoint(terminator):
+                new_scale = _auto_loss_scale(grads, loss_scale) if self.auto_loss_scaling else None
                 if spec.max_grad_norm is not None:
                     grads = _clip(grads, spec.max_grad_norm, loss_scale)
                 updates = _apply_updates(spec, params, grads, add_arg, hyper)
+                if new_scale is not None:
+                    updates.append(("state_update", "loss_scaling", new_scale))
         else:
             updates = self._accumulate(func, spec, params, grads, add_arg, terminator)
 
@@ -332,9 +342,12 @@ class InsertTraining(ModulePass):
                                                           operands=[accumulator, factor]).result
                 else:
                     effective[name] = accumulator
+            new_scale = _auto_loss_scale(effective, update_hyper(0, "loss_scaling")) if self.auto_loss_scaling else None
             if spec.max_grad_norm is not None:
                 effective = _clip(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
             results.extend(_apply_updates(spec, update_params, effective, add_update_arg, update_hyper))
+            if new_scale is not None:
+                results.append(("state_update", "loss_scaling", new_scale))
             none = ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
             for name, accumulator in accumulators.items():
                 zero = ir.Operation.create("torch.aten.zeros_like", results=[accumulator.type],
@@ -415,6 +428,37 @@ def _clip(grads: dict[str, ir.Value], max_norm: float, loss_scale: ir.Value) -> 
     coefficient = _torch_op("torch.aten.mul.Scalar", scalar, _torch_op("torch.aten.reciprocal", scalar, shifted), _torch_float(max_norm))
     coefficient = _torch_op("torch.aten.clamp_max", scalar, coefficient, _torch_float(1.0))
     return {name: _torch_op("torch.aten.mul.Tensor", grad.type, grad, coefficient) for name, grad in grads.items()}
+
+
+# Automatic loss scaling, after PopART's: a gradient element is "high" when its scaled
+# magnitude reaches 1/8 of float16's largest value (65504 / 8 ~ 2^13); when more than
+# 1e-7 of all gradient elements are high the scale halves, otherwise it doubles, within
+# [1, 2^15]. Powers of two scale and unscale exactly, so only overflow/underflow change.
+_ALS_HIGH = 8192.0
+_ALS_PROPORTION = 1e-7
+_ALS_RANGE = (1.0, 32768.0)
+
+
+def _auto_loss_scale(grads: dict[str, ir.Value], loss_scale: ir.Value) -> ir.Value:
+    """The next loss scale from this step's (scaled) gradients."""
+    scalar = _scalar_type()
+    none = _none()
+    high_total, count = None, 0
+    for grad in grads.values():
+        shape, dtype = _shape_and_dtype(grad.type)
+        count += max(1, math.prod(shape))
+        bool_type = ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in shape)}],i1>")
+        high = _torch_op("torch.aten.ge.Scalar", bool_type, _torch_op("torch.aten.abs", grad.type, grad), _torch_float(_ALS_HIGH))
+        as_float = _torch_op("torch.aten.to.dtype", ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in shape)}],f32>"),
+                             high, _torch_int(_TORCH_DTYPE_CODES["f32"]), _torch_bool(False), _torch_bool(False), none)
+        partial = _torch_op("torch.aten.sum", scalar, as_float, none)
+        high_total = partial if high_total is None else _torch_op("torch.aten.add.Tensor", scalar, high_total, partial, _torch_int(1))
+    proportion = _torch_op("torch.aten.div.Scalar", scalar, high_total, _torch_float(float(count)))
+    too_high = _torch_op("torch.aten.gt.Scalar", ir.Type.parse("!torch.vtensor<[],i1>"), proportion, _torch_float(_ALS_PROPORTION))
+    down = _torch_op("torch.aten.mul.Scalar", scalar, loss_scale, _torch_float(0.5))
+    up = _torch_op("torch.aten.mul.Scalar", scalar, loss_scale, _torch_float(2.0))
+    chosen = _torch_op("torch.aten.where.self", scalar, too_high, down, up)
+    return _torch_op("torch.aten.clamp", scalar, chosen, _torch_float(_ALS_RANGE[0]), _torch_float(_ALS_RANGE[1]))
 
 
 def _shape_and_dtype(type_: ir.Type) -> tuple[list[int], str]:

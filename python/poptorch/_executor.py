@@ -502,6 +502,7 @@ class PoplarExecutor:
                 dtype == torch.float16 for dtype in described.accum_types.values()
             )  # SEMANTICS: a float16 accumulator forces the running mean
             options.strategy = "running" if running else "post"
+            options.auto_loss_scaling = bool(training.auto_loss_scaling)
             self._compiled = compile_training(self._model, micro_args, micro_kwargs, options, description)
         else:
             self._compiled = compile_inference(self._model, micro_args, micro_kwargs, options)
