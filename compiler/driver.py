@@ -44,6 +44,9 @@ class CompileOptions:
     reduction: str = "mean"  # accumulated gradients: "mean" or "sum"
     strategy: str = "post"  # mean strategy: "post" or "running"
     auto_loss_scaling: bool = False
+    # The execution strategy as ipu-assign-stages reads it (see its Strategy); None: the
+    # default PipelinedExecution(AutoStage.SameAsIpu), which changes nothing without blocks.
+    execution: dict[str, Any] | None = None
 
 
 @dataclasses.dataclass
@@ -71,6 +74,23 @@ class CompiledModel:
         return self.module.operation.get_asm(print_generic_op_form=True)
 
 
+def _attach_strategy(module: ir.Module, options: CompileOptions, training: bool) -> None:
+    """Record the execution strategy on the function for ipu-assign-stages."""
+    from .transforms.ipu_assign_stages import STRATEGY_ATTR, strategy_attribute
+
+    data = dict(options.execution or {"kind": "pipelined", "auto_stage": "same_as_ipu", "stages": []})
+    data.update({
+        "training": training,
+        "device_iterations": options.device_iterations,
+        "gradient_accumulation": options.gradient_accumulation,
+    })
+    data.setdefault("replication_factor", 1)
+    data.setdefault("auto_round_num_ipus", False)
+    func = module.body.operations[0]
+    with module.context, ir.Location.unknown(module.context):
+        func.attributes[STRATEGY_ATTR] = strategy_attribute(data)
+
+
 def _graph_of(module: ir.Module) -> ir.Operation:
     for op in module.body.operations:
         if op.operation.name == "poplar.graph":
@@ -87,6 +107,7 @@ def compile_inference(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any
     timings["capture"] = time.perf_counter() - start
 
     start = time.perf_counter()
+    _attach_strategy(captured.module, options, training=False)
     pipeline = "ipu-raise-custom-ops," + inference_pipeline(
         target=options.target,
         device_iterations=options.device_iterations,
@@ -186,6 +207,7 @@ def compile_training(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any]
     func = captured.module.body.operations[0]
     with context, ir.Location.unknown(context):
         func.attributes["ipu.optimizer"] = optimizer.attribute()
+    _attach_strategy(captured.module, options, training=True)
     pipeline = training_pipeline(
         target=options.target,
         device_iterations=options.device_iterations,

@@ -22,6 +22,8 @@ def inference_pipeline(
     steps = [
         # Block metadata from locations -> ipu.block attributes, read by later passes.
         "ipu-annotate-blocks",
+        # Blocks + execution strategy -> pipeline stage and IPU of every op (rule checks).
+        "ipu-assign-stages",
         # Compute ops -> popops / poplin / popnn; fails listing every unsupported op.
         "convert-torch-to-poplar",
         # Drop dead values (e.g. unused list constants) and merge duplicate constants.
@@ -56,6 +58,7 @@ def training_pipeline(
         # poptorch:: custom ops -> ipu ops (identity_loss, print_tensor, ...).
         "ipu-raise-custom-ops",
         "ipu-annotate-blocks",
+        "ipu-assign-stages",
         # Loss scale as the backward seed; one optimizer update op per parameter
         # (with G > 1: gradient accumulators and an @update function).
         f"ipu-insert-training{{gradient-accumulation={gradient_accumulation} reduction={reduction} strategy={strategy} "

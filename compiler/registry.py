@@ -17,6 +17,7 @@ _PASSES: dict[str, str] = {
     "convert-torch-to-poplar": "convert_torch_to_poplar:ConvertTorchToPoplar",
     "ipu-raise-custom-ops": "ipu_raise_custom_ops:RaiseCustomOps",
     "ipu-insert-training": "ipu_insert_training:InsertTraining",
+    "ipu-assign-stages": "ipu_assign_stages:AssignStages",
     "poplar-build-program": "poplar_build_program:BuildProgram",
     "poplar-map-tiles": "poplar_map_tiles:MapTiles",
     "poplar-plan-memory": "poplar_plan_memory:PlanMemory",

@@ -153,7 +153,7 @@ class Program:
                 self._functions[kernels.attr(op, "name")].extend(self._decode_block(op.regions[0].blocks[0]))
         # Variables that outlive a run (not the per-run inputs and output anchors).
         self._persistent_slots = [(name, slot) for name, slot in self._variable_slots.items()
-                                  if self.variables[name].kind not in ("input", "output")]
+                                  if self.variables[name].kind not in ("input", "output", "activation")]
         if main_op is None:
             raise KernelError("the graph has no 'poplar.program_sequence' named \"main\"")
         self.main = self._decode_block(main_op.regions[0].blocks[0])
@@ -361,6 +361,12 @@ class Program:
 
             return bind
 
+        if target is not None and target.name.startswith("exchange."):
+            # An inter-IPU copy: the destination IPU gets its own copy of the data.
+            def exchange(env: list) -> None:
+                env[dst] = env[src].clone()
+
+            return exchange
         if target is not None and source_variable is None and _fresh_result(op.operands[0]):
             # Writing a fresh result (an updated weight, a new running mean) into a
             # variable: the variable takes the result's buffer instead of a copy of it,

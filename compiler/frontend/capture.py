@@ -25,7 +25,7 @@ from torch_mlir.extras.fx_importer import ContextCache, FxImporter
 
 from .. import location_metadata as meta
 from . import custom_ops  # noqa: F401 - registers the poptorch:: ops before export
-from .tracing import tracing
+from .tracing import fresh_blocks_per_run, tracing
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,7 +124,7 @@ def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functiona
     Training passes the raw export to aot_export_joint_with_descriptors, which
     functionalises it together with the backward pass."""
     try:
-        with fxtb.preserve_node_meta(), tracing(), warnings.catch_warnings():
+        with fxtb.preserve_node_meta(), tracing(), fresh_blocks_per_run(model), warnings.catch_warnings():
             # torch.export's own deprecation chatter is not the user's concern.
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")

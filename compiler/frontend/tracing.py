@@ -43,3 +43,22 @@ def recording_losses() -> Iterator[set[int]]:
         yield found
     finally:
         _STATE.losses = previous
+
+
+def _new_model_run(_module: object, _args: object) -> None:
+    """At each run of the model's forward while tracing, Block/BeginBlock state starts fresh."""
+    import sys
+
+    annotations = sys.modules.get("poptorch.annotations")  # not loaded: no blocks were used
+    if annotations is not None:
+        annotations._reset_trace_state()
+
+
+@contextlib.contextmanager
+def fresh_blocks_per_run(model: object) -> Iterator[None]:
+    """While active, every forward of ``model`` resets the poptorch block state."""
+    handle = model.register_forward_pre_hook(_new_model_run)
+    try:
+        yield
+    finally:
+        handle.remove()

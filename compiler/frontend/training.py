@@ -26,7 +26,7 @@ from torch_mlir import ir
 
 from . import custom_ops  # noqa: F401 - registers poptorch:: ops
 from .capture import CaptureError, TensorSpec, export_model, import_program
-from .tracing import tracing
+from .tracing import fresh_blocks_per_run, tracing
 
 _WRAPPER_PREFIX = "inner."
 
@@ -178,10 +178,10 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
 
     program, loss_outputs = export_with_losses(model, args, kwargs)
     loss_index = find_loss(program, loss_outputs)
-    wrapper = _LossFirst(program.module(), loss_index)
+    wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
     stack = contextlib.ExitStack()
     try:
-        with fxtb.preserve_node_meta(), tracing(), warnings.catch_warnings():
+        with fxtb.preserve_node_meta(), tracing(), fresh_blocks_per_run(model), _math_attention(), warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             joint = aot_export_joint_with_descriptors(stack, wrapper, args, kwargs, decompositions=_decompositions())

@@ -1592,7 +1592,7 @@ _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.boo
 _DROPPED_OPS = ("torch.aten._assert_tensor_metadata", "torch.aten._assert_scalar", "torch.aten.sym_constrain_range_for_size",
                 "torch.aten._assert_async")
 # Discardable attributes of a torch op that its poplar ops inherit (placement).
-_CARRIED_ATTRIBUTES = ("ipu.block",)
+_CARRIED_ATTRIBUTES = ("ipu.block", "pipeline.stage", "pipeline.ipu")
 
 
 def _last_op(block: ir.Block) -> ir.Operation | None:

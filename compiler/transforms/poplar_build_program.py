@@ -146,8 +146,12 @@ class BuildProgram(ModulePass):
         if diag.failed:
             return
 
+        num_ipus = self.num_ipus
+        if PLAN_ATTR in main.attributes:
+            plan = ir.DictAttr(main.attributes[PLAN_ATTR])
+            num_ipus = max(num_ipus, ir.IntegerAttr(plan["num_ipus"]).value)
         with main.location, ir.InsertionPoint(main):
-            graph = build(pd.GraphOp, _i64(self.num_ipus), _i64(self.replication_factor), _i64(self.tiles_per_ipu))
+            graph = build(pd.GraphOp, _i64(num_ipus), _i64(self.replication_factor), _i64(self.tiles_per_ipu))
         graph_block = graph.operation.regions[0].blocks.append()
         loc = main.location
         results = parts[0].outputs
@@ -171,6 +175,7 @@ class BuildProgram(ModulePass):
         self._fill(parts[0], step.operation.regions[0].blocks.append(), variables, anchors, read_inputs=True)
         if update_function is not None:
             self._fill(parts[1], update_function.operation.regions[0].blocks.append(), variables, [], read_inputs=False)
+        _place_on_ipus(graph_block, variables)
         with loc, ir.InsertionPoint(graph_block):
             sequence = build(pd.SequenceOp, _str("main"))
         self._build_main(sequence.operation.regions[0].blocks.append(), loc, anchors, sums, update is not None)
@@ -315,6 +320,61 @@ class BuildProgram(ModulePass):
                 self._stream_out(anchors)
             elif mode == "sum":
                 self._stream_out(sums)
+
+
+PLACEMENT_ATTR = "pipeline.ipu"
+PLAN_ATTR = "pipeline.plan"
+
+
+def _ipu(op: ir.Operation) -> int | None:
+    return ir.IntegerAttr(op.attributes[PLACEMENT_ATTR]).value if PLACEMENT_ATTR in op.attributes else None
+
+
+def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> None:
+    """Put each variable on the IPU of its first user, give every op an IPU, and copy
+    values that cross IPUs into exchange variables on the consumer's IPU (inter-IPU
+    copies). Ops without ``pipeline.ipu`` (optimizer updates, copies) run where their
+    first operand lives; a single-IPU program is left as it is."""
+    functions = [op.operation for op in graph_block.operations if op.operation.name == "poplar.function"]
+    body_ops = [inner.operation for f in functions for inner in f.regions[0].blocks[0].operations]
+    if not any(_ipu(op) for op in body_ops):
+        return
+    value_ipu: dict[ir.Value, int] = {}
+    for variable in variables.values():
+        users = [use.owner for use in variable.uses]
+        placed = [_ipu(user) for user in users if _ipu(user) is not None]
+        ipu = placed[0] if placed else 0
+        variable.owner.attributes["ipu"] = _i64(ipu)
+        value_ipu[variable] = ipu
+    exchanges: dict[tuple[ir.Value, int], ir.Value] = {}
+    count = 0
+    for function in functions:
+        for op in [inner.operation for inner in function.regions[0].blocks[0].operations]:
+            ipu = _ipu(op)
+            if ipu is None:
+                known = [value_ipu[v] for v in op.operands if v in value_ipu]
+                ipu = known[0] if known else 0
+                if op.name not in ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync"):
+                    op.attributes[PLACEMENT_ATTR] = _i64(ipu)
+            if op.name in ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync"):
+                continue  # copies move data between IPUs themselves
+            for index, operand in enumerate(list(op.operands)):
+                source = value_ipu.get(operand)
+                if source is None or source == ipu or operand.type is None:
+                    continue
+                key = (operand, ipu)
+                if key not in exchanges:
+                    with op.location, ir.InsertionPoint(graph_block.operations[0]):
+                        exchange = build(pd.VariableOp, _str(f"exchange.{count}"), _str("activation"), _i64(ipu),
+                                         ir.DenseI64ArrayAttr.get([]), operand.type).result
+                    count += 1
+                    with op.location, ir.InsertionPoint(op):
+                        build(pd.CopyOp, operand, exchange)
+                    exchanges[key] = exchange
+                    value_ipu[exchange] = ipu
+                op.operands[index] = exchanges[key]
+            for result in op.results:
+                value_ipu[result] = ipu
 
 
 @dataclasses.dataclass

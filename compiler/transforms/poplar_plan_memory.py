@@ -40,8 +40,9 @@ class IpuUsage:
 
 
 def _ipu_of(op: ir.Operation) -> int:
-    """The IPU an op runs on: its ``ipu`` attribute, else IPU 0 (single-IPU programs)."""
-    for key in ("ipu", "poplar.ipu"):
+    """The IPU an op runs on: its ``ipu`` (variables) or ``pipeline.ipu`` (compute, set by
+    ipu-assign-stages and poplar-build-program) attribute, else IPU 0."""
+    for key in ("ipu", "pipeline.ipu", "poplar.ipu"):
         if key in op.attributes:
             return ir.IntegerAttr(op.attributes[key]).value
     return 0

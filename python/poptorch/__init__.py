@@ -10,6 +10,7 @@ import torch
 from . import enums, optim  # noqa: F401
 from ._executor import PoplarExecutor
 from ._logging import setLogLevel
+from .annotations import BeginBlock, Block, BlockFunction, removeBlocks
 from .enums import *  # noqa: F403 - PopTorch exposes its enums at top level
 from .execution_strategy import (
     ExecutionStrategy,
@@ -62,6 +63,9 @@ def trainingModel(  # noqa: N802
 
 
 __all__ = [
+    "BeginBlock",
+    "Block",
+    "BlockFunction",
     "ExecutionStrategy",
     "NameScope",
     "Options",
@@ -82,6 +86,7 @@ __all__ = [
     "isRunningOnIpu",
     "nop",
     "recomputationCheckpoint",
+    "removeBlocks",
     "setLogLevel",
     "set_available_memory",
 ]

@@ -482,6 +482,7 @@ class PoplarExecutor:
             device_iterations=self._options.device_iterations,
             output_mode=_OUTPUT_MODE_NAMES[mode],
             return_period=self._options.output_return_period or 1,
+            execution=_strategy_data(self._options),
         )
         if self._training:
             from ipu_mlir.compiler.driver import OptimizerDescription, compile_training
@@ -635,6 +636,36 @@ def wrap_training(model: torch.nn.Module, options: Options | None, optimizer: to
     executor._install_state_sync()
     _WRAPPED_FOR_TRAINING.add(id(model))
     return executor
+
+
+def _strategy_data(options: Options) -> dict[str, Any]:
+    """The execution strategy as the compiler's ipu-assign-stages reads it."""
+    from .enums import AutoStage
+    from .execution_strategy import PipelinedExecution, ShardedExecution
+
+    strategy = options.execution_strategy
+    data: dict[str, Any] = {"replication_factor": options.replication_factor,
+                            "auto_round_num_ipus": bool(options.auto_round_num_ipus)}
+    if strategy is None:
+        data.update(kind="pipelined", auto_stage="same_as_ipu", stages=[])
+        return data
+    if isinstance(strategy, PipelinedExecution):
+        kind = "pipelined"
+    elif isinstance(strategy, ShardedExecution):
+        kind = "sharded"
+    else:
+        raise ValueError(
+            f"{type(strategy).__name__}: phased execution is not available in the IPU Model yet; "
+            "use PipelinedExecution or ShardedExecution"
+        )
+    auto = strategy.auto_stage
+    data.update(
+        kind=kind,
+        auto_stage="auto_increment" if auto == AutoStage.AutoIncrement else "same_as_ipu",
+        stages=[{"blocks": list(stage.blocks), "ipu": -1 if stage.ipu_id is None else int(stage.ipu_id)}
+                for stage in strategy.stages],
+    )
+    return data
 
 
 def _constants(described: Any) -> dict[str, float]:

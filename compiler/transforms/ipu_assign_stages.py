@@ -1,0 +1,318 @@
+"""ipu-assign-stages: gives every op its pipeline stage and IPU from the execution strategy.
+
+Input: Torch-dialect IR after ``ipu-annotate-blocks`` (``ipu.block`` on the ops of each
+``poptorch.Block``) with an ``ipu.strategy`` dictionary on the function (what the user
+set with ``Options.setExecutionStrategy``, or the default when blocks exist). Output:
+``pipeline.stage`` and ``pipeline.ipu`` on every op and a ``pipeline.plan`` summary on
+the function, for ``pipeline-schedule``. Every rule of SEMANTICS "Multi-IPU execution"
+that can be checked here is a located error that names the block, the rule and the fix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+from torch_mlir import ir
+
+from .. import location_metadata as meta
+from ..pass_base import Diagnostics, ModulePass
+from .ipu_annotate_blocks import UNASSIGNED_IPU, block_of
+from .ipu_insert_training import _attr_value
+
+STRATEGY_ATTR = "ipu.strategy"
+STAGE_ATTR = "pipeline.stage"
+IPU_ATTR = "pipeline.ipu"
+PLAN_ATTR = "pipeline.plan"
+MAX_IPUS = 64
+_SKIPPED = ("func.return",)
+
+
+@dataclasses.dataclass
+class Strategy:
+    kind: str  # "pipelined" | "sharded"
+    auto_stage: str  # "same_as_ipu" | "auto_increment"
+    stages: list[tuple[list[str], int]]  # (block ids, ipu or -1) per explicit stage
+    training: bool
+    device_iterations: int
+    gradient_accumulation: int
+    replication_factor: int
+    auto_round: bool
+
+    @classmethod
+    def read(cls, func: ir.Operation) -> Strategy | None:
+        if STRATEGY_ATTR not in func.attributes:
+            return None
+        data = _attr_value(func.attributes[STRATEGY_ATTR])
+        kind = data.get("kind", "pipelined")
+        if kind not in ("pipelined", "sharded"):
+            raise ValueError(f"'{STRATEGY_ATTR}' kind must be \"pipelined\" or \"sharded\", got {kind!r} "
+                             "(phased execution is not available in the IPU Model yet)")
+        auto_stage = data.get("auto_stage", "same_as_ipu")
+        if auto_stage not in ("same_as_ipu", "auto_increment"):
+            raise ValueError(f"'{STRATEGY_ATTR}' auto_stage must be \"same_as_ipu\" or \"auto_increment\", got {auto_stage!r}")
+        stages = [(list(s.get("blocks", [])), int(s.get("ipu", -1))) for s in data.get("stages", [])]
+        return cls(kind, auto_stage, stages, bool(data.get("training", False)),
+                   int(data.get("device_iterations", 1)), int(data.get("gradient_accumulation", 1)),
+                   int(data.get("replication_factor", 1)), bool(data.get("auto_round_num_ipus", False)))
+
+
+def _is_backward(op: ir.Operation) -> bool:
+    value = meta.metadata(op).get(meta.BACKWARD)
+    return isinstance(value, ir.BoolAttr) and ir.BoolAttr(value).value
+
+
+def _i64(value: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+
+
+@dataclasses.dataclass(frozen=True)
+class AssignStages(ModulePass):
+    """Assign each op its pipeline stage and IPU from the blocks and the execution strategy.
+
+    Rules (each a located error):
+    - with poptorch.Block, every op after the first block must be inside a block (ops
+      before the first block run on IPU 0, in stage 0);
+    - blocks run in the order they are declared: a block cannot come back after another;
+    - every block is in exactly one stage of the strategy, and every stage names known blocks;
+    - stages of a pipelined strategy run in increasing order;
+    - a weight used on two IPUs is an error (layers sharing weights must share an IPU);
+    - the number of IPUs (IPUs per replica x replicas) must be a power of 2 (or
+      ``auto_round_num_ipus`` rounds it up) and at most 64;
+    - pipelined training needs gradient_accumulation >= 2p - 1, pipelined inference
+      needs device_iterations >= p, for p forward stages.
+    Backward ops take the stage 2p - 2 - s of their forward stage s (the last forward
+    stage and the first backward stage are one), on the same IPU.
+
+    Arguments: none (the strategy is the function's ``ipu.strategy`` attribute).
+    """
+
+    name: ClassVar[str] = "ipu-assign-stages"
+
+    def run(self, module: ir.Operation, diag: Diagnostics) -> None:
+        for op in module.regions[0].blocks[0].operations:
+            func = op.operation
+            if func.name != "func.func":
+                continue
+            try:
+                strategy = Strategy.read(func)
+            except ValueError as error:
+                diag.error(func, f"ipu-assign-stages: {error}")
+                continue
+            if strategy is not None:
+                self._assign(func, strategy, diag)
+
+    def _assign(self, func: ir.Operation, strategy: Strategy, diag: Diagnostics) -> None:
+        ops = [op.operation for op in func.regions[0].blocks[0].operations if op.operation.name not in _SKIPPED]
+        forward = [op for op in ops if not _is_backward(op)]
+        # Blocks in execution order, and the rule that they are declared in that order.
+        order: list[str] = []
+        block_ipu: dict[str, int] = {}
+        first_block_seen = False
+        for op in forward:
+            block = block_of(op)
+            if block is None:
+                if first_block_seen and not _is_constant(op):
+                    diag.error(op, f"'{op.name}' runs after the first poptorch.Block but is in no block; with "
+                                   "Block every later op must be inside one: widen the Block, or use "
+                                   "poptorch.BeginBlock, whose block lasts until the next one")
+                continue
+            first_block_seen = True
+            user_id, ipu = block
+            if order and order[-1] != user_id and user_id in order:
+                diag.error(op, f"block '{user_id}' is used again after block '{order[-1]}'; blocks must run in "
+                               "the order they are declared: give the later code its own block")
+                continue
+            if not order or order[-1] != user_id:
+                order.append(user_id)
+            if ipu != UNASSIGNED_IPU:
+                block_ipu.setdefault(user_id, ipu)
+        if diag.failed:
+            return
+        stage_of, ipu_of = self._stages(func, strategy, order, block_ipu, diag)
+        if diag.failed:
+            return
+        # Stages must increase along the forward program in a pipeline.
+        if strategy.kind == "pipelined":
+            previous: tuple[int, str] | None = None
+            for user_id in order:
+                if previous is not None and stage_of[user_id] < previous[0]:
+                    diag.error(func, f"block '{user_id}' is in stage {stage_of[user_id]} but runs after block "
+                                     f"'{previous[1]}' of stage {previous[0]}; in PipelinedExecution stages run in "
+                                     "increasing order: put the blocks in stages in execution order")
+                    return
+                previous = (stage_of[user_id], user_id)
+        if strategy.kind == "sharded":
+            stage_of = _merge_sharded(order, stage_of, ipu_of)
+        before_first = any(not _is_constant(op) and block_of(op) is None for op in _before_first_block(forward))
+        forward_stages = sorted(set(stage_of.values()) | ({0} if before_first or not order else set()))
+        p = len(forward_stages)
+        index_of = {stage: index for index, stage in enumerate(forward_stages)}
+        num_ipus = max([ipu_of[b] for b in order] + [0]) + 1
+        replicas = strategy.replication_factor
+        total = num_ipus * replicas
+        rounded = total
+        while rounded & (rounded - 1):
+            rounded += 1
+        if rounded > MAX_IPUS:
+            diag.error(func, f"the model uses {total} IPUs ({num_ipus} per replica x {replicas} replicas), more than "
+                             f"the {MAX_IPUS} one process can drive; use distributed execution (several processes) or "
+                             "fewer IPUs")
+            return
+        if total != rounded:
+            if not strategy.auto_round:
+                diag.error(func, f"the model uses {total} IPUs ({num_ipus} per replica x {replicas} replicas), which is "
+                                 "not a power of 2; use a power of 2, or Options().autoRoundNumIPUs(True) to round up "
+                                 "and leave the extra IPUs idle")
+                return
+            if replicas & (replicas - 1):
+                diag.error(func, f"autoRoundNumIPUs cannot make {replicas} replicas use a power-of-2 number of IPUs; "
+                                 "use a power-of-2 replicationFactor")
+                return
+            num_ipus = rounded // replicas
+        if strategy.kind == "pipelined" and p > 1:
+            if strategy.training and strategy.gradient_accumulation < 2 * p - 1:
+                diag.error(func, f"pipelined training over {p} stages needs gradientAccumulation >= 2 x {p} - 1 = "
+                                 f"{2 * p - 1}, got {strategy.gradient_accumulation}; raise "
+                                 "Options.Training.gradientAccumulation or use fewer stages")
+                return
+            if not strategy.training and strategy.device_iterations < p:
+                diag.error(func, f"pipelined inference over {p} stages needs deviceIterations >= {p}, got "
+                                 f"{strategy.device_iterations}; raise Options.deviceIterations or use fewer stages")
+                return
+        self._annotate(func, ops, stage_of, ipu_of, index_of, p, diag)
+        if diag.failed:
+            return
+        self._check_shared_weights(func, diag)
+        num_stages = 2 * p - 1 if strategy.training else p
+        func.attributes[PLAN_ATTR] = ir.DictAttr.get({
+            "kind": ir.StringAttr.get(strategy.kind),
+            "forward_stages": _i64(p),
+            "num_stages": _i64(num_stages),
+            "num_ipus": _i64(num_ipus),
+        })
+        del func.attributes[STRATEGY_ATTR]
+
+    def _stages(self, func: ir.Operation, strategy: Strategy, order: list[str], block_ipu: dict[str, int],
+                diag: Diagnostics) -> tuple[dict[str, int], dict[str, int]]:
+        """Stage and IPU of every block."""
+        stage_of: dict[str, int] = {}
+        ipu_of: dict[str, int] = {}
+        if strategy.stages:
+            for index, (blocks, ipu) in enumerate(strategy.stages):
+                for block in blocks:
+                    if block in stage_of:
+                        diag.error(func, f"block '{block}' is in two stages ({stage_of[block]} and {index}); "
+                                         "a block belongs to exactly one stage")
+                        continue
+                    if block not in order:
+                        known = ", ".join(f"'{b}'" for b in order) or "none"
+                        diag.error(func, f"stage {index} names block '{block}', which the model does not have "
+                                         f"(its blocks: {known})")
+                        continue
+                    stage_of[block] = index
+                    chosen = ipu if ipu >= 0 else block_ipu.get(block, -1)
+                    if chosen < 0:
+                        diag.error(func, f"block '{block}' has no IPU: give Block(..., ipu_id=...) or Stage(...).ipu(n)")
+                        continue
+                    ipu_of[block] = chosen
+            for block in order:
+                if block not in stage_of and not diag.failed:
+                    diag.error(func, f"block '{block}' is not in any stage of the execution strategy; add it to a "
+                                     "Stage, or let an AutoStage place the blocks")
+            return stage_of, ipu_of
+        for position, block in enumerate(order):
+            ipu = block_ipu.get(block, UNASSIGNED_IPU)
+            if strategy.auto_stage == "auto_increment":
+                stage_of[block] = position
+                ipu_of[block] = ipu if ipu >= 0 else position
+            else:  # same_as_ipu
+                if ipu < 0:
+                    diag.error(func, f"block '{block}' has no ipu_id, so AutoStage.SameAsIpu cannot place it; give "
+                                     "Block(..., ipu_id=n) or use Stage(...).ipu(n)")
+                    continue
+                stage_of[block] = ipu
+                ipu_of[block] = ipu
+        return stage_of, ipu_of
+
+    def _annotate(self, func: ir.Operation, ops: list[ir.Operation], stage_of: dict[str, int], ipu_of: dict[str, int],
+                  index_of: dict[int, int], p: int, diag: Diagnostics) -> None:
+        current_stage, current_ipu = 0, 0
+        seen_block = False
+        for op in ops:
+            block = block_of(op)
+            backward = _is_backward(op)
+            if block is not None and block[0] in stage_of:
+                forward_index = index_of[stage_of[block[0]]]
+                ipu = ipu_of[block[0]]
+                stage = 2 * p - 2 - forward_index if backward else forward_index
+                seen_block = True
+            elif seen_block or backward:
+                stage, ipu = current_stage, current_ipu  # follow the code around it
+            else:
+                stage, ipu = 0, 0  # before the first block: stage 0 on IPU 0
+            op.attributes[STAGE_ATTR] = _i64(stage)
+            op.attributes[IPU_ATTR] = _i64(ipu)
+            current_stage, current_ipu = stage, ipu
+
+    def _check_shared_weights(self, func: ir.Operation, diag: Diagnostics) -> None:
+        body = func.regions[0].blocks[0]
+        attrs = list(func.attributes["arg_attrs"]) if "arg_attrs" in func.attributes else []
+        for index, arg in enumerate(body.arguments):
+            role = ir.DictAttr(attrs[index]) if index < len(attrs) else None
+            if role is None or "ipu.kind" not in role or ir.StringAttr(role["ipu.kind"]).value != "parameter":
+                continue
+            ipus = sorted({ir.IntegerAttr(use.owner.attributes[IPU_ATTR]).value for use in arg.uses
+                           if IPU_ATTR in use.owner.attributes})
+            if len(ipus) > 1:
+                name = ir.StringAttr(role["ipu.name"]).value if "ipu.name" in role else f"argument #{index}"
+                diag.error(func, f"weight '{name}' is used on IPUs {ipus}; layers that share weights must be on the "
+                                 "same IPU: put them in blocks on one IPU")
+
+
+def _before_first_block(ops: list[ir.Operation]) -> list[ir.Operation]:
+    found = []
+    for op in ops:
+        if block_of(op) is not None:
+            break
+        found.append(op)
+    return found
+
+
+def _merge_sharded(order: list[str], stage_of: dict[str, int], ipu_of: dict[str, int]) -> dict[str, int]:
+    """ShardedExecution: consecutive stages on the same IPU become one."""
+    merged: dict[str, int] = {}
+    current, previous_stage, previous_ipu = -1, None, None
+    for block in sorted(order, key=lambda b: (stage_of[b], order.index(b))):
+        if stage_of[block] != previous_stage:
+            if ipu_of[block] != previous_ipu:
+                current += 1
+            previous_stage, previous_ipu = stage_of[block], ipu_of[block]
+        merged[block] = current
+    return merged
+
+
+def _is_constant(op: ir.Operation) -> bool:
+    """Ops that need no block: constants, and identities the training frontend adds
+    (detached model outputs); they follow the stage of the code around them."""
+    return op.name.startswith("torch.constant.") or op.name in (
+        "torch.prim.ListConstruct", "torch.vtensor.literal", "torch.aten.detach", "torch.aten.alias")
+
+
+def strategy_attribute(data: dict[str, Any]) -> ir.Attribute:
+    """Build ``ipu.strategy`` from plain Python data (used by the driver)."""
+
+    def value(v: Any) -> ir.Attribute:
+        if isinstance(v, bool):
+            return ir.BoolAttr.get(v)
+        if isinstance(v, int):
+            return _i64(v)
+        if isinstance(v, str):
+            return ir.StringAttr.get(v)
+        if isinstance(v, list | tuple):
+            return ir.ArrayAttr.get([value(x) for x in v])
+        if isinstance(v, dict):
+            return ir.DictAttr.get({k: value(x) for k, x in v.items()})
+        raise TypeError(f"cannot store {v!r} in ipu.strategy")
+
+    return value(data)

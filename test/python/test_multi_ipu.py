@@ -1,0 +1,153 @@
+"""Models split over 2 and 4 emulated IPUs (SEMANTICS "Multi-IPU execution"): results
+match the same model on one IPU and eager PyTorch, with each annotation style of the
+seed examples; each IPU holds its own weights and the memory report is per IPU."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch.nn as nn
+
+import poptorch
+
+FP32 = {"rtol": 1e-5, "atol": 1e-6}
+
+
+class Layers(nn.Module):
+    def __init__(self, style: str, ipus: int) -> None:
+        super().__init__()
+        self.style, self.ipus = style, ipus
+        self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in range(4))
+        self.head = nn.Linear(8, 3)
+        self.loss = nn.CrossEntropyLoss()
+        if style == "begin_block":  # BeginBlock on existing layers
+            for index, layer in enumerate(self.layers):
+                poptorch.BeginBlock(layer, f"layer{index}", ipu_id=index * ipus // 4)
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor):  # noqa: ANN201
+        # The head and the loss run in the last block, so nothing after the first
+        # Block is left outside one (SEMANTICS: such ops are an error).
+        def last(v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            out = self.head(torch.relu(self.layers[3](v)))
+            return out, self.loss(out, target)
+
+        for index, layer in enumerate(self.layers[:3]):
+            ipu = index * self.ipus // 4
+            if self.style == "block":  # inline Block with f-string ids
+                with poptorch.Block(f"layer{index}", ipu_id=ipu):
+                    x = torch.relu(layer(x))
+            elif self.style == "block_function":
+                x = poptorch.BlockFunction(f"layer{index}", ipu_id=ipu)(lambda v, layer=layer: torch.relu(layer(v)))(x)
+            else:
+                x = torch.relu(layer(x))
+        ipu = 3 * self.ipus // 4
+        if self.style == "block":
+            with poptorch.Block("layer3", ipu_id=ipu):
+                return last(x)
+        if self.style == "block_function":
+            return poptorch.BlockFunction("layer3", ipu_id=ipu)(last)(x)
+        return last(x)
+
+
+def _strategy(kind: str, ipus: int) -> poptorch.ExecutionStrategy:
+    stages = [poptorch.Stage(f"layer{i}").ipu(i * ipus // 4) for i in range(4)]
+    return poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages)
+
+
+@pytest.mark.parametrize("style", ["begin_block", "block", "block_function"])
+@pytest.mark.parametrize("ipus", [2, 4])
+@pytest.mark.parametrize("kind", ["sharded", "pipelined"])
+def test_inference_over_ipus_matches_one_ipu_and_eager(style: str, ipus: int, kind: str) -> None:
+    torch.manual_seed(0)
+    model = Layers(style, ipus).eval()
+    x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
+    options = poptorch.Options().deviceIterations(4)
+    options.setExecutionStrategy(_strategy(kind, ipus))
+    wrapper = poptorch.inferenceModel(model, options)
+    out, loss = wrapper(x, y)
+    with torch.no_grad():
+        expected = torch.cat([model(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])[0] for i in range(4)])
+    torch.testing.assert_close(out, expected, **FP32)
+    memory = wrapper._compiled.memory_per_ipu()
+    assert sorted(memory) == list(range(ipus))  # every IPU holds part of the model
+    weights_per_ipu = (8 * 8 + 8) * 4 * (4 // ipus)
+    assert all(memory[ipu]["variables"] >= weights_per_ipu for ipu in range(ipus))
+
+
+@pytest.mark.parametrize("style", ["begin_block", "block"])
+@pytest.mark.parametrize("ipus", [2, 4])
+def test_pipelined_training_over_ipus_matches_eager(style: str, ipus: int) -> None:
+    torch.manual_seed(1)
+    model = Layers(style, ipus)
+    reference = copy.deepcopy(model)
+    stages = ipus  # one forward stage per IPU: G >= 2p - 1
+    accumulation = 2 * stages - 1
+    options = poptorch.Options()
+    options.Training.gradientAccumulation(accumulation)
+    training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
+    eager = torch.optim.SGD(reference.parameters(), lr=0.1)
+    x, y = torch.randn(4 * accumulation, 8), torch.randint(0, 3, (4 * accumulation,))
+    for _ in range(2):
+        training(x, y)
+        eager.zero_grad()
+        for i in range(accumulation):
+            _, loss = reference(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])
+            (loss / accumulation).backward()
+        eager.step()
+    for (name, p), q in zip(model.named_parameters(), reference.parameters(), strict=True):
+        torch.testing.assert_close(p, q, **FP32, msg=lambda m, name=name: f"{name}: {m}")
+    assert sorted(training._compiled.memory_per_ipu()) == list(range(ipus))
+    training.destroy()
+
+
+def test_stage_ids_from_fstrings_and_inter_ipu_copies() -> None:
+    torch.manual_seed(2)
+    model = Layers("block", 2).eval()
+    options = poptorch.Options().deviceIterations(2)
+    options.setExecutionStrategy(poptorch.ShardedExecution(*[poptorch.Stage(f"layer{i}").ipu(i // 2) for i in range(4)]))
+    wrapper = poptorch.inferenceModel(model, options)
+    wrapper(torch.randn(4, 8), torch.randint(0, 3, (4,)))
+    text = wrapper._compiled.ir_text()
+    assert "exchange." in text  # the activation crosses from IPU 0 to IPU 1 by an explicit copy
+    assert "num_ipus = 2" in text
+
+
+def test_pipelined_training_needs_enough_accumulation() -> None:
+    model = Layers("block", 2)
+    options = poptorch.Options()
+    options.Training.gradientAccumulation(2)  # 2 stages need G >= 3
+    with pytest.raises(RuntimeError, match=r"pipelined training over 2 stages needs gradientAccumulation >= 2 x 2 - 1 = 3, got 2"):
+        poptorch.trainingModel(model, options)(torch.randn(8, 8), torch.randint(0, 3, (8,)))
+
+
+def test_pipelined_inference_needs_enough_device_iterations() -> None:
+    model = Layers("block", 4).eval()
+    with pytest.raises(RuntimeError, match=r"pipelined inference over 4 stages needs deviceIterations >= 4, got 2"):
+        poptorch.inferenceModel(model, poptorch.Options().deviceIterations(2))(torch.randn(8, 8), torch.randint(0, 3, (8,)))
+
+
+def test_non_power_of_two_ipus_and_auto_round() -> None:
+    class Three(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a, self.b, self.c = nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(4, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for index, layer in enumerate((self.a, self.b, self.c)):
+                with poptorch.Block(f"l{index}", ipu_id=index):
+                    x = layer(x)
+            return x
+
+    options = poptorch.Options().deviceIterations(4)
+    options.setExecutionStrategy(poptorch.ShardedExecution(poptorch.AutoStage.SameAsIpu))
+    with pytest.raises(RuntimeError, match=r"uses 3 IPUs .* not a power of 2; .*autoRoundNumIPUs\(True\)"):
+        poptorch.inferenceModel(Three().eval(), options)(torch.randn(4, 4))
+    options = poptorch.Options().deviceIterations(4).autoRoundNumIPUs(True)
+    options.setExecutionStrategy(poptorch.ShardedExecution(poptorch.AutoStage.SameAsIpu))
+    model = Three().eval()
+    wrapper = poptorch.inferenceModel(model, options)
+    x = torch.randn(4, 4)
+    torch.testing.assert_close(wrapper(x), model(x), **FP32)
+    assert "num_ipus = 4" in wrapper._compiled.ir_text()  # rounded up; IPU 3 idle
