@@ -16,6 +16,7 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects import make_context
 from ipu_mlir.runtime.interpreter import Program
+from ipu_mlir.runtime.schedule import ScheduleSummary, memory_report, summarize
 from ipu_mlir.runtime.target import IpuTarget, default_target
 
 from .codegen.executable import Executable
@@ -61,14 +62,10 @@ class CompiledModel:
     timings: dict[str, float]
 
     def memory_per_ipu(self) -> dict[int, dict[str, int]]:
-        graph = _graph_of(self.module)
-        report = ir.DictAttr(graph.attributes["poplar.memory"])
-        out: dict[int, dict[str, int]] = {}
-        for index in range(len(report)):
-            named = report[index]
-            entry = ir.DictAttr(named.attr)
-            out[int(named.name[3:])] = {entry[i].name: ir.IntegerAttr(entry[i].attr).value for i in range(len(entry))}
-        return out
+        return memory_report(_graph_of(self.module))
+
+    def schedule(self) -> ScheduleSummary:
+        return summarize(_graph_of(self.module))
 
     def ir_text(self) -> str:
         return self.module.operation.get_asm(print_generic_op_form=True)
@@ -189,6 +186,7 @@ class CompiledTraining:
     arguments: list[tuple[str, str]]  # (kind, name) of the step function's arguments after training insertion
 
     memory_per_ipu = CompiledModel.memory_per_ipu
+    schedule = CompiledModel.schedule
     ir_text = CompiledModel.ir_text
 
 

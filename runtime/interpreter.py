@@ -10,7 +10,10 @@ also bounds host memory the way liveness bounds tile memory.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -20,10 +23,11 @@ from torch_mlir import ir
 from ipu_mlir.compiler.diagnostics import location_label
 from ipu_mlir.compiler.ir_walk import operands_within
 
-from . import kernels
+from . import kernels, schedule
 from .kernels import KernelError, constant_tensor, tensor_type
 
 Step = Callable[[list], None]
+logger = logging.getLogger("ipu_mlir.runtime")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +107,10 @@ class Program:
         self.streams: dict[str, StreamInfo] = {}
         self._constants: list[tuple[int, torch.Tensor]] = []
         self._functions: dict[str, list[Step]] = {}
+        self._staged: dict[str, _StagedFunction] = {}
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        # (step, ipu, stage, micro-batch, start, end) of each task of the last pipelined loop.
+        self.last_trace: list[tuple[int, int, int, int, float, float]] = []
         self.main: list[Step] = []
         self.io: HostIO | None = None
         # Random ops draw from this generator; poptorch seeds it from Options.randomSeed.
@@ -150,7 +158,7 @@ class Program:
         for op in block.operations:
             op = op.operation
             if op.name == "poplar.function":
-                self._functions[kernels.attr(op, "name")].extend(self._decode_block(op.regions[0].blocks[0]))
+                self._decode_function(op)
         # Variables that outlive a run (not the per-run inputs and output anchors).
         self._persistent_slots = [(name, slot) for name, slot in self._variable_slots.items()
                                   if self.variables[name].kind not in ("input", "output", "activation")]
@@ -158,7 +166,37 @@ class Program:
             raise KernelError("the graph has no 'poplar.program_sequence' named \"main\"")
         self.main = self._decode_block(main_op.regions[0].blocks[0])
 
-    def _decode_block(self, block: ir.Block) -> list[Step]:
+    def _decode_function(self, function: ir.Operation) -> None:
+        name = kernels.attr(function, "name")
+        block = function.regions[0].blocks[0]
+        plan = schedule.plan_of(function)
+        if plan is None or plan["kind"] != "pipelined" or len(plan["stage_ipus"]) < 2:
+            self._functions[name].extend(self._decode_block(block))
+            return
+        ops = [op.operation for op in block.operations]
+        try:
+            if any(op.name.startswith("poplar.poprand") for op in ops):
+                raise schedule.StageError("random ops draw from one generator in program order")
+            labels = schedule.stage_labels(ops, self._per_micro_batch_values())
+        except schedule.StageError as error:
+            logger.warning("the pipeline stages of '%s' run one micro-batch at a time: %s", name, error)
+            self._functions[name].extend(self._decode_block(block))
+            return
+        stages: list[int] = []
+        steps = self._decode_block(block, labels, stages)
+        self._functions[name].extend(steps)
+        self._staged[name] = _StagedFunction.build(self, ops, labels, steps, stages, plan["stage_ipus"])
+
+    def _per_micro_batch_values(self) -> set[ir.Value]:
+        """Variables holding one micro-batch's data: inputs, exchange buffers, anchors."""
+        return {value for value, slot in self._slots.items()
+                if (info := self._variable_of_slot.get(slot)) is not None and
+                (info.kind in ("input", "activation") or info.name.startswith("anchor."))}
+
+    def _decode_block(self, block: ir.Block, labels: dict[int, int] | None = None,
+                      step_stages: list[int] | None = None) -> list[Step]:
+        """Decode ``block``; with ``labels`` (op stages), ``step_stages`` receives the
+        stage of each returned step."""
         ops = [op.operation for op in block.operations]
         fused, skipped = _linear_fusions(ops)
         # Last use of each temporary within this block, to free it early.
@@ -194,6 +232,8 @@ class Program:
             if step is not None:
                 dead = tuple(kills.get(index, ()))
                 steps.append(_with_kills(step, dead) if dead else step)
+                if step_stages is not None and labels is not None:
+                    step_stages.append(labels[id_of(op)])
         return steps
 
     def _in_place_updates(self, ops: list[ir.Operation]) -> dict[int, Callable[..., torch.Tensor]]:
@@ -261,6 +301,9 @@ class Program:
         name = op.name
         if name == "poplar.program_repeat":
             count = kernels.attr(op, "count")
+            pipelined = self._pipelined_loop(op, count)
+            if pipelined is not None:
+                return pipelined
             body = self._decode_block(op.regions[0].blocks[0])
             return _repeat(count, body)
         if name == "poplar.program_sequence":
@@ -380,6 +423,57 @@ class Program:
             env[dst].copy_(env[src])
 
         return copy
+
+    def _pipelined_loop(self, op: ir.Operation, count: int) -> Step | None:
+        """A loop whose body calls a staged function, then only moves its outputs, runs
+        as a pipeline over ``count`` micro-batches (see :mod:`runtime.schedule`)."""
+        ops = [inner.operation for inner in op.regions[0].blocks[0].operations]
+        if not ops or ops[0].name != "poplar.program_call" or count < 2:
+            return None
+        staged = self._staged.get(kernels.attr(ops[0], "callee"))
+        if staged is None or any(inner.name not in ("poplar.program_stream_copy", "poplar.popops_scaled_add_to") for inner in ops[1:]):
+            return None
+        tail = [step for inner in ops[1:] if (step := self._decode_op(inner)) is not None]
+        anchors = [slot for slot, info in self._variable_of_slot.items() if info.name.startswith("anchor.")]
+        program = self
+
+        def run(env: list) -> None:
+            program._run_pipeline(staged, count, tail, anchors, env)
+
+        return run
+
+    def _run_pipeline(self, staged: _StagedFunction, count: int, tail: list[Step], anchors: list[int], env: list) -> None:
+        envs: dict[int, list] = {}
+        trace = self.last_trace = []
+        last = len(staged.stage_ipus) - 1
+        if self._pool is None and self.num_ipus > 1:
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.num_ipus, thread_name_prefix="ipu")
+
+        def work(t: int, items: list[tuple[int, int]]) -> None:
+            for stage, mb in items:
+                if stage == 0:
+                    envs[mb] = list(env)
+                start = time.perf_counter()
+                staged.run_stage(stage, envs[mb], env)
+                trace.append((t, staged.stage_ipus[stage], stage, mb, start, time.perf_counter()))
+
+        for t, pairs in enumerate(schedule.pipelined_steps(len(staged.stage_ipus), count)):
+            by_ipu: dict[int, list[tuple[int, int]]] = {}
+            for stage, mb in pairs:
+                by_ipu.setdefault(staged.stage_ipus[stage], []).append((stage, mb))
+            if len(by_ipu) == 1 or self._pool is None:
+                for items in by_ipu.values():
+                    work(t, items)
+            else:
+                for future in [self._pool.submit(work, t, items) for items in by_ipu.values()]:
+                    future.result()
+            for stage, mb in pairs:
+                if stage == last:  # the micro-batch is done: move its outputs, in order
+                    done = envs.pop(mb)
+                    for step in tail:
+                        step(done)
+                    for slot in anchors:
+                        env[slot] = done[slot]
 
     # -- running --------------------------------------------------------------------
     def environment(self, stores: dict[int, DeviceStore]) -> list:
@@ -564,3 +658,43 @@ def _repeat(count: int, steps: list[Step]) -> Step:
                 step(env)
 
     return run
+
+
+@dataclasses.dataclass
+class _StagedFunction:
+    """A step function cut into pipeline stages. Each micro-batch has its own
+    environment; variables that outlive a micro-batch (weights, accumulators, state)
+    are read from the shared environment when a stage starts and written back when it
+    ends, so a stage sees the updates of the stages before it."""
+
+    stage_ipus: list[int]
+    segments: list[list[Step]]
+    reads: list[tuple[int, ...]]
+    writes: list[tuple[int, ...]]
+
+    @classmethod
+    def build(cls, program: Program, ops: list[ir.Operation], labels: dict[int, int], steps: list[Step],
+              stages: list[int], stage_ipus: list[int]) -> _StagedFunction:
+        count = len(stage_ipus)
+        segments: list[list[Step]] = [[] for _ in range(count)]
+        for step, stage in zip(steps, stages, strict=True):
+            segments[stage].append(step)
+        per_micro_batch = {program._slot(v) for v in program._per_micro_batch_values()}
+        persistent = set(program._variable_of_slot) - per_micro_batch
+        reads: list[set[int]] = [set() for _ in range(count)]
+        writes: list[set[int]] = [set() for _ in range(count)]
+        for op in ops:
+            stage = labels[id_of(op)]
+            operands = [program._slot(v) for v in op.operands]
+            reads[stage].update(slot for slot in operands if slot in persistent)
+            if op.name == "poplar.program_copy" and operands[1] in persistent:
+                writes[stage].add(operands[1])
+        return cls(list(stage_ipus), segments, [tuple(r) for r in reads], [tuple(w) for w in writes])
+
+    def run_stage(self, stage: int, env: list, shared: list) -> None:
+        for slot in self.reads[stage]:
+            env[slot] = shared[slot]
+        for step in self.segments[stage]:
+            step(env)
+        for slot in self.writes[stage]:
+            shared[slot] = env[slot]

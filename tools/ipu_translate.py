@@ -1,7 +1,9 @@
 """``ipu-translate``: translations between MLIR and other formats (mlir-translate style).
 
 Available: ``--mlir-to-bytecode`` and ``--bytecode-to-mlir`` (the runtime executable
-stores MLIR bytecode), ``--dump-irdl=<dialect>``. ``--poplar-to-cpp`` (Poplar/PopLibs
+stores MLIR bytecode), ``--dump-irdl=<dialect>``, ``--schedule-to-text`` and
+``--schedule-to-html`` (the pipeline schedule of a ``poplar.graph``: which IPU runs which
+stage of which micro-batch at each step, and each IPU's peak memory). ``--poplar-to-cpp`` (Poplar/PopLibs
 C++) is planned; asking for it now is a clear error, not a silent no-op.
 """
 
@@ -21,6 +23,8 @@ def _build_parser() -> argparse.ArgumentParser:
     group.add_argument("--mlir-to-bytecode", action="store_true", help="write MLIR bytecode")
     group.add_argument("--bytecode-to-mlir", action="store_true", help="read MLIR bytecode, print generic MLIR text")
     group.add_argument("--dump-irdl", metavar="DIALECT", choices=("ipu", "pipeline", "poplar"), help="print a dialect's IRDL definition")
+    group.add_argument("--schedule-to-text", action="store_true", help="draw the pipeline schedule of a poplar.graph as text")
+    group.add_argument("--schedule-to-html", action="store_true", help="draw the pipeline schedule of a poplar.graph as HTML")
     group.add_argument("--poplar-to-cpp", action="store_true", help="emit Poplar/PopLibs C++ (not available yet)")
     return parser
 
@@ -56,6 +60,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             for diagnostic in error.error_diagnostics:
                 sys.stderr.write(format_diagnostic(diagnostic, {"-": filename}) + "\n")
             return 1
+        if args.schedule_to_text or args.schedule_to_html:
+            return _schedule(module, args)
         if args.mlir_to_bytecode:
             import io
 
@@ -63,6 +69,20 @@ def run(argv: Sequence[str] | None = None) -> int:
             module.operation.write_bytecode(buffer)
             return _write(args.output, buffer.getvalue())
         return _write(args.output, module.operation.get_asm(print_generic_op_form=True).encode())
+
+
+def _schedule(module: object, args: argparse.Namespace) -> int:
+    from ipu_mlir.runtime.schedule import summarize
+
+    graphs = [op.operation for op in module.body.operations if op.operation.name == "poplar.graph"]
+    try:
+        if len(graphs) != 1:
+            raise ValueError(f"expected one 'poplar.graph' in the module, found {len(graphs)}: run the poplar pipeline first")
+        summary = summarize(graphs[0])
+    except ValueError as error:
+        sys.stderr.write(f"ipu-translate: error: {error}\n")
+        return 1
+    return _write(args.output, (summary.html() if args.schedule_to_html else summary.text()).encode())
 
 
 def _write(output: str, data: bytes) -> int:

@@ -147,8 +147,8 @@ class BuildProgram(ModulePass):
             return
 
         num_ipus = self.num_ipus
-        if PLAN_ATTR in main.attributes:
-            plan = ir.DictAttr(main.attributes[PLAN_ATTR])
+        plan = ir.DictAttr(main.attributes[PLAN_ATTR]) if PLAN_ATTR in main.attributes else None
+        if plan is not None:
             num_ipus = max(num_ipus, ir.IntegerAttr(plan["num_ipus"]).value)
         with main.location, ir.InsertionPoint(main):
             graph = build(pd.GraphOp, _i64(num_ipus), _i64(self.replication_factor), _i64(self.tiles_per_ipu))
@@ -176,6 +176,8 @@ class BuildProgram(ModulePass):
         if update_function is not None:
             self._fill(parts[1], update_function.operation.regions[0].blocks.append(), variables, [], read_inputs=False)
         _place_on_ipus(graph_block, variables)
+        if plan is not None:
+            _attach_plan(step.operation, plan)
         with loc, ir.InsertionPoint(graph_block):
             sequence = build(pd.SequenceOp, _str("main"))
         self._build_main(sequence.operation.regions[0].blocks.append(), loc, anchors, sums, update is not None)
@@ -339,13 +341,10 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
     body_ops = [inner.operation for f in functions for inner in f.regions[0].blocks[0].operations]
     if not any(_ipu(op) for op in body_ops):
         return
-    value_ipu: dict[ir.Value, int] = {}
+    value_ipu = _infer_placement(body_ops, list(variables.values()))
     for variable in variables.values():
-        users = [use.owner for use in variable.uses]
-        placed = [_ipu(user) for user in users if _ipu(user) is not None]
-        ipu = placed[0] if placed else 0
+        ipu = value_ipu.setdefault(variable, 0)
         variable.owner.attributes["ipu"] = _i64(ipu)
-        value_ipu[variable] = ipu
     exchanges: dict[tuple[ir.Value, int], ir.Value] = {}
     count = 0
     for function in functions:
@@ -354,9 +353,9 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
             if ipu is None:
                 known = [value_ipu[v] for v in op.operands if v in value_ipu]
                 ipu = known[0] if known else 0
-                if op.name not in ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync"):
+                if op.name not in _DATA_MOVES:
                     op.attributes[PLACEMENT_ATTR] = _i64(ipu)
-            if op.name in ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync"):
+            if op.name in _DATA_MOVES:
                 continue  # copies move data between IPUs themselves
             for index, operand in enumerate(list(op.operands)):
                 source = value_ipu.get(operand)
@@ -375,6 +374,63 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
                 op.operands[index] = exchanges[key]
             for result in op.results:
                 value_ipu[result] = ipu
+
+
+def _attach_plan(step: ir.Operation, plan: ir.DictAttr) -> None:
+    """Give the step function the schedule the runtime follows: the strategy kind, the
+    number of forward stages and the IPU of each stage (from the staged ops)."""
+    stage_ipu: dict[int, int] = {}
+    for op in step.regions[0].blocks[0].operations:
+        op = op.operation
+        if "pipeline.stage" in op.attributes and PLACEMENT_ATTR in op.attributes:
+            stage_ipu.setdefault(ir.IntegerAttr(op.attributes["pipeline.stage"]).value, _ipu(op))
+    stages = ir.IntegerAttr(plan["num_stages"]).value
+    stage_ipus: list[int] = []
+    for stage in range(stages):  # a stage without ops (nothing to do) stays on its predecessor's IPU
+        stage_ipus.append(stage_ipu.get(stage, stage_ipus[-1] if stage_ipus else 0))
+    step.attributes[PLAN_ATTR] = ir.DictAttr.get({
+        "kind": plan["kind"],
+        "forward_stages": plan["forward_stages"],
+        "stage_ipus": ir.DenseI64ArrayAttr.get(stage_ipus),
+    })
+
+
+_DATA_MOVES = ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync")
+
+
+def _infer_placement(ops: list[ir.Operation], variables: list[ir.Value]) -> dict[ir.Value, int]:
+    """The IPU of every value whose placement follows from the placed ops: a variable
+    lives on the IPU of its first placed user, and an unplaced op (accumulation,
+    optimizer update) runs where its first placed operand lives, so the gradient
+    accumulator and the update of a weight sit on the weight's IPU. Iterates to a
+    fixed point, since an op can place a variable that places a later op."""
+    value_ipu: dict[ir.Value, int] = {}
+    changed = True
+    while changed:
+        changed = False
+        for variable in variables:
+            if variable not in value_ipu:
+                placed = [ipu for use in variable.uses if (ipu := _placed(use.owner, value_ipu)) is not None]
+                if placed:
+                    value_ipu[variable], changed = placed[0], True
+        for op in ops:
+            if op.name in _DATA_MOVES:
+                continue
+            ipu = _placed(op, value_ipu)
+            for result in op.results:
+                if ipu is not None and result not in value_ipu:
+                    value_ipu[result], changed = ipu, True
+    return value_ipu
+
+
+def _placed(op: ir.Operation, value_ipu: dict[ir.Value, int]) -> int | None:
+    if op.name in _DATA_MOVES:
+        return None
+    ipu = _ipu(op)
+    if ipu is None:
+        known = [value_ipu[v] for v in op.operands if v in value_ipu]
+        ipu = known[0] if known else None
+    return ipu
 
 
 @dataclasses.dataclass

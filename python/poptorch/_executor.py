@@ -135,6 +135,19 @@ class PoplarExecutor:
     def isCompiled(self) -> bool:  # noqa: N802 - PopTorch's name
         return self._compiled is not None
 
+    def schedule(self, format: str = "text") -> str:  # noqa: A002 - mirrors ipu-translate's formats
+        """A picture of the compiled schedule: which IPU runs which stage of which
+        micro-batch at each step, and each IPU's peak memory; ``format`` is ``"text"``
+        or ``"html"`` (a self-contained page). ``ipu-translate --schedule-to-text`` /
+        ``--schedule-to-html`` draw the same from poplar-level IR."""
+        self._check_alive()
+        if format not in ("text", "html"):
+            raise ValueError(f"schedule(format={format!r}): the format must be 'text' or 'html'")
+        if self._compiled is None:
+            raise RuntimeError("the model is not compiled yet: call it or .compile(...) with inputs before schedule()")
+        summary = self._compiled.schedule()
+        return summary.text() if format == "text" else summary.html()
+
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """Capture and compile for these inputs without running."""
         self._check_alive()

@@ -1,0 +1,296 @@
+"""Pipeline schedules for the IPU Model: which stage of which micro-batch each emulated
+IPU runs at each step, the stage of every op of a step function, and pictures of a
+schedule as text and HTML.
+
+A pipelined program of ``S`` stages over ``m`` micro-batches runs ``m + S - 1`` steps:
+at step ``t`` stage ``s`` processes micro-batch ``t - s`` when ``0 <= t - s < m``
+(ramp-up while ``t < S - 1``, steady state, ramp-down after ``t >= m``). Stages on
+different IPUs in one step run concurrently; stages sharing an IPU run one after the
+other. A sharded program runs every stage of a micro-batch before the next one, one IPU
+busy at a time. This module imports neither torch nor the interpreter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+
+from torch_mlir import ir
+
+from ipu_mlir.compiler.ir_walk import operands_within
+
+STAGE_ATTR = "pipeline.stage"
+IPU_ATTR = "pipeline.ipu"
+PLAN_ATTR = "pipeline.plan"
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One stage of one micro-batch, run by one IPU at one step."""
+
+    step: int
+    ipu: int
+    stage: int
+    micro_batch: int
+
+
+def pipelined_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, int]]]:
+    """``(stage, micro_batch)`` pairs of each step of a pipelined schedule."""
+    return [[(stage, t - stage) for stage in range(num_stages) if 0 <= t - stage < micro_batches]
+            for t in range(micro_batches + num_stages - 1)]
+
+
+def sharded_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, int]]]:
+    """``(stage, micro_batch)`` pairs of each step of a sharded schedule: one at a time."""
+    return [[(stage, mb)] for mb in range(micro_batches) for stage in range(num_stages)]
+
+
+def tasks(kind: str, stage_ipus: list[int], micro_batches: int) -> list[Task]:
+    steps = pipelined_steps if kind == "pipelined" else sharded_steps
+    return [Task(t, stage_ipus[stage], stage, mb)
+            for t, pairs in enumerate(steps(len(stage_ipus), micro_batches)) for stage, mb in pairs]
+
+
+def ideal_utilisation(num_stages: int, micro_batches: int) -> float:
+    """The busy fraction of a balanced pipeline: m / (m + p - 1)."""
+    return micro_batches / (micro_batches + num_stages - 1)
+
+
+class StageError(ValueError):
+    """The ops of a step function cannot be cut into stages that run in stage order."""
+
+
+def _int(op: ir.Operation, name: str) -> int | None:
+    return ir.IntegerAttr(op.attributes[name]).value if name in op.attributes else None
+
+
+def stage_labels(ops: list[ir.Operation], per_micro_batch: set[ir.Value]) -> dict[int, int]:
+    """The stage of every op of a step function, keyed by ``hash(op)``.
+
+    Ops lowered from the model carry ``pipeline.stage``. The others take a stage from
+    their data: an accumulation or a counter runs in the latest stage of its operands
+    (stage 0 with none), an inter-IPU copy or a host read runs in the stage of the
+    first op that reads its destination, and a copy into a variable runs with the
+    value it copies. ``per_micro_batch`` holds the variables that carry one
+    micro-batch's data (inputs, exchange buffers, output anchors); every other
+    variable outlives a micro-batch and must be written in the one stage that reads
+    it. Raises :class:`StageError` when a value would be read before the stage that
+    computes it."""
+    labels: dict[int, int] = {}
+    producer: dict[ir.Value, int] = {}
+    deferred: list[ir.Operation] = []
+    for op in ops:
+        stage = _int(op, STAGE_ATTR)
+        if stage is None and op.name in ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync"):
+            deferred.append(op)
+            continue
+        if stage is None:
+            stage = max((producer.get(v, 0) for v in operands_within(op)), default=0)
+        labels[hash(op)] = stage
+        for result in op.results:
+            producer[result] = stage
+    readers: dict[ir.Value, list[int]] = {}
+    for op in ops:
+        if hash(op) in labels:
+            for value in operands_within(op):
+                readers.setdefault(value, []).append(labels[hash(op)])
+    for op in deferred:
+        if op.name == "poplar.program_sync":
+            labels[hash(op)] = 0
+            continue
+        operands = list(op.operands)
+        destination = operands[-1] if op.name == "poplar.program_copy" else operands[0]
+        is_read = op.name == "poplar.program_stream_copy" and destination not in producer and destination in readers
+        if op.name == "poplar.program_copy" and destination in per_micro_batch and destination in readers:
+            labels[hash(op)] = min(readers[destination])  # exchange into the consumer
+        elif is_read:
+            labels[hash(op)] = min(readers[destination])  # host read where it is first used
+        else:
+            labels[hash(op)] = max((producer.get(v, 0) for v in operands), default=0)
+    _check(ops, labels, per_micro_batch)
+    return labels
+
+
+def _check(ops: list[ir.Operation], labels: dict[int, int], per_micro_batch: set[ir.Value]) -> None:
+    written: dict[ir.Value, int] = {}
+    readers: dict[ir.Value, set[int]] = {}
+    persistent_writes: dict[ir.Value, set[int]] = {}
+    for op in ops:
+        stage = labels[hash(op)]
+        operands = list(op.operands)
+        if op.name == "poplar.program_stream_copy":
+            sources, destination = [], operands[0]
+        elif op.name == "poplar.program_copy":
+            sources, destination = operands[:1], operands[1]
+        else:
+            sources, destination = operands_within(op), None
+        for value in sources:
+            if written.get(value, -1) > stage:
+                raise StageError(f"'{op.name}' in stage {stage} reads a value computed in stage {written[value]}")
+            readers.setdefault(value, set()).add(stage)
+        for result in op.results:
+            written[result] = stage
+        if destination is not None:
+            written[destination] = stage
+            if destination not in per_micro_batch:
+                persistent_writes.setdefault(destination, set()).add(stage)
+    for variable, stages in persistent_writes.items():
+        others = (readers.get(variable, set()) | stages) - {min(stages)}
+        if others:
+            raise StageError(f"a variable written in stage {min(stages)} is also used in stage(s) {sorted(others)}")
+
+
+def plan_of(function: ir.Operation) -> dict[str, object] | None:
+    """The ``pipeline.plan`` of a step function (kind, stage IPUs), if it has one."""
+    if PLAN_ATTR not in function.attributes:
+        return None
+    plan = ir.DictAttr(function.attributes[PLAN_ATTR])
+    return {
+        "kind": ir.StringAttr(plan["kind"]).value,
+        "stage_ipus": list(ir.DenseI64ArrayAttr(plan["stage_ipus"])),
+    }
+
+
+def render_text(kind: str, stage_ipus: list[int], micro_batches: int, training: bool,
+                peak_bytes: dict[int, int] | None = None, forward_stages: int | None = None) -> str:
+    """A table of the schedule: one row per step, one column per IPU; each cell says
+    which stage of which micro-batch runs (``F`` forward, ``B`` backward stages)."""
+    num_ipus = max(stage_ipus) + 1
+    grid = _grid(kind, stage_ipus, micro_batches)
+    names = _stage_names(len(stage_ipus), training, forward_stages)
+    header = ["step"] + [f"IPU{ipu}" for ipu in range(num_ipus)]
+    rows = [[str(t)] + [", ".join(f"{names[s]}:mb{mb}" for s, mb in cells[ipu]) or "-" for ipu in range(num_ipus)]
+            for t, cells in enumerate(grid)]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = [f"{kind} schedule: {len(stage_ipus)} stages on {num_ipus} IPUs, {micro_batches} micro-batches, "
+             f"{len(grid)} steps"]
+    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in [header, *rows]]
+    busy = {ipu: sum(1 for cells in grid if cells[ipu]) for ipu in range(num_ipus)}
+    lines.append("busy steps: " + ", ".join(f"IPU{ipu} {busy[ipu]}/{len(grid)}" for ipu in range(num_ipus)))
+    if peak_bytes is not None:
+        lines.append("peak memory: " + ", ".join(f"IPU{ipu} {peak_bytes.get(ipu, 0):,} B" for ipu in range(num_ipus)))
+    return "\n".join(lines) + "\n"
+
+
+def render_html(kind: str, stage_ipus: list[int], micro_batches: int, training: bool,
+                peak_bytes: dict[int, int] | None = None, forward_stages: int | None = None) -> str:
+    """The schedule as a self-contained HTML page: a step x IPU grid coloured by stage."""
+    num_ipus = max(stage_ipus) + 1
+    grid = _grid(kind, stage_ipus, micro_batches)
+    names = _stage_names(len(stage_ipus), training, forward_stages)
+    palette = ["#8ecae6", "#ffb703", "#90be6d", "#f28482", "#cdb4db", "#a8dadc", "#f4a261", "#b5e48c"]
+    head = "".join(f"<th>IPU{ipu}</th>" for ipu in range(num_ipus))
+    body = []
+    for t, cells in enumerate(grid):
+        tds = []
+        for ipu in range(num_ipus):
+            text = "<br>".join(html.escape(f"{names[s]} mb{mb}") for s, mb in cells[ipu])
+            colour = palette[cells[ipu][0][0] % len(palette)] if cells[ipu] else "#eeeeee"
+            tds.append(f'<td style="background:{colour}">{text or "idle"}</td>')
+        body.append(f"<tr><th>{t}</th>{''.join(tds)}</tr>")
+    memory = ""
+    if peak_bytes is not None:
+        items = "".join(f"<li>IPU{ipu}: {peak_bytes.get(ipu, 0):,} bytes</li>" for ipu in range(num_ipus))
+        memory = f"<h2>Peak memory per IPU</h2><ul>{items}</ul>"
+    title = html.escape(f"{kind} schedule: {len(stage_ipus)} stages on {num_ipus} IPUs, {micro_batches} micro-batches")
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>ipu-mlir schedule</title><style>"
+            "table{border-collapse:collapse;font-family:monospace}td,th{border:1px solid #999;padding:4px 8px}"
+            f"</style></head><body><h1>{title}</h1><table><tr><th>step</th>{head}</tr>{''.join(body)}</table>"
+            f"{memory}</body></html>\n")
+
+
+def _grid(kind: str, stage_ipus: list[int], micro_batches: int) -> list[dict[int, list[tuple[int, int]]]]:
+    num_ipus = max(stage_ipus) + 1
+    steps = (pipelined_steps if kind == "pipelined" else sharded_steps)(len(stage_ipus), micro_batches)
+    grid = []
+    for pairs in steps:
+        cells: dict[int, list[tuple[int, int]]] = {ipu: [] for ipu in range(num_ipus)}
+        for stage, mb in pairs:
+            cells[stage_ipus[stage]].append((stage, mb))
+        grid.append(cells)
+    return grid
+
+
+def _stage_names(num_stages: int, training: bool, forward_stages: int | None) -> list[str]:
+    forward = forward_stages if forward_stages is not None else (num_stages + 1) // 2 if training else num_stages
+    names = []
+    for stage in range(num_stages):
+        if not training:
+            names.append(f"F{stage}")
+        elif stage < forward - 1:
+            names.append(f"F{stage}")
+        elif stage == forward - 1:
+            names.append(f"FB{stage}")  # the last forward stage also starts the backward pass
+        else:
+            names.append(f"B{2 * forward - 2 - stage}")
+    return names
+
+
+@dataclasses.dataclass(frozen=True)
+class ScheduleSummary:
+    """What a compiled ``poplar.graph`` runs: the inputs of :func:`render_text`."""
+
+    kind: str
+    stage_ipus: list[int]
+    forward_stages: int
+    micro_batches: int
+    training: bool
+    peak_bytes: dict[int, int]
+
+    def text(self) -> str:
+        return render_text(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+
+    def html(self) -> str:
+        return render_html(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+
+
+def memory_report(graph: ir.Operation) -> dict[int, dict[str, int]]:
+    """The ``poplar.memory`` report of a graph (from poplar-plan-memory), per IPU."""
+    if "poplar.memory" not in graph.attributes:
+        return {}
+    report = ir.DictAttr(graph.attributes["poplar.memory"])
+    out: dict[int, dict[str, int]] = {}
+    for index in range(len(report)):
+        named = report[index]
+        entry = ir.DictAttr(named.attr)
+        out[int(named.name[3:])] = {entry[i].name: ir.IntegerAttr(entry[i].attr).value for i in range(len(entry))}
+    return out
+
+
+def summarize(graph: ir.Operation) -> ScheduleSummary:
+    """The schedule of a ``poplar.graph``: the step function's plan (a single stage on
+    IPU 0 without one), the micro-batches of the loop that calls it, and each IPU's
+    peak memory from the memory plan."""
+    if graph.name != "poplar.graph":
+        raise ValueError(f"expected a 'poplar.graph', got '{graph.name}'")
+    functions = {}
+    main = None
+    for op in graph.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "poplar.function":
+            functions[ir.StringAttr(op.attributes["name"]).value] = op
+        elif op.name == "poplar.program_sequence":
+            main = op
+    step = functions.get("step")
+    if step is None or main is None:
+        raise ValueError("the graph has no 'step' function or no main program: run poplar-build-program first")
+    plan = plan_of(step) or {"kind": "sharded", "stage_ipus": [0]}
+    forward = ir.IntegerAttr(ir.DictAttr(step.attributes[PLAN_ATTR])["forward_stages"]).value if PLAN_ATTR in step.attributes else 1
+    return ScheduleSummary(str(plan["kind"]), list(plan["stage_ipus"]), forward, _micro_batches(main), "update" in functions,
+                           {ipu: entry.get("total", 0) for ipu, entry in memory_report(graph).items()})
+
+
+def _micro_batches(main: ir.Operation) -> int:
+    """The trip count of the innermost loop that calls ``step`` (1 without one)."""
+    found = [1]
+
+    def visit(op: ir.Operation, count: int) -> None:
+        for inner in op.regions[0].blocks[0].operations:
+            inner = inner.operation
+            if inner.name == "poplar.program_repeat":
+                visit(inner, ir.IntegerAttr(inner.attributes["count"]).value)
+            elif inner.name == "poplar.program_call" and count > 1:
+                found[0] = max(found[0], count)
+
+    visit(main, 1)
+    return found[0]
