@@ -447,7 +447,12 @@ class Program:
         trace = self.last_trace = []
         last = len(staged.stage_ipus) - 1
         if self._pool is None and self.num_ipus > 1:
-            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.num_ipus, thread_name_prefix="ipu")
+            # Each worker emulates one IPU: the host's intra-op threads are shared out
+            # between the IPUs that run at once instead of each worker using them all.
+            busy = len(set(staged.stage_ipus))
+            threads = max(1, torch.get_num_threads() // busy)
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=busy, thread_name_prefix="ipu",
+                                                               initializer=torch.set_num_threads, initargs=(threads,))
 
         def work(t: int, items: list[tuple[int, int]]) -> None:
             for stage, mb in items:
@@ -474,6 +479,12 @@ class Program:
                         step(done)
                     for slot in anchors:
                         env[slot] = done[slot]
+
+    def close(self) -> None:
+        """Stop the worker threads of the emulated IPUs (a later run starts new ones)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     # -- running --------------------------------------------------------------------
     def environment(self, stores: dict[int, DeviceStore]) -> list:

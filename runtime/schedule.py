@@ -235,7 +235,7 @@ class ScheduleSummary:
     forward_stages: int
     micro_batches: int
     training: bool
-    peak_bytes: dict[int, int]
+    peak_bytes: dict[int, int] | None  # None without a memory plan
 
     def text(self) -> str:
         return render_text(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
@@ -276,8 +276,9 @@ def summarize(graph: ir.Operation) -> ScheduleSummary:
         raise ValueError("the graph has no 'step' function or no main program: run poplar-build-program first")
     plan = plan_of(step) or {"kind": "sharded", "stage_ipus": [0]}
     forward = ir.IntegerAttr(ir.DictAttr(step.attributes[PLAN_ATTR])["forward_stages"]).value if PLAN_ATTR in step.attributes else 1
+    memory = memory_report(graph)
     return ScheduleSummary(str(plan["kind"]), list(plan["stage_ipus"]), forward, _micro_batches(main), "update" in functions,
-                           {ipu: entry.get("total", 0) for ipu, entry in memory_report(graph).items()})
+                           {ipu: entry.get("total", 0) for ipu, entry in memory.items()} if memory else None)
 
 
 def _micro_batches(main: ir.Operation) -> int:
@@ -289,7 +290,8 @@ def _micro_batches(main: ir.Operation) -> int:
             inner = inner.operation
             if inner.name == "poplar.program_repeat":
                 visit(inner, ir.IntegerAttr(inner.attributes["count"]).value)
-            elif inner.name == "poplar.program_call" and count > 1:
+            elif inner.name == "poplar.program_call" and count > 1 and \
+                    ir.StringAttr(inner.attributes["callee"]).value == "step":
                 found[0] = max(found[0], count)
 
     visit(main, 1)

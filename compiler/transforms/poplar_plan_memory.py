@@ -30,13 +30,14 @@ _VIEWS = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.concat
 class IpuUsage:
     variables: int = 0
     temporaries: int = 0
+    stash: int = 0  # copies kept for micro-batches in flight in a pipeline
     largest: list[tuple[int, str]] = dataclasses.field(default_factory=list)
     # Values already in ``largest``: a function called several times lists its tensors once.
     listed: set[ir.Value] = dataclasses.field(default_factory=set)
 
     @property
     def total(self) -> int:
-        return self.variables + self.temporaries
+        return self.variables + self.temporaries + self.stash
 
 
 def _ipu_of(op: ir.Operation) -> int:
@@ -137,24 +138,64 @@ class PlanMemory(ModulePass):
             if main is not None:
                 for ipu, peak in _peak_temporaries(main.regions[0].blocks[0], usage, functions).items():
                     usage.setdefault(ipu, IpuUsage()).temporaries = peak
+            pipelined = _pipelined_step(graph)
+            if pipelined is not None:
+                for ipu, size in _stash_bytes(pipelined).items():
+                    usage.setdefault(ipu, IpuUsage()).stash = size
             report = {}
             for ipu, entry in sorted(usage.items()):
-                report[f"ipu{ipu}"] = ir.DictAttr.get({
-                    "variables": _i64(entry.variables),
-                    "temporaries": _i64(entry.temporaries),
-                    "total": _i64(entry.total),
-                })
+                fields = {"variables": _i64(entry.variables), "temporaries": _i64(entry.temporaries), "total": _i64(entry.total)}
+                if pipelined is not None:
+                    fields["stash"] = _i64(entry.stash)
+                report[f"ipu{ipu}"] = ir.DictAttr.get(fields)
                 if entry.total > capacity:
                     largest = sorted(entry.largest, reverse=True)[:5]
                     listing = ", ".join(f"{what} ({size} bytes)" for size, what in largest)
                     diag.error(graph, (
                         f"the program does not fit on IPU {ipu}: it needs {entry.total} bytes "
-                        f"({entry.variables} in variables, {entry.temporaries} at the peak of live temporaries) "
+                        f"({entry.variables} in variables, {entry.temporaries} at the peak of live temporaries"
+                        + (f", {entry.stash} stashed for micro-batches in flight" if entry.stash else "") + ") "
                         f"but an IPU has {capacity} bytes. Largest tensors: {listing}. "
                         "To fit: place tensors off chip (Options.TensorLocations), split the model over more IPUs "
                         "(poptorch.Block / BeginBlock with ShardedExecution or PipelinedExecution), use phased execution, "
                         "or reduce the micro-batch size."))
             graph.attributes[MEMORY_ATTR] = ir.DictAttr.get(report)
+
+
+def _pipelined_step(graph: ir.Operation) -> ir.Block | None:
+    """The body of the graph's ``step`` function when it runs as a pipeline."""
+    for op in graph.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "poplar.function" and "pipeline.plan" in op.attributes:
+            kind = ir.StringAttr(ir.DictAttr(op.attributes["pipeline.plan"])["kind"]).value
+            return op.regions[0].blocks[0] if kind == "pipelined" else None
+    return None
+
+
+def _stash_bytes(step: ir.Block) -> dict[int, int]:
+    """Bytes each IPU keeps for micro-batches in flight: a value computed in stage s and
+    last read in stage s' > s lives s' - s steps of the pipeline, during which s' - s
+    later micro-batches compute their own copy (stash/restore on the same IPU)."""
+    stage_of: dict[ir.Value, tuple[int, int]] = {}
+    last_stage: dict[ir.Value, int] = {}
+    for op in step.operations:
+        op = op.operation
+        if "pipeline.stage" not in op.attributes:
+            continue
+        stage = ir.IntegerAttr(op.attributes["pipeline.stage"]).value
+        for operand in operands_within(op):
+            if operand in stage_of:
+                last_stage[operand] = max(last_stage.get(operand, stage), stage)
+        if op.name not in _VIEWS:
+            for result in op.results:
+                if isinstance(result.type, ir.RankedTensorType):
+                    stage_of[result] = (stage, _ipu_of(op))
+    stash: dict[int, int] = {}
+    for value, last in last_stage.items():
+        stage, ipu = stage_of[value]
+        if last > stage:
+            stash[ipu] = stash.get(ipu, 0) + tensor_bytes(value.type) * (last - stage)
+    return stash
 
 
 def _i64(value: int) -> ir.IntegerAttr:

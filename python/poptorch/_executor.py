@@ -161,6 +161,7 @@ class PoplarExecutor:
         leaves = _bind(self._model.forward, args, kwargs)
         if self._compiled is not None and self._recompile_needed:
             self.copyWeightsToHostIfNeeded()
+            self._compiled.program.close()
             self._compiled, self._stores, self._attached, self._recompile_needed = None, None, False, False
         if self._compiled is None:
             self._compile(args, kwargs, leaves)
@@ -291,6 +292,8 @@ class PoplarExecutor:
             self.copyWeightsToHostIfNeeded()
             _host_sync.uninstall(self._user_model)
             _WRAPPED_FOR_TRAINING.discard(id(self._user_model))
+        if self._compiled is not None:
+            self._compiled.program.close()
         self._compiled = None
         self._stores = None
         self._attached = False

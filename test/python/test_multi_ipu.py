@@ -98,7 +98,17 @@ def test_pipelined_training_over_ipus_matches_eager(style: str, ipus: int) -> No
         eager.step()
     for (name, p), q in zip(model.named_parameters(), reference.parameters(), strict=True):
         torch.testing.assert_close(p, q, **FP32, msg=lambda m, name=name: f"{name}: {m}")
-    assert sorted(training._compiled.memory_per_ipu()) == list(range(ipus))
+    memory = training._compiled.memory_per_ipu()
+    assert sorted(memory) == list(range(ipus))
+    # Forward activations wait for their backward stage: every IPU but the last (whose
+    # forward and backward are one stage) stashes them for the micro-batches in flight.
+    assert all(memory[ipu]["stash"] > 0 for ipu in range(ipus - 1)) and memory[ipus - 1]["stash"] == 0
+    # The micro-batches really went through the pipeline: 2p - 1 stages each, stage s
+    # of micro-batch j at step j + s.
+    trace = training._compiled.program.last_trace
+    assert sorted((stage, mb) for _, _, stage, mb, _, _ in trace) == [
+        (stage, mb) for stage in range(2 * stages - 1) for mb in range(accumulation)]
+    assert all(step == mb + stage for step, _, stage, mb, _, _ in trace)
     training.destroy()
 
 
