@@ -466,7 +466,9 @@ class Program:
             by_ipu: dict[int, list[tuple[int, int]]] = {}
             for stage, mb in pairs:
                 by_ipu.setdefault(staged.stage_ipus[stage], []).append((stage, mb))
-            if len(by_ipu) == 1 or self._pool is None:
+            # Even a step with one busy IPU runs on a worker: the host thread's own
+            # intra-op threads would compete with the workers' for the cores.
+            if self._pool is None:
                 for items in by_ipu.values():
                     work(t, items)
             else:

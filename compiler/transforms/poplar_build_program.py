@@ -351,10 +351,13 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
         for op in [inner.operation for inner in function.regions[0].blocks[0].operations]:
             ipu = _ipu(op)
             if ipu is None:
-                known = [value_ipu[v] for v in op.operands if v in value_ipu]
-                ipu = known[0] if known else 0
+                ipu = next((value_ipu[r] for r in op.results if r in value_ipu), None)
+                if ipu is None:
+                    ipu = next((value_ipu[v] for v in op.operands if v in value_ipu), 0)
                 if op.name not in _DATA_MOVES:
                     op.attributes[PLACEMENT_ATTR] = _i64(ipu)
+                if op.name == "poplar.constant":
+                    op.attributes["ipu"] = _i64(ipu)
             if op.name in _DATA_MOVES:
                 continue  # copies move data between IPUs themselves
             for index, operand in enumerate(list(op.operands)):
@@ -399,38 +402,60 @@ _DATA_MOVES = ("poplar.program_copy", "poplar.program_stream_copy", "poplar.prog
 
 
 def _infer_placement(ops: list[ir.Operation], variables: list[ir.Value]) -> dict[ir.Value, int]:
-    """The IPU of every value whose placement follows from the placed ops: a variable
-    lives on the IPU of its first placed user, and an unplaced op (accumulation,
-    optimizer update) runs where its first placed operand lives, so the gradient
-    accumulator and the update of a weight sit on the weight's IPU. Iterates to a
-    fixed point, since an op can place a variable that places a later op."""
+    """The IPU of every value whose placement follows from the placed ops.
+
+    A variable lives on the IPU of its first placed user. An unplaced op (accumulation,
+    optimizer update) runs where its first placed tensor operand lives, else where the
+    first placed user of its results runs; scalars (learning rate, loss scaling) decide
+    only when nothing else does. So a weight's accumulator, optimizer state and update
+    sit on the weight's IPU. Iterates to a fixed point: placing an op can place a
+    variable that places another op."""
     value_ipu: dict[ir.Value, int] = {}
-    changed = True
-    while changed:
-        changed = False
-        for variable in variables:
-            if variable not in value_ipu:
-                placed = [ipu for use in variable.uses if (ipu := _placed(use.owner, value_ipu)) is not None]
-                if placed:
-                    value_ipu[variable], changed = placed[0], True
-        for op in ops:
-            if op.name in _DATA_MOVES:
-                continue
-            ipu = _placed(op, value_ipu)
-            for result in op.results:
-                if ipu is not None and result not in value_ipu:
-                    value_ipu[result], changed = ipu, True
+    op_ipu: dict[int, int] = {}
+    for allow_scalars in (False, True):
+        changed = True
+        while changed:
+            changed = False
+            for variable in variables:
+                if variable not in value_ipu:
+                    placed = [op_ipu[hash(use.owner)] for use in variable.uses if hash(use.owner) in op_ipu]
+                    if placed:
+                        value_ipu[variable], changed = placed[0], True
+            for op in ops:
+                if op.name in _DATA_MOVES or hash(op) in op_ipu:
+                    continue
+                ipu = _placed(op, value_ipu, op_ipu, allow_scalars)
+                if ipu is None:
+                    continue
+                op_ipu[hash(op)], changed = ipu, True
+                for result in op.results:
+                    value_ipu.setdefault(result, ipu)
     return value_ipu
 
 
-def _placed(op: ir.Operation, value_ipu: dict[ir.Value, int]) -> int | None:
-    if op.name in _DATA_MOVES:
-        return None
+def _is_scalar(value: ir.Value) -> bool:
+    return isinstance(value.type, ir.RankedTensorType) and ir.RankedTensorType(value.type).rank == 0
+
+
+def _placed(op: ir.Operation, value_ipu: dict[ir.Value, int], op_ipu: dict[int, int], allow_scalars: bool) -> int | None:
     ipu = _ipu(op)
-    if ipu is None:
-        known = [value_ipu[v] for v in op.operands if v in value_ipu]
-        ipu = known[0] if known else None
-    return ipu
+    if ipu is not None:
+        return ipu
+    tensors = [value_ipu[v] for v in op.operands if v in value_ipu and not _is_scalar(v)]
+    if tensors:
+        return tensors[0]
+    users = []
+    for result in op.results:
+        for use in result.uses:
+            owner = use.owner
+            if hash(owner) in op_ipu:
+                users.append(op_ipu[hash(owner)])
+            elif owner.name == "poplar.program_copy" and owner.operands[1] in value_ipu:
+                users.append(value_ipu[owner.operands[1]])  # e.g. zeros that reset an accumulator
+    if users:
+        return users[0]
+    scalars = [value_ipu[v] for v in op.operands if v in value_ipu]
+    return scalars[0] if scalars and allow_scalars else None
 
 
 @dataclasses.dataclass
