@@ -161,3 +161,21 @@ def test_non_power_of_two_ipus_and_auto_round() -> None:
     x = torch.randn(4, 4)
     torch.testing.assert_close(wrapper(x), model(x), **FP32)
     assert "num_ipus = 4" in wrapper._compiled.ir_text()  # rounded up; IPU 3 idle
+
+
+@pytest.mark.parametrize("mode", ["All", "Final", "Sum", "EveryN"])
+def test_pipelined_output_modes_match_sharded(mode: str) -> None:
+    torch.manual_seed(4)
+    model = Layers("block", 2).eval()
+    x, y = torch.randn(32, 8), torch.randint(0, 3, (32,))
+    results = {}
+    for kind in ("pipelined", "sharded"):
+        options = poptorch.Options().deviceIterations(8)
+        options.outputMode(getattr(poptorch.OutputMode, mode), **({"output_return_period": 2} if mode == "EveryN" else {}))
+        options.setExecutionStrategy(_strategy(kind, 2))
+        wrapper = poptorch.inferenceModel(model, options)
+        results[kind] = wrapper(x, y)
+        if kind == "pipelined" and mode != "EveryN":  # EveryN's loop runs micro-batch by micro-batch
+            assert len(wrapper._compiled.program.last_trace) == 4 * 8
+    for pipelined, sharded in zip(results["pipelined"], results["sharded"], strict=True):
+        torch.testing.assert_close(pipelined, sharded, **FP32)
