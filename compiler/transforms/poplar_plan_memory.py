@@ -174,28 +174,47 @@ def _pipelined_step(graph: ir.Operation) -> ir.Block | None:
 
 def _stash_bytes(step: ir.Block) -> dict[int, int]:
     """Bytes each IPU keeps for micro-batches in flight: a value computed in stage s and
-    last read in stage s' > s lives s' - s steps of the pipeline, during which s' - s
-    later micro-batches compute their own copy (stash/restore on the same IPU)."""
-    stage_of: dict[ir.Value, tuple[int, int]] = {}
+    last read in stage s' > s (directly or through a view of it) lives s' - s steps of
+    the pipeline, during which s' - s later micro-batches compute their own copy
+    (stash/restore on the same IPU). A micro-batch's input or exchange buffer counts
+    from the first stage that reads it."""
+    first: dict[ir.Value, tuple[int, int]] = {}  # value -> (stage it appears in, IPU)
     last_stage: dict[ir.Value, int] = {}
+    roots: dict[ir.Value, list[ir.Value]] = {}
     for op in step.operations:
         op = op.operation
         if "pipeline.stage" not in op.attributes:
             continue
         stage = ir.IntegerAttr(op.attributes["pipeline.stage"]).value
         for operand in operands_within(op):
-            if operand in stage_of:
-                last_stage[operand] = max(last_stage.get(operand, stage), stage)
-        if op.name not in _VIEWS:
-            for result in op.results:
-                if isinstance(result.type, ir.RankedTensorType):
-                    stage_of[result] = (stage, _ipu_of(op))
+            for root in roots.get(operand, [operand]):
+                if root not in first and _per_micro_batch(root):
+                    first[root] = (stage, _ipu_of(root.owner))
+                if root in first:
+                    last_stage[root] = max(last_stage.get(root, stage), stage)
+        if op.name in _VIEWS:
+            roots[op.results[0]] = [root for operand in op.operands for root in roots.get(operand, [operand])]
+            continue
+        for result in op.results:
+            if isinstance(result.type, ir.RankedTensorType):
+                first[result] = (stage, _ipu_of(op))
     stash: dict[int, int] = {}
     for value, last in last_stage.items():
-        stage, ipu = stage_of[value]
+        stage, ipu = first[value]
         if last > stage:
             stash[ipu] = stash.get(ipu, 0) + tensor_bytes(value.type) * (last - stage)
     return stash
+
+
+def _per_micro_batch(value: ir.Value) -> bool:
+    """A variable holding one micro-batch's data: an input or an exchange buffer."""
+    owner = value.owner
+    if not isinstance(owner, ir.Operation | ir.OpView):
+        return False
+    owner = owner.operation  # an OpView's ``name`` may be the op's own attribute
+    if owner.name != "poplar.variable":
+        return False
+    return ir.StringAttr(owner.attributes["kind"]).value in ("input", "activation")
 
 
 def _i64(value: int) -> ir.IntegerAttr:
