@@ -19,6 +19,7 @@ _PASSES: dict[str, str] = {
     "ipu-insert-training": "ipu_insert_training:InsertTraining",
     "ipu-assign-stages": "ipu_assign_stages:AssignStages",
     "poplar-build-program": "poplar_build_program:BuildProgram",
+    "pipeline-schedule": "pipeline_schedule:PipelineSchedule",
     "poplar-map-tiles": "poplar_map_tiles:MapTiles",
     "poplar-plan-memory": "poplar_plan_memory:PlanMemory",
 }

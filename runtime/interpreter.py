@@ -174,14 +174,16 @@ class Program:
             self._functions[name].extend(self._decode_block(block))
             return
         ops = [op.operation for op in block.operations]
-        try:
-            if any(op.name.startswith("poplar.poprand") for op in ops):
-                raise schedule.StageError("random ops draw from one generator in program order")
-            labels = schedule.stage_labels(ops, self._per_micro_batch_values())
-        except schedule.StageError as error:
-            logger.warning("the pipeline stages of '%s' run one micro-batch at a time: %s", name, error)
+        unlabelled = [op.name for op in ops if schedule.STAGE_ATTR not in op.attributes]
+        if unlabelled:
+            raise KernelError(f"function '{name}' has a pipelined plan but '{unlabelled[0]}' has no "
+                              f"'{schedule.STAGE_ATTR}': run pipeline-schedule after poplar-build-program")
+        if any(op.name.startswith("poplar.poprand") for op in ops):
+            logger.warning("the pipeline stages of '%s' run one micro-batch at a time: its random ops draw from "
+                           "one generator in program order", name)
             self._functions[name].extend(self._decode_block(block))
             return
+        labels = {id_of(op): kernels.attr(op, schedule.STAGE_ATTR) for op in ops}
         stages: list[int] = []
         steps = self._decode_block(block, labels, stages)
         self._functions[name].extend(steps)

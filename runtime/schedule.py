@@ -17,8 +17,6 @@ import html
 
 from torch_mlir import ir
 
-from ipu_mlir.compiler.ir_walk import operands_within
-
 STAGE_ATTR = "pipeline.stage"
 IPU_ATTR = "pipeline.ipu"
 PLAN_ATTR = "pipeline.plan"
@@ -54,90 +52,6 @@ def tasks(kind: str, stage_ipus: list[int], micro_batches: int) -> list[Task]:
 def ideal_utilisation(num_stages: int, micro_batches: int) -> float:
     """The busy fraction of a balanced pipeline: m / (m + p - 1)."""
     return micro_batches / (micro_batches + num_stages - 1)
-
-
-class StageError(ValueError):
-    """The ops of a step function cannot be cut into stages that run in stage order."""
-
-
-def _int(op: ir.Operation, name: str) -> int | None:
-    return ir.IntegerAttr(op.attributes[name]).value if name in op.attributes else None
-
-
-def stage_labels(ops: list[ir.Operation], per_micro_batch: set[ir.Value]) -> dict[int, int]:
-    """The stage of every op of a step function, keyed by ``hash(op)``.
-
-    Ops lowered from the model carry ``pipeline.stage``. The others take a stage from
-    their data: an accumulation or a counter runs in the latest stage of its operands
-    (stage 0 with none), an inter-IPU copy or a host read runs in the stage of the
-    first op that reads its destination, and a copy into a variable runs with the
-    value it copies. ``per_micro_batch`` holds the variables that carry one
-    micro-batch's data (inputs, exchange buffers, output anchors); every other
-    variable outlives a micro-batch and must be written in the one stage that reads
-    it. Raises :class:`StageError` when a value would be read before the stage that
-    computes it."""
-    labels: dict[int, int] = {}
-    producer: dict[ir.Value, int] = {}
-    deferred: list[ir.Operation] = []
-    for op in ops:
-        stage = _int(op, STAGE_ATTR)
-        if stage is None and op.name in ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync"):
-            deferred.append(op)
-            continue
-        if stage is None:
-            stage = max((producer.get(v, 0) for v in operands_within(op)), default=0)
-        labels[hash(op)] = stage
-        for result in op.results:
-            producer[result] = stage
-    readers: dict[ir.Value, list[int]] = {}
-    for op in ops:
-        if hash(op) in labels:
-            for value in operands_within(op):
-                readers.setdefault(value, []).append(labels[hash(op)])
-    for op in deferred:
-        if op.name == "poplar.program_sync":
-            labels[hash(op)] = 0
-            continue
-        operands = list(op.operands)
-        destination = operands[-1] if op.name == "poplar.program_copy" else operands[0]
-        is_read = op.name == "poplar.program_stream_copy" and destination not in producer and destination in readers
-        if op.name == "poplar.program_copy" and destination in per_micro_batch and destination in readers:
-            labels[hash(op)] = min(readers[destination])  # exchange into the consumer
-        elif is_read:
-            labels[hash(op)] = min(readers[destination])  # host read where it is first used
-        else:
-            labels[hash(op)] = max((producer.get(v, 0) for v in operands), default=0)
-    _check(ops, labels, per_micro_batch)
-    return labels
-
-
-def _check(ops: list[ir.Operation], labels: dict[int, int], per_micro_batch: set[ir.Value]) -> None:
-    written: dict[ir.Value, int] = {}
-    readers: dict[ir.Value, set[int]] = {}
-    persistent_writes: dict[ir.Value, set[int]] = {}
-    for op in ops:
-        stage = labels[hash(op)]
-        operands = list(op.operands)
-        if op.name == "poplar.program_stream_copy":
-            sources, destination = [], operands[0]
-        elif op.name == "poplar.program_copy":
-            sources, destination = operands[:1], operands[1]
-        else:
-            sources, destination = operands_within(op), None
-        for value in sources:
-            if written.get(value, -1) > stage:
-                raise StageError(f"'{op.name}' in stage {stage} reads a value computed in stage {written[value]}")
-            readers.setdefault(value, set()).add(stage)
-        for result in op.results:
-            written[result] = stage
-        if destination is not None:
-            written[destination] = stage
-            if destination not in per_micro_batch:
-                persistent_writes.setdefault(destination, set()).add(stage)
-    for variable, stages in persistent_writes.items():
-        others = (readers.get(variable, set()) | stages) - {min(stages)}
-        if others:
-            raise StageError(f"a variable written in stage {min(stages)} is also used in stage(s) {sorted(others)}")
 
 
 def plan_of(function: ir.Operation) -> dict[str, object] | None:

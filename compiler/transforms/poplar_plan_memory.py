@@ -21,6 +21,7 @@ from .poplar_map_tiles import tensor_bytes
 
 MEMORY_ATTR = "poplar.memory"
 _ALWAYS_LIVE = ("poplar.variable",)
+_DATA_MOVES = ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync")
 # Tensor views (Poplar's Tensor::reshape/dimShuffle/slice/broadcast, poplar::concat)
 # alias their inputs: no memory of their own, but they keep their inputs alive.
 _VIEWS = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.concat", "poplar.broadcast")
@@ -183,8 +184,8 @@ def _stash_bytes(step: ir.Block) -> dict[int, int]:
     roots: dict[ir.Value, list[ir.Value]] = {}
     for op in step.operations:
         op = op.operation
-        if "pipeline.stage" not in op.attributes:
-            continue
+        if "pipeline.stage" not in op.attributes or op.name in _DATA_MOVES:
+            continue  # a copy runs at the stage boundary: its source needs no stash
         stage = ir.IntegerAttr(op.attributes["pipeline.stage"]).value
         for operand in operands_within(op):
             for root in roots.get(operand, [operand]):
