@@ -111,6 +111,9 @@ class Program:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         # (step, ipu, stage, micro-batch, start, end) of each task of the last pipelined loop.
         self.last_trace: list[tuple[int, int, int, int, float, float]] = []
+        # Why a pipelined plan runs micro-batch by micro-batch instead (None: it does not).
+        self.sequential_reason: str | None = None
+        self._pipelined_loops = 0
         self.main: list[Step] = []
         self.io: HostIO | None = None
         # Random ops draw from this generator; poptorch seeds it from Options.randomSeed.
@@ -165,6 +168,8 @@ class Program:
         if main_op is None:
             raise KernelError("the graph has no 'poplar.program_sequence' named \"main\"")
         self.main = self._decode_block(main_op.regions[0].blocks[0])
+        if self._staged and not self._pipelined_loops:
+            self.sequential_reason = "the output mode's device loop streams outputs between its steps"
 
     def _decode_function(self, function: ir.Operation) -> None:
         name = kernels.attr(function, "name")
@@ -179,8 +184,8 @@ class Program:
             raise KernelError(f"function '{name}' has a pipelined plan but '{unlabelled[0]}' has no "
                               f"'{schedule.STAGE_ATTR}': run pipeline-schedule after poplar-build-program")
         if any(op.name.startswith("poplar.poprand") for op in ops):
-            logger.warning("the pipeline stages of '%s' run one micro-batch at a time: its random ops draw from "
-                           "one generator in program order", name)
+            self.sequential_reason = "its random ops draw from one generator in program order"
+            logger.warning("the pipeline stages of '%s' run one micro-batch at a time: %s", name, self.sequential_reason)
             self._functions[name].extend(self._decode_block(block))
             return
         labels = {id_of(op): kernels.attr(op, schedule.STAGE_ATTR) for op in ops}
@@ -198,8 +203,13 @@ class Program:
     def _decode_block(self, block: ir.Block, labels: dict[int, int] | None = None,
                       step_stages: list[int] | None = None) -> list[Step]:
         """Decode ``block``; with ``labels`` (op stages), ``step_stages`` receives the
-        stage of each returned step."""
+        stage of each returned step, and the ops are decoded in stage order (program
+        order within a stage, a valid order once pipeline-schedule accepted the
+        stages), so a temporary is freed after its last use in the order the stages
+        run."""
         ops = [op.operation for op in block.operations]
+        if labels is not None:
+            ops.sort(key=lambda op: labels[id_of(op)])
         fused, skipped = _linear_fusions(ops)
         # Last use of each temporary within this block, to free it early.
         last_use: dict[int, int] = {}
@@ -216,7 +226,7 @@ class Program:
         for slot, index in last_use.items():
             if slot in defined_here and slot not in self._variable_of_slot and slot not in constants:
                 kills.setdefault(index, []).append(slot)
-        in_place = self._in_place_updates(ops)
+        in_place = self._in_place_updates(ops, labels)
         pools = self._shared_pool_indices(ops)
         steps = []
         for index, op in enumerate(ops):
@@ -238,7 +248,7 @@ class Program:
                     step_stages.append(labels[id_of(op)])
         return steps
 
-    def _in_place_updates(self, ops: list[ir.Operation]) -> dict[int, Callable[..., torch.Tensor]]:
+    def _in_place_updates(self, ops: list[ir.Operation], labels: dict[int, int] | None = None) -> dict[int, Callable[..., torch.Tensor]]:
         """Map ops that update a variable (``v' = f(v, ...)`` whose only use is the copy of
         ``v'`` into ``v``, with nothing reading ``v`` or a view of it afterwards) run in
         place on the variable's buffer, as eager optimizers update parameters."""
@@ -259,6 +269,10 @@ class Program:
             if len(copies) != 1 or target.type != op.results[0].type or target in list(op.operands)[1:]:
                 continue
             copy = copies[0]  # other users read the new value, which is what the buffer then holds
+            if labels is not None and any(labels[id_of(u)] != labels[id_of(op)] for u in uses.get(op.results[0], [])):
+                # A later stage reads the new value, but in a pipeline the next
+                # micro-batch's update of the buffer runs first: keep a separate result.
+                continue
             aliases = _views_of(target, uses)
             later = [user for value in aliases for user in uses.get(value, [])
                      if position[id_of(user)] > index and user != copy]
@@ -438,6 +452,7 @@ class Program:
         tail = [step for inner in ops[1:] if (step := self._decode_op(inner)) is not None]
         anchors = [slot for slot, info in self._variable_of_slot.items() if info.name.startswith("anchor.")]
         program = self
+        self._pipelined_loops += 1
 
         def run(env: list) -> None:
             program._run_pipeline(staged, count, tail, anchors, env)
@@ -474,7 +489,9 @@ class Program:
                 for items in by_ipu.values():
                     work(t, items)
             else:
-                for future in [self._pool.submit(work, t, items) for items in by_ipu.values()]:
+                futures = [self._pool.submit(work, t, items) for items in by_ipu.values()]
+                concurrent.futures.wait(futures)  # every IPU finishes its step before an error surfaces
+                for future in futures:
                     future.result()
             for stage, mb in pairs:
                 if stage == last:  # the micro-batch is done: move its outputs, in order

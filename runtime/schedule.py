@@ -150,12 +150,15 @@ class ScheduleSummary:
     micro_batches: int
     training: bool
     peak_bytes: dict[int, int] | None  # None without a memory plan
+    note: str | None = None  # e.g. why a pipelined plan runs micro-batch by micro-batch
 
     def text(self) -> str:
-        return render_text(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+        text = render_text(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+        return text + (f"note: {self.note}\n" if self.note else "")
 
     def html(self) -> str:
-        return render_html(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+        page = render_html(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+        return page.replace("</body>", f"<p>note: {html.escape(self.note)}</p></body>") if self.note else page
 
 
 def memory_report(graph: ir.Operation) -> dict[int, dict[str, int]]:

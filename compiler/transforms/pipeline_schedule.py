@@ -66,10 +66,13 @@ class PipelineSchedule(ModulePass):
                 if kind in ("input", "activation") or name.startswith("anchor."):
                     per_micro_batch.add(op.results[0])
         ops = [op.operation for op in step.regions[0].blocks[0].operations]
+        kind = ir.StringAttr(ir.DictAttr(step.attributes[PLAN_ATTR])["kind"]).value
         try:
-            labels = stage_labels(ops, per_micro_batch)
+            # A sharded step runs in program order, one micro-batch at a time: its stages
+            # only need labels, not the pipeline's ordering rules.
+            labels = stage_labels(ops, per_micro_batch, check=kind == "pipelined")
         except StageError as error:
-            diag.error(step, f"pipeline-schedule: {error}")
+            diag.error(error.op, f"pipeline-schedule: {error}")
             return
         for op in ops:
             op.attributes[STAGE_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), labels[hash(op)])
@@ -81,12 +84,16 @@ class PipelineSchedule(ModulePass):
 class StageError(ValueError):
     """The ops of a step function cannot be cut into stages that run in stage order."""
 
+    def __init__(self, op: ir.Operation, message: str) -> None:
+        super().__init__(message)
+        self.op = op
+
 
 def _int(op: ir.Operation, name: str) -> int | None:
     return ir.IntegerAttr(op.attributes[name]).value if name in op.attributes else None
 
 
-def stage_labels(ops: list[ir.Operation], per_micro_batch: set[ir.Value]) -> dict[int, int]:
+def stage_labels(ops: list[ir.Operation], per_micro_batch: set[ir.Value], check: bool = True) -> dict[int, int]:
     """The stage of every op of a step function, keyed by ``hash(op)``.
 
     Ops lowered from the model carry ``pipeline.stage``. The others take a stage from
@@ -129,14 +136,17 @@ def stage_labels(ops: list[ir.Operation], per_micro_batch: set[ir.Value]) -> dic
             labels[hash(op)] = min(readers[destination])  # host read where it is first used
         else:
             labels[hash(op)] = max((producer.get(v, 0) for v in operands), default=0)
-    _check(ops, labels, per_micro_batch)
+        if destination in per_micro_batch:  # e.g. an input returned as an output follows its read
+            producer[destination] = max(producer.get(destination, 0), labels[hash(op)])
+    if check:
+        _check(ops, labels, per_micro_batch)
     return labels
 
 
 def _check(ops: list[ir.Operation], labels: dict[int, int], per_micro_batch: set[ir.Value]) -> None:
     written: dict[ir.Value, int] = {}
     readers: dict[ir.Value, set[int]] = {}
-    persistent_writes: dict[ir.Value, set[int]] = {}
+    persistent_writes: dict[ir.Value, tuple[set[int], ir.Operation]] = {}
     for op in ops:
         stage = labels[hash(op)]
         operands = list(op.operands)
@@ -148,15 +158,23 @@ def _check(ops: list[ir.Operation], labels: dict[int, int], per_micro_batch: set
             sources, destination = operands_within(op), None
         for value in sources:
             if written.get(value, -1) > stage:
-                raise StageError(f"'{op.name}' in stage {stage} reads a value computed in stage {written[value]}")
+                raise StageError(op, f"'{op.name}' in pipeline stage {stage} reads a value computed in stage "
+                                     f"{written[value]}, so the step cannot run stage by stage; put the layers that "
+                                     "use it in the same poptorch.Block or a later one, or use poptorch.ShardedExecution")
             readers.setdefault(value, set()).add(stage)
         for result in op.results:
             written[result] = stage
         if destination is not None:
             written[destination] = stage
             if destination not in per_micro_batch:
-                persistent_writes.setdefault(destination, set()).add(stage)
-    for variable, stages in persistent_writes.items():
+                persistent_writes.setdefault(destination, (set(), op))[0].add(stage)
+    for variable, (stages, writer) in persistent_writes.items():
         others = (readers.get(variable, set()) | stages) - {min(stages)}
         if others:
-            raise StageError(f"a variable written in stage {min(stages)} is also used in stage(s) {sorted(others)}")
+            owner = variable.owner.operation
+            name = ir.StringAttr(owner.attributes["name"]).value if "name" in owner.attributes else "a variable"
+            raise StageError(writer, f"'{name}' is updated in pipeline stage {min(stages)} and used in stage(s) "
+                                     f"{', '.join(map(str, sorted(others)))}: in a pipeline, stages of different "
+                                     "micro-batches run at once, so one stage would see another micro-batch's "
+                                     "update; keep the layers that read and update it in one poptorch.Block, or "
+                                     "use poptorch.ShardedExecution")

@@ -9,6 +9,7 @@ mode.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -146,6 +147,10 @@ class PoplarExecutor:
         if self._compiled is None:
             raise RuntimeError("the model is not compiled yet: call it or .compile(...) with inputs before schedule()")
         summary = self._compiled.schedule()
+        reason = self._compiled.program.sequential_reason
+        if reason is not None and summary.kind == "pipelined":  # what the IPU Model really runs
+            summary = dataclasses.replace(summary, kind="sharded",
+                                          note=f"the pipelined stages run one micro-batch at a time: {reason}")
         return summary.text() if format == "text" else summary.html()
 
     def compile(self, *args: Any, **kwargs: Any) -> None:

@@ -1,7 +1,7 @@
 // RUN: not ipu-opt %s -p pipeline-schedule --split-input-file 2>&1 >/dev/null | FileCheck %s
 
 // A stage-0 op reading a stage-1 result cannot run as a pipeline.
-// CHECK: error: pipeline-schedule: 'poplar.popnn_nonlinearity' in stage 0 reads a value computed in stage 1
+// CHECK: error: pipeline-schedule: 'poplar.popnn_nonlinearity' in pipeline stage 0 reads a value computed in stage 1, so the step cannot run stage by stage; put the layers that use it in the same poptorch.Block or a later one, or use poptorch.ShardedExecution
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<4xf32>
   "poplar.function"() ({
@@ -17,7 +17,7 @@
 
 // An accumulator written in stage 1 but read in stage 0 would see another
 // micro-batch's value.
-// CHECK: error: pipeline-schedule: a variable written in stage 1 is also used in stage(s) [0]
+// CHECK: error: pipeline-schedule: 'acc' is updated in pipeline stage 1 and used in stage(s) 0: in a pipeline, stages of different micro-batches run at once
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<4xf32>
   %acc = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "acc", tiles = array<i64>} : () -> tensor<4xf32>

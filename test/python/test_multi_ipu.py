@@ -179,3 +179,86 @@ def test_pipelined_output_modes_match_sharded(mode: str) -> None:
             assert len(wrapper._compiled.program.last_trace) == 4 * 8
     for pipelined, sharded in zip(results["pipelined"], results["sharded"], strict=True):
         torch.testing.assert_close(pipelined, sharded, **FP32)
+
+
+class _ReturnsEarlyValues(nn.Module):
+    """Returns an activation of stage 0 and an input only stage 1 reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = nn.Linear(8, 8), nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor):  # noqa: ANN201
+        with poptorch.Block("s0", ipu_id=0):
+            h = torch.relu(self.a(x))
+        with poptorch.Block("s1", ipu_id=1):
+            return self.b(h) * y, h, y
+
+
+@pytest.mark.parametrize("kind", ["sharded", "pipelined"])
+def test_outputs_from_early_stages_and_inputs_match_eager(kind: str) -> None:
+    torch.manual_seed(5)
+    model = _ReturnsEarlyValues().eval()
+    x, y = torch.randn(16, 8), torch.randn(16, 8)
+    options = poptorch.Options().deviceIterations(4)
+    stages = [poptorch.Stage("s0").ipu(0), poptorch.Stage("s1").ipu(1)]
+    options.setExecutionStrategy(poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages))
+    outputs = poptorch.inferenceModel(model, options)(x, y)
+    with torch.no_grad():
+        for got, expected in zip(outputs, model(x, y), strict=True):
+            torch.testing.assert_close(got, expected, **FP32)
+
+
+class _Buffered(nn.Module):
+    def __init__(self, update_in_first: bool) -> None:
+        super().__init__()
+        self.update_in_first = update_in_first
+        self.a, self.b = nn.Linear(8, 8), nn.Linear(8, 8)
+        self.register_buffer("running", torch.zeros(8))
+        self.loss = nn.MSELoss()
+
+    def forward(self, x: torch.Tensor, t: torch.Tensor):  # noqa: ANN201
+        with poptorch.Block("s0", ipu_id=0):
+            h = torch.relu(self.a(x))
+            if self.update_in_first:
+                self.running += x.sum(0).detach()
+            else:
+                h = h + self.running
+        with poptorch.Block("s1", ipu_id=1):
+            out = self.b(h)
+            if self.update_in_first:
+                out = out + self.running  # the new value, read by the next stage
+            else:
+                self.running.mul_(0.9).add_(out.mean(0).detach() * 0.1)
+            return self.loss(out, t)
+
+
+def _train_buffered(kind: str, update_in_first: bool) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    torch.manual_seed(6)
+    model = _Buffered(update_in_first)
+    options = poptorch.Options()
+    options.Training.gradientAccumulation(3)
+    stages = [poptorch.Stage("s0").ipu(0), poptorch.Stage("s1").ipu(1)]
+    options.setExecutionStrategy(poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages))
+    training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
+    torch.manual_seed(7)
+    loss = training(torch.randn(12, 8), torch.randn(12, 8))
+    state = {name: value.detach().clone() for name, value in model.state_dict().items()}
+    training.destroy()
+    return loss, state
+
+
+def test_pipelined_buffer_updated_in_a_stage_and_read_by_the_next() -> None:
+    loss, state = _train_buffered("pipelined", update_in_first=True)
+    expected_loss, expected_state = _train_buffered("sharded", update_in_first=True)
+    torch.testing.assert_close(loss, expected_loss, **FP32)
+    for name, value in expected_state.items():
+        torch.testing.assert_close(state[name], value, **FP32, msg=lambda m, name=name: f"{name}: {m}")
+
+
+def test_pipelined_buffer_read_before_the_stage_that_updates_it_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match=r"'running' is updated in pipeline stage 1 and used in stage\(s\) 0: .*"
+                                           r"keep the layers that read and update it in one poptorch.Block, or use "
+                                           r"poptorch.ShardedExecution"):
+        _train_buffered("pipelined", update_in_first=False)
+    _train_buffered("sharded", update_in_first=False)  # runs in order: no conflict
