@@ -156,6 +156,16 @@ def _name_arguments(module: ir.Module, names: list[tuple[str, str]]) -> None:
         )
 
 
+def _name_results(module: ir.Module, roles: list[tuple[str, str]]) -> None:
+    """Record each result's role: a buffer the model updates in place (written back to
+    the buffer's variable on the device) or an output for the host."""
+    func = module.body.operations[0]
+    with module.context:
+        func.attributes["res_attrs"] = ir.ArrayAttr.get(
+            [ir.DictAttr.get({"ipu.name": ir.StringAttr.get(n), "ipu.kind": ir.StringAttr.get(k)}) for n, k in roles]
+        )
+
+
 def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context) -> CapturedProgram:
     """Export ``model(*args, **kwargs)`` and import it into ``context`` (Torch dialect)."""
     program = export_model(model, args, kwargs)
@@ -186,6 +196,7 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
     outputs = outputs[len(outputs) - len(user_outputs) :]
     module = import_program(program, context)
     _name_arguments(module, [(w.name, k) for w, k in zip(weights, kinds, strict=True)] + [(i.name, "input") for i in inputs])
+    _name_results(module, [(target, "buffer_update") for target in mutated] + [(s.name, "output") for s in outputs])
     _, in_spec = pytree.tree_flatten((args, kwargs))
     return CapturedProgram(
         module=module,

@@ -11,6 +11,7 @@ families at D > 1.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 import re
@@ -644,3 +645,29 @@ def test_unsupported_op_fed_by_another_unsupported_op_is_listed_too() -> None:
     _assert_every_offender_listed(
         ChainedCumsums(), ("chained-unsupported-op-1", "chained-unsupported-op-2")
     )
+
+
+def test_buffer_updated_in_forward_stays_on_the_device_and_matches_eager() -> None:
+    class Running(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a = torch.nn.Linear(8, 8)
+            self.register_buffer("acc", torch.zeros(8))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h = self.a(x)
+            self.acc += h.sum(0)
+            return h + self.acc
+
+    torch.manual_seed(0)
+    model = Running().eval()
+    reference = copy.deepcopy(model)
+    wrapper = poptorch.inferenceModel(model, poptorch.Options().deviceIterations(4))
+    x = torch.randn(16, 8)
+    for _ in range(2):  # the buffer carries over between micro-batches and calls
+        out = wrapper(x)
+        with torch.no_grad():
+            expected = torch.cat([reference(x[i * 4 : (i + 1) * 4]) for i in range(4)])
+        torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-6)
+    wrapper.copyWeightsToHost()
+    torch.testing.assert_close(model.acc, reference.acc, rtol=1e-5, atol=1e-6)
