@@ -22,6 +22,7 @@ from torch_mlir import ir
 
 from ipu_mlir.compiler.diagnostics import location_label
 from ipu_mlir.compiler.ir_walk import operands_within
+from ipu_mlir.compiler.pipeline_attrs import holds_one_micro_batch
 
 from . import kernels, schedule
 from .kernels import KernelError, constant_tensor, tensor_type
@@ -198,7 +199,7 @@ class Program:
         """Variables holding one micro-batch's data: inputs, exchange buffers, anchors."""
         return {value for value, slot in self._slots.items()
                 if (info := self._variable_of_slot.get(slot)) is not None and
-                (info.kind in ("input", "activation") or info.name.startswith("anchor."))}
+                holds_one_micro_batch(info.kind, info.name)}
 
     def _decode_block(self, block: ir.Block, labels: dict[int, int] | None = None,
                       step_stages: list[int] | None = None) -> list[Step]:

@@ -17,9 +17,7 @@ import html
 
 from torch_mlir import ir
 
-STAGE_ATTR = "pipeline.stage"
-IPU_ATTR = "pipeline.ipu"
-PLAN_ATTR = "pipeline.plan"
+from ipu_mlir.compiler.pipeline_attrs import PLAN_ATTR, STAGE_ATTR  # noqa: F401 - STAGE_ATTR is read by the interpreter
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,13 +17,11 @@ from torch_mlir import ir
 
 from .. import location_metadata as meta
 from ..pass_base import Diagnostics, ModulePass
+from ..pipeline_attrs import IPU_ATTR, PLAN_ATTR, STAGE_ATTR
 from .ipu_annotate_blocks import UNASSIGNED_IPU, block_of
 from .ipu_insert_training import _attr_value
 
 STRATEGY_ATTR = "ipu.strategy"
-STAGE_ATTR = "pipeline.stage"
-IPU_ATTR = "pipeline.ipu"
-PLAN_ATTR = "pipeline.plan"
 MAX_IPUS = 64
 _SKIPPED = ("func.return",)
 

@@ -24,10 +24,7 @@ from torch_mlir import ir
 
 from ..ir_walk import operands_within
 from ..pass_base import Diagnostics, ModulePass
-
-STAGE_ATTR = "pipeline.stage"
-PLAN_ATTR = "pipeline.plan"
-_DATA_MOVES = ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync")
+from ..pipeline_attrs import DATA_MOVES, PLAN_ATTR, STAGE_ATTR, holds_one_micro_batch
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,7 +60,7 @@ class PipelineSchedule(ModulePass):
             if op.name == "poplar.variable":
                 kind = ir.StringAttr(op.attributes["kind"]).value
                 name = ir.StringAttr(op.attributes["name"]).value
-                if kind in ("input", "activation") or name.startswith("anchor."):
+                if holds_one_micro_batch(kind, name):
                     per_micro_batch.add(op.results[0])
         ops = [op.operation for op in step.regions[0].blocks[0].operations]
         kind = ir.StringAttr(ir.DictAttr(step.attributes[PLAN_ATTR])["kind"]).value
@@ -110,7 +107,7 @@ def stage_labels(ops: list[ir.Operation], per_micro_batch: set[ir.Value], check:
     deferred: list[ir.Operation] = []
     for op in ops:
         stage = _int(op, STAGE_ATTR)
-        if stage is None and op.name in _DATA_MOVES:
+        if stage is None and op.name in DATA_MOVES:
             deferred.append(op)
             continue
         if stage is None:

@@ -18,6 +18,7 @@ from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 
 from ..pass_base import Diagnostics, ModulePass
+from ..pipeline_attrs import DATA_MOVES, IPU_ATTR, PLAN_ATTR, STAGE_ATTR
 
 ARG_NAME = "ipu.name"
 ARG_KIND = "ipu.kind"
@@ -324,12 +325,10 @@ class BuildProgram(ModulePass):
                 self._stream_out(sums)
 
 
-PLACEMENT_ATTR = "pipeline.ipu"
-PLAN_ATTR = "pipeline.plan"
 
 
 def _ipu(op: ir.Operation) -> int | None:
-    return ir.IntegerAttr(op.attributes[PLACEMENT_ATTR]).value if PLACEMENT_ATTR in op.attributes else None
+    return ir.IntegerAttr(op.attributes[IPU_ATTR]).value if IPU_ATTR in op.attributes else None
 
 
 def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> None:
@@ -354,11 +353,11 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
                 ipu = next((value_ipu[r] for r in op.results if r in value_ipu), None)
                 if ipu is None:
                     ipu = next((value_ipu[v] for v in op.operands if v in value_ipu), 0)
-                if op.name not in _DATA_MOVES:
-                    op.attributes[PLACEMENT_ATTR] = _i64(ipu)
+                if op.name not in DATA_MOVES:
+                    op.attributes[IPU_ATTR] = _i64(ipu)
                 if op.name == "poplar.constant":
                     op.attributes["ipu"] = _i64(ipu)
-            if op.name in _DATA_MOVES:
+            if op.name in DATA_MOVES:
                 continue  # copies move data between IPUs themselves
             for index, operand in enumerate(list(op.operands)):
                 source = value_ipu.get(operand)
@@ -385,8 +384,8 @@ def _attach_plan(step: ir.Operation, plan: ir.DictAttr) -> None:
     stage_ipu: dict[int, int] = {}
     for op in step.regions[0].blocks[0].operations:
         op = op.operation
-        if "pipeline.stage" in op.attributes and PLACEMENT_ATTR in op.attributes:
-            stage_ipu.setdefault(ir.IntegerAttr(op.attributes["pipeline.stage"]).value, _ipu(op))
+        if STAGE_ATTR in op.attributes and IPU_ATTR in op.attributes:
+            stage_ipu.setdefault(ir.IntegerAttr(op.attributes[STAGE_ATTR]).value, _ipu(op))
     stages = ir.IntegerAttr(plan["num_stages"]).value
     stage_ipus: list[int] = []
     for stage in range(stages):  # a stage without ops (nothing to do) stays on its predecessor's IPU
@@ -398,7 +397,6 @@ def _attach_plan(step: ir.Operation, plan: ir.DictAttr) -> None:
     })
 
 
-_DATA_MOVES = ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync")
 
 
 def _infer_placement(ops: list[ir.Operation], variables: list[ir.Value]) -> dict[ir.Value, int]:
@@ -422,7 +420,7 @@ def _infer_placement(ops: list[ir.Operation], variables: list[ir.Value]) -> dict
                     if placed:
                         value_ipu[variable], changed = placed[0], True
             for op in ops:
-                if op.name in _DATA_MOVES or hash(op) in op_ipu:
+                if op.name in DATA_MOVES or hash(op) in op_ipu:
                     continue
                 ipu = _placed(op, value_ipu, op_ipu, allow_scalars)
                 if ipu is None:

@@ -17,11 +17,11 @@ from torch_mlir import ir
 
 from ..ir_walk import operands_within
 from ..pass_base import Diagnostics, ModulePass
+from ..pipeline_attrs import DATA_MOVES, IPU_ATTR, PLAN_ATTR, STAGE_ATTR, holds_one_micro_batch
 from .poplar_map_tiles import tensor_bytes
 
 MEMORY_ATTR = "poplar.memory"
 _ALWAYS_LIVE = ("poplar.variable",)
-_DATA_MOVES = ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync")
 # Tensor views (Poplar's Tensor::reshape/dimShuffle/slice/broadcast, poplar::concat)
 # alias their inputs: no memory of their own, but they keep their inputs alive.
 _VIEWS = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.concat", "poplar.broadcast")
@@ -44,7 +44,7 @@ class IpuUsage:
 def _ipu_of(op: ir.Operation) -> int:
     """The IPU an op runs on: its ``ipu`` (variables) or ``pipeline.ipu`` (compute, set by
     ipu-assign-stages and poplar-build-program) attribute, else IPU 0."""
-    for key in ("ipu", "pipeline.ipu", "poplar.ipu"):
+    for key in ("ipu", IPU_ATTR, "poplar.ipu"):
         if key in op.attributes:
             return ir.IntegerAttr(op.attributes[key]).value
     return 0
@@ -167,8 +167,8 @@ def _pipelined_step(graph: ir.Operation) -> ir.Block | None:
     """The body of the graph's ``step`` function when it runs as a pipeline."""
     for op in graph.regions[0].blocks[0].operations:
         op = op.operation
-        if op.name == "poplar.function" and "pipeline.plan" in op.attributes:
-            kind = ir.StringAttr(ir.DictAttr(op.attributes["pipeline.plan"])["kind"]).value
+        if op.name == "poplar.function" and PLAN_ATTR in op.attributes:
+            kind = ir.StringAttr(ir.DictAttr(op.attributes[PLAN_ATTR])["kind"]).value
             return op.regions[0].blocks[0] if kind == "pipelined" else None
     return None
 
@@ -184,9 +184,9 @@ def _stash_bytes(step: ir.Block) -> dict[int, int]:
     roots: dict[ir.Value, list[ir.Value]] = {}
     for op in step.operations:
         op = op.operation
-        if "pipeline.stage" not in op.attributes or op.name in _DATA_MOVES:
+        if STAGE_ATTR not in op.attributes or op.name in DATA_MOVES:
             continue  # a copy runs at the stage boundary: its source needs no stash
-        stage = ir.IntegerAttr(op.attributes["pipeline.stage"]).value
+        stage = ir.IntegerAttr(op.attributes[STAGE_ATTR]).value
         for operand in operands_within(op):
             for root in roots.get(operand, [operand]):
                 if root not in first and _per_micro_batch(root):
@@ -215,7 +215,7 @@ def _per_micro_batch(value: ir.Value) -> bool:
     owner = owner.operation  # an OpView's ``name`` may be the op's own attribute
     if owner.name != "poplar.variable":
         return False
-    return ir.StringAttr(owner.attributes["kind"]).value in ("input", "activation")
+    return holds_one_micro_batch(ir.StringAttr(owner.attributes["kind"]).value, ir.StringAttr(owner.attributes["name"]).value)
 
 
 def _i64(value: int) -> ir.IntegerAttr:
