@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from torch_mlir import ir
 
 
@@ -13,3 +15,24 @@ def operands_within(op: ir.Operation) -> list[ir.Value]:
             for inner in block.operations:
                 found.extend(operands_within(inner.operation))
     return found
+
+
+def attr_value(attr: ir.Attribute) -> Any:
+    """The Python value of an attribute: bool, int, float, str, a list of ints for a
+    dense i64 array, a list for an array and a dict for a dictionary (recursively).
+    Raises ValueError for any other attribute."""
+    if isinstance(attr, ir.BoolAttr):
+        return ir.BoolAttr(attr).value
+    if isinstance(attr, ir.IntegerAttr):
+        return ir.IntegerAttr(attr).value
+    if isinstance(attr, ir.FloatAttr):
+        return ir.FloatAttr(attr).value
+    if isinstance(attr, ir.StringAttr):
+        return ir.StringAttr(attr).value
+    if isinstance(attr, ir.DenseI64ArrayAttr):
+        return list(ir.DenseI64ArrayAttr(attr))
+    if isinstance(attr, ir.ArrayAttr):
+        return [attr_value(a) for a in attr]
+    if isinstance(attr, ir.DictAttr):
+        return {attr[i].name: attr_value(attr[i].attr) for i in range(len(attr))}
+    raise ValueError(f"unexpected attribute {attr}")

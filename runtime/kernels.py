@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch_mlir import ir
 
+from ipu_mlir.compiler.ir_walk import attr_value
 from ipu_mlir.dialects.poplar import parse_map_expression
 
 Kernel = Callable[..., torch.Tensor]
@@ -53,17 +54,10 @@ def tensor_type(value: ir.Value) -> tuple[list[int], torch.dtype]:
 def attr(op: ir.Operation, name: str) -> Any:
     """Python value of an attribute (int, float, bool, str or list of ints)."""
     value = op.attributes[name]
-    if isinstance(value, ir.BoolAttr):
-        return ir.BoolAttr(value).value
-    if isinstance(value, ir.IntegerAttr):
-        return ir.IntegerAttr(value).value
-    if isinstance(value, ir.FloatAttr):
-        return ir.FloatAttr(value).value
-    if isinstance(value, ir.StringAttr):
-        return ir.StringAttr(value).value
-    if isinstance(value, ir.DenseI64ArrayAttr):
-        return list(ir.DenseI64ArrayAttr(value))
-    raise KernelError(f"attribute '{name}' of {op.name} has an unexpected kind: {value}")
+    try:
+        return attr_value(value)
+    except ValueError:
+        raise KernelError(f"attribute '{name}' of {op.name} has an unexpected kind: {value}") from None
 
 
 def constant_tensor(value: ir.Attribute, type_: ir.Type) -> torch.Tensor:

@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 from torch_mlir import ir
 
 from .. import location_metadata as meta
+from ..ir_walk import attr_value
 from ..pass_base import Diagnostics, ModulePass
 from ..pipeline_attrs import IPU_ATTR, PLAN_ATTR, STAGE_ATTR
 from .ipu_annotate_blocks import UNASSIGNED_IPU, block_of
-from .ipu_insert_training import _attr_value
 
 STRATEGY_ATTR = "ipu.strategy"
 MAX_IPUS = 64
@@ -41,7 +41,7 @@ class Strategy:
     def read(cls, func: ir.Operation) -> Strategy | None:
         if STRATEGY_ATTR not in func.attributes:
             return None
-        data = _attr_value(func.attributes[STRATEGY_ATTR])
+        data = attr_value(func.attributes[STRATEGY_ATTR])
         kind = data.get("kind", "pipelined")
         if kind not in ("pipelined", "sharded"):
             raise ValueError(f"'{STRATEGY_ATTR}' kind must be \"pipelined\" or \"sharded\", got {kind!r} "

@@ -21,6 +21,7 @@ from torch_mlir.dialects import func as func_d
 from ipu_mlir.dialects import ipu as ipu_d
 from ipu_mlir.dialects._base import build
 
+from ..ir_walk import attr_value
 from ..pass_base import Diagnostics, ModulePass, PassFailure
 
 KIND, NAME = "ipu.kind", "ipu.name"
@@ -35,22 +36,6 @@ HYPER = {
     "rmsprop": ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling"),
     "lamb": ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling"),
 }
-
-
-def _attr_value(attr: ir.Attribute) -> Any:
-    if isinstance(attr, ir.BoolAttr):
-        return ir.BoolAttr(attr).value
-    if isinstance(attr, ir.IntegerAttr):
-        return ir.IntegerAttr(attr).value
-    if isinstance(attr, ir.FloatAttr):
-        return ir.FloatAttr(attr).value
-    if isinstance(attr, ir.StringAttr):
-        return ir.StringAttr(attr).value
-    if isinstance(attr, ir.ArrayAttr):
-        return [_attr_value(a) for a in attr]
-    if isinstance(attr, ir.DictAttr):
-        return {attr[i].name: _attr_value(attr[i].attr) for i in range(len(attr))}
-    raise ValueError(f"unexpected attribute {attr}")
 
 
 @dataclasses.dataclass
@@ -68,7 +53,7 @@ class OptimizerSpec:
     def read(cls, func: ir.Operation) -> OptimizerSpec:
         if OPTIMIZER_ATTR not in func.attributes:
             raise ValueError(f"the function has no '{OPTIMIZER_ATTR}' attribute (set by the training frontend)")
-        data = _attr_value(func.attributes[OPTIMIZER_ATTR])
+        data = attr_value(func.attributes[OPTIMIZER_ATTR])
         kind = data.get("type")
         if kind not in HYPER:
             raise ValueError(f"'{OPTIMIZER_ATTR}' has type {kind!r}; expected one of {', '.join(HYPER)}")
