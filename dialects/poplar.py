@@ -885,25 +885,31 @@ class PoolOp(PoplarOp, name="popnn_pool", traits=[ext.Pure]):
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        v.string("kind", choices=("max", "avg", "sum"))
         x = _shape(self.input, "input")
-        v.require(len(x) >= 3, f"input must have rank >= 3 ([N, C, *spatial]), got rank {len(x)}")
-        spatial = len(x) - 2
-        kernel = v.i64_array("kernel", size=spatial, min=1)
-        stride = v.i64_array("stride", size=spatial, min=1)
-        padding = v.i64_array("padding", size=spatial, min=0)
-        ceil = v.bool("ceil_mode")
-        v.bool("count_include_pad")
-        v.require(all(2 * p <= k for p, k in zip(padding, kernel, strict=True)), f"padding {padding} must be at most half the kernel {kernel}")
-        out = []
-        for i in range(spatial):
-            span = x[2 + i] + 2 * padding[i] - kernel[i]
-            size = (-(-span // stride[i]) if ceil else span // stride[i]) + 1
-            if ceil and (size - 1) * stride[i] >= x[2 + i] + padding[i]:
-                size -= 1
-            out.append(size)
-        expected = x[:2] + out
+        expected = _check_pool_window(v, x)
         v.require(_shape(self.result, "result") == expected, f"result shape must be {expected}, got {_shape(self.result, 'result')}")
+
+
+def _check_pool_window(v: Rules, x: list[int]) -> list[int]:
+    """Check a pool's ``kind`` and window attributes against input shape ``x``; returns
+    the pooled shape ``[N, C, *out]`` (PyTorch's formula, ceil_mode included)."""
+    v.string("kind", choices=("max", "avg", "sum"))
+    v.require(len(x) >= 3, f"input must have rank >= 3 ([N, C, *spatial]), got rank {len(x)}")
+    spatial = len(x) - 2
+    kernel = v.i64_array("kernel", size=spatial, min=1)
+    stride = v.i64_array("stride", size=spatial, min=1)
+    padding = v.i64_array("padding", size=spatial, min=0)
+    ceil = v.bool("ceil_mode")
+    v.bool("count_include_pad")
+    v.require(all(2 * p <= k for p, k in zip(padding, kernel, strict=True)), f"padding {padding} must be at most half the kernel {kernel}")
+    out = []
+    for i in range(spatial):
+        span = x[2 + i] + 2 * padding[i] - kernel[i]
+        size = (-(-span // stride[i]) if ceil else span // stride[i]) + 1
+        if ceil and (size - 1) * stride[i] >= x[2 + i] + padding[i]:
+            size -= 1
+        out.append(size)
+    return x[:2] + out
 
 
 NORM_STATS = {"batch": 2, "layer": 0, "group": 0, "instance": 0}
@@ -1195,15 +1201,8 @@ class PoolGradOp(PoplarOp, name="popnn_pool_grad", traits=[ext.Pure]):
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        v.string("kind", choices=("max", "avg", "sum"))
         x = _shape(self.input, "input")
-        v.require(len(x) >= 3, f"input must have rank >= 3 ([N, C, *spatial]), got rank {len(x)}")
-        spatial = len(x) - 2
-        v.i64_array("kernel", size=spatial, min=1)
-        v.i64_array("stride", size=spatial, min=1)
-        v.i64_array("padding", size=spatial, min=0)
-        v.bool("ceil_mode")
-        v.bool("count_include_pad")
+        _check_pool_window(v, x)
         _same_as(v, self.result, self.input, "result", "input")
         v.require(_shape(self.grad, "grad")[:2] == x[:2], f"grad must have the input's batch and channel dims {x[:2]}")
 
