@@ -147,22 +147,13 @@ def import_program(program: ExportedProgram | torch.fx.GraphModule, context: ir.
     return importer.module
 
 
-def _name_arguments(module: ir.Module, names: list[tuple[str, str]]) -> None:
-    """Record each function argument's parameter path / input name and kind as arg attributes."""
+def set_roles(module: ir.Module, key: str, roles: list[tuple[str, str]]) -> None:
+    """Set the function's ``arg_attrs`` or ``res_attrs``: one ``{ipu.name, ipu.kind}``
+    dictionary per ``(kind, name)`` role, which the ipu passes read."""
     func = module.body.operations[0]
     with module.context:
-        func.attributes["arg_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"ipu.name": ir.StringAttr.get(n), "ipu.kind": ir.StringAttr.get(k)}) for n, k in names]
-        )
-
-
-def _name_results(module: ir.Module, roles: list[tuple[str, str]]) -> None:
-    """Record each result's role: a buffer the model updates in place (written back to
-    the buffer's variable on the device) or an output for the host."""
-    func = module.body.operations[0]
-    with module.context:
-        func.attributes["res_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"ipu.name": ir.StringAttr.get(n), "ipu.kind": ir.StringAttr.get(k)}) for n, k in roles]
+        func.attributes[key] = ir.ArrayAttr.get(
+            [ir.DictAttr.get({"ipu.name": ir.StringAttr.get(n), "ipu.kind": ir.StringAttr.get(k)}) for k, n in roles]
         )
 
 
@@ -195,8 +186,10 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
     user_outputs = [s for s in signature.output_specs if s.kind == OutputKind.USER_OUTPUT]
     outputs = outputs[len(outputs) - len(user_outputs) :]
     module = import_program(program, context)
-    _name_arguments(module, [(w.name, k) for w, k in zip(weights, kinds, strict=True)] + [(i.name, "input") for i in inputs])
-    _name_results(module, [(target, "buffer_update") for target in mutated] + [(s.name, "output") for s in outputs])
+    # Arguments: parameter paths / input names; results: buffers the model updates in
+    # place (written back to the buffer's device variable), then the host outputs.
+    set_roles(module, "arg_attrs", [(k, w.name) for w, k in zip(weights, kinds, strict=True)] + [("input", i.name) for i in inputs])
+    set_roles(module, "res_attrs", [("buffer_update", target) for target in mutated] + [("output", s.name) for s in outputs])
     _, in_spec = pytree.tree_flatten((args, kwargs))
     return CapturedProgram(
         module=module,

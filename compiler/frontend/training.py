@@ -25,7 +25,7 @@ import torch.utils._pytree as pytree
 from torch_mlir import ir
 
 from . import custom_ops  # noqa: F401 - registers poptorch:: ops
-from .capture import CaptureError, TensorSpec, export_model, import_program
+from .capture import CaptureError, TensorSpec, export_model, import_program, set_roles
 from .tracing import fresh_blocks_per_run, tracing
 
 _WRAPPER_PREFIX = "inner."
@@ -247,11 +247,5 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
 
 
 def _annotate(module: ir.Module, arguments: list[tuple[str, str, TensorSpec]], results: list[tuple[str, str]]) -> None:
-    func = module.body.operations[0]
-    with module.context:
-        func.attributes["arg_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"ipu.name": ir.StringAttr.get(n), "ipu.kind": ir.StringAttr.get(k)}) for k, n, _ in arguments]
-        )
-        func.attributes["res_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"ipu.name": ir.StringAttr.get(n), "ipu.kind": ir.StringAttr.get(k)}) for k, n in results]
-        )
+    set_roles(module, "arg_attrs", [(kind, name) for kind, name, _ in arguments])
+    set_roles(module, "res_attrs", results)
