@@ -638,14 +638,18 @@ def _guard(tensor: torch.Tensor) -> torch.Tensor:
 _WRAPPED_FOR_TRAINING: set[int] = set()
 
 
-def wrap_training(model: torch.nn.Module, options: Options | None, optimizer: torch.optim.Optimizer | None) -> PoplarExecutor:
+def _check_wrappable(model: Any, api: str) -> None:
     if isinstance(model, PoplarExecutor):
         raise TypeError(
             "this model is already a PopTorch model (a PoplarExecutor); wrap the original torch.nn.Module, "
             "or call destroy() on the existing wrapper first"
         )
     if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"trainingModel expects a torch.nn.Module, got {type(model).__name__}")
+        raise TypeError(f"{api} expects a torch.nn.Module, got {type(model).__name__}")
+
+
+def wrap_training(model: torch.nn.Module, options: Options | None, optimizer: torch.optim.Optimizer | None) -> PoplarExecutor:
+    _check_wrappable(model, "trainingModel")
     if id(model) in _WRAPPED_FOR_TRAINING:
         raise RuntimeError(
             "this model is already wrapped by poptorch.trainingModel; call destroy() on that wrapper before "
@@ -725,13 +729,7 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 def wrap_inference(model: torch.nn.Module, options: Options | None) -> PoplarExecutor:
-    if isinstance(model, PoplarExecutor):
-        raise TypeError(
-            "this model is already a PopTorch model (a PoplarExecutor); wrap the original torch.nn.Module, "
-            "or call destroy() on the existing wrapper first"
-        )
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"inferenceModel expects a torch.nn.Module, got {type(model).__name__}")
+    _check_wrappable(model, "inferenceModel")
     return PoplarExecutor(copy.copy(model), options, training=False, user_model=model)
 
 
