@@ -22,7 +22,7 @@ from torch_mlir import ir
 
 from ipu_mlir.compiler.diagnostics import location_label
 from ipu_mlir.compiler.ir_walk import operands_within
-from ipu_mlir.compiler.pipeline_attrs import holds_one_micro_batch
+from ipu_mlir.compiler.pipeline_attrs import STAGE_ATTR, holds_one_micro_batch
 
 from . import kernels, schedule
 from .kernels import KernelError, constant_tensor, tensor_type
@@ -180,16 +180,16 @@ class Program:
             self._functions[name].extend(self._decode_block(block))
             return
         ops = [op.operation for op in block.operations]
-        unlabelled = [op.name for op in ops if schedule.STAGE_ATTR not in op.attributes]
+        unlabelled = [op.name for op in ops if STAGE_ATTR not in op.attributes]
         if unlabelled:
             raise KernelError(f"function '{name}' has a pipelined plan but '{unlabelled[0]}' has no "
-                              f"'{schedule.STAGE_ATTR}': run pipeline-schedule after poplar-build-program")
+                              f"'{STAGE_ATTR}': run pipeline-schedule after poplar-build-program")
         if any(op.name.startswith("poplar.poprand") for op in ops):
             self.sequential_reason = "its random ops draw from one generator in program order"
             logger.warning("the pipeline stages of '%s' run one micro-batch at a time: %s", name, self.sequential_reason)
             self._functions[name].extend(self._decode_block(block))
             return
-        labels = {id_of(op): kernels.attr(op, schedule.STAGE_ATTR) for op in ops}
+        labels = {id_of(op): kernels.attr(op, STAGE_ATTR) for op in ops}
         stages: list[int] = []
         steps = self._decode_block(block, labels, stages)
         self._functions[name].extend(steps)

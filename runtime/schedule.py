@@ -1,6 +1,6 @@
 """Pipeline schedules for the IPU Model: which stage of which micro-batch each emulated
-IPU runs at each step, the stage of every op of a step function, and pictures of a
-schedule as text and HTML.
+IPU runs at each step, and pictures of a schedule as text and HTML. (The stage of every
+op comes from the ``pipeline-schedule`` pass.)
 
 A pipelined program of ``S`` stages over ``m`` micro-batches runs ``m + S - 1`` steps:
 at step ``t`` stage ``s`` processes micro-batch ``t - s`` when ``0 <= t - s < m``
@@ -17,17 +17,7 @@ import html
 
 from torch_mlir import ir
 
-from ipu_mlir.compiler.pipeline_attrs import PLAN_ATTR, STAGE_ATTR  # noqa: F401 - STAGE_ATTR is read by the interpreter
-
-
-@dataclasses.dataclass(frozen=True)
-class Task:
-    """One stage of one micro-batch, run by one IPU at one step."""
-
-    step: int
-    ipu: int
-    stage: int
-    micro_batch: int
+from ipu_mlir.compiler.pipeline_attrs import PLAN_ATTR
 
 
 def pipelined_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, int]]]:
@@ -41,24 +31,20 @@ def sharded_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, i
     return [[(stage, mb)] for mb in range(micro_batches) for stage in range(num_stages)]
 
 
-def tasks(kind: str, stage_ipus: list[int], micro_batches: int) -> list[Task]:
-    steps = pipelined_steps if kind == "pipelined" else sharded_steps
-    return [Task(t, stage_ipus[stage], stage, mb)
-            for t, pairs in enumerate(steps(len(stage_ipus), micro_batches)) for stage, mb in pairs]
-
-
 def ideal_utilisation(num_stages: int, micro_batches: int) -> float:
     """The busy fraction of a balanced pipeline: m / (m + p - 1)."""
     return micro_batches / (micro_batches + num_stages - 1)
 
 
 def plan_of(function: ir.Operation) -> dict[str, object] | None:
-    """The ``pipeline.plan`` of a step function (kind, stage IPUs), if it has one."""
+    """The ``pipeline.plan`` of a step function (kind, forward stages, stage IPUs), if
+    it has one."""
     if PLAN_ATTR not in function.attributes:
         return None
     plan = ir.DictAttr(function.attributes[PLAN_ATTR])
     return {
         "kind": ir.StringAttr(plan["kind"]).value,
+        "forward_stages": ir.IntegerAttr(plan["forward_stages"]).value,
         "stage_ipus": list(ir.DenseI64ArrayAttr(plan["stage_ipus"])),
     }
 
@@ -189,10 +175,9 @@ def summarize(graph: ir.Operation) -> ScheduleSummary:
     step = functions.get("step")
     if step is None or main is None:
         raise ValueError("the graph has no 'step' function or no main program: run poplar-build-program first")
-    plan = plan_of(step) or {"kind": "sharded", "stage_ipus": [0]}
-    forward = ir.IntegerAttr(ir.DictAttr(step.attributes[PLAN_ATTR])["forward_stages"]).value if PLAN_ATTR in step.attributes else 1
+    plan = plan_of(step) or {"kind": "sharded", "forward_stages": 1, "stage_ipus": [0]}
     memory = memory_report(graph)
-    return ScheduleSummary(str(plan["kind"]), list(plan["stage_ipus"]), forward, _micro_batches(main), "update" in functions,
+    return ScheduleSummary(str(plan["kind"]), list(plan["stage_ipus"]), int(plan["forward_stages"]), _micro_batches(main), "update" in functions,
                            {ipu: entry.get("total", 0) for ipu, entry in memory.items()} if memory else None)
 
 
