@@ -171,6 +171,7 @@ class Program:
         self.main = self._decode_block(main_op.regions[0].blocks[0])
         if self._staged and not self._pipelined_loops:
             self.sequential_reason = "the output mode's device loop streams outputs between its steps"
+            logger.warning("the pipeline stages run one micro-batch at a time: %s", self.sequential_reason)
 
     def _decode_function(self, function: ir.Operation) -> None:
         name = kernels.attr(function, "name")
