@@ -35,6 +35,7 @@ class CompileOptions:
       return_period: n of every_n.
       target: the emulated IPU (Mk2 by default).
       gradient_accumulation, reduction, strategy: training only (G, Mean/Sum, Post/Running).
+      recompute: training only: pipelined stages recompute activations instead of stashing them.
     """
 
     device_iterations: int = 1
@@ -45,6 +46,9 @@ class CompileOptions:
     reduction: str = "mean"  # accumulated gradients: "mean" or "sum"
     strategy: str = "post"  # mean strategy: "post" or "running"
     auto_loss_scaling: bool = False
+    # Pipelined training recomputes forward activations in the backward stages
+    # (PopART's RecomputationType.Pipeline) instead of stashing them.
+    recompute: bool = False
     # The execution strategy as ipu-assign-stages reads it (see its Strategy); None: the
     # default PipelinedExecution(AutoStage.SameAsIpu), which changes nothing without blocks.
     execution: dict[str, Any] | None = None
@@ -215,6 +219,7 @@ def compile_training(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any]
         reduction=options.reduction,
         strategy=options.strategy,
         auto_loss_scaling=options.auto_loss_scaling,
+        recompute=options.recompute,
     )
     # The argument roles after ipu-insert-training, read before poplar-build-program
     # consumes the function: run the pipeline in two parts.

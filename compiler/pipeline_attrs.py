@@ -6,6 +6,9 @@ from __future__ import annotations
 
 STAGE_ATTR = "pipeline.stage"  # i64 on an op: its pipeline stage (ipu-assign-stages, pipeline-schedule)
 IPU_ATTR = "pipeline.ipu"  # i64 on an op: the IPU running it (ipu-assign-stages, poplar-build-program)
+# i64 array on an op: the results poptorch.recomputationCheckpoint keeps (stashed, never
+# recomputed) when pipelined training recomputes activations.
+CHECKPOINT_ATTR = "pipeline.checkpoint"
 PLAN_ATTR = "pipeline.plan"  # dict on a function: the strategy kind, forward stages, stage IPUs
 # Program ops that move data instead of computing: they run where their data is.
 DATA_MOVES = ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync")

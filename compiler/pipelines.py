@@ -35,7 +35,8 @@ def inference_pipeline(
             f"return-period={return_period} replication-factor={replication_factor} num-ipus={num_ipus} "
             f"tiles-per-ipu={target.tiles_per_ipu}}}"
         ),
-        # Every op of a multi-IPU step gets its pipeline stage (checked stage order).
+        # Every op of a multi-IPU step gets its pipeline stage (checked stage order);
+        # a pipeline stashes what a later stage of the same IPU reads.
         "pipeline-schedule",
         # Tile mapping, then memory per IPU from sizes and liveness (compile error if too big).
         f"poplar-map-tiles{{tiles-per-ipu={target.tiles_per_ipu} min-bytes-per-tile={target.min_bytes_per_tile}}}",
@@ -54,6 +55,7 @@ def training_pipeline(
     reduction: str = "mean",
     strategy: str = "post",
     auto_loss_scaling: bool = False,
+    recompute: bool = False,
 ) -> str:
     """Joint forward + backward Torch function -> training step in a poplar.graph."""
     steps = [
@@ -73,7 +75,8 @@ def training_pipeline(
             f"poplar-build-program{{device-iterations={device_iterations} gradient-accumulation={gradient_accumulation} "
             f"output-mode={output_mode} return-period={return_period} tiles-per-ipu={target.tiles_per_ipu}}}"
         ),
-        "pipeline-schedule",
+        # Stages, stash/restore of activations (or their recomputation) in a pipeline.
+        f"pipeline-schedule{{recompute={'true' if recompute else 'false'}}}",
         f"poplar-map-tiles{{tiles-per-ipu={target.tiles_per_ipu} min-bytes-per-tile={target.min_bytes_per_tile}}}",
         f"poplar-plan-memory{{bytes-per-tile={target.bytes_per_tile} tiles-per-ipu={target.tiles_per_ipu}}}",
     ]

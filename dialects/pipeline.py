@@ -1,9 +1,13 @@
 """The ``pipeline`` dialect: stages, phases and schedules over several IPUs.
 
-``ipu-assign-stages`` groups ops into ``pipeline.stage`` regions (one IPU each) inside a
-``pipeline.schedule``; ``pipeline-schedule`` then makes the inter-IPU data movement
-explicit (``send``/``recv``, ``stash``/``restore``, ``remote_store``/``remote_load``)
-before ``convert-torch-to-poplar`` and ``poplar-build-program`` lower it further.
+The ops describe a schedule: ``pipeline.schedule`` holding ``pipeline.stage`` regions
+(one IPU each) that exchange values through ``send``/``recv`` (different IPUs),
+``stash``/``restore`` (same IPU, later stage) and ``remote_store``/``remote_load``
+(streaming memory). Today the compiler carries stages as ``pipeline.stage`` attributes
+on poplar ops (``ipu-assign-stages``, ``pipeline-schedule``) and inter-IPU copies as
+``poplar.program_copy``; ``pipeline-schedule`` inserts ``pipeline.stash`` /
+``pipeline.restore`` pairs into a pipelined step function, which the memory plan and
+the IPU Model read.
 """
 
 from typing import Any

@@ -101,7 +101,7 @@ class Program:
                 f"replication_factor {self.replication_factor}: replicated execution is not available in the IPU Model yet; "
                 "use replicationFactor(1)"
             )
-        self._slots: dict[ir.Value, int] = {}
+        self._slots: dict[ir.Value | tuple[str, str], int] = {}  # values, and ("stash", id) for stashes
         self.variables: dict[str, VariableInfo] = {}
         self._variable_slots: dict[str, int] = {}
         self._variable_of_slot: dict[int, VariableInfo] = {}
@@ -340,6 +340,8 @@ class Program:
             return print_tensor
         if name == "poplar.program_sync":
             return None  # the emulator runs steps in order: a sync has nothing to wait for
+        if name in ("pipeline.stash", "pipeline.restore"):
+            return self._decode_stash(op)
         if name == "poplar.program_stream_copy":
             return self._decode_stream_copy(op)
         if name == "poplar.program_copy":
@@ -387,6 +389,26 @@ class Program:
             env[out] = x * mask * scale
 
         return dropout
+
+    def _decode_stash(self, op: ir.Operation) -> Step:
+        """A stash keeps its micro-batch's value until the restore of the same id: each
+        micro-batch runs in its own environment, so the FIFO of ``depth`` entries is the
+        set of micro-batches in flight, each holding its entry in one slot."""
+        held = self._slot(("stash", kernels.attr(op, "stash_id")))
+        if op.name == "pipeline.stash":
+            value = self._slot(op.operands[0])
+
+            def stash(env: list) -> None:
+                env[held] = env[value]
+
+            return stash
+        result = self._slot(op.results[0])
+
+        def restore(env: list) -> None:
+            env[result] = env[held]
+            env[held] = None
+
+        return restore
 
     def _decode_stream_copy(self, op: ir.Operation) -> Step:
         stream = kernels.attr(op, "stream")

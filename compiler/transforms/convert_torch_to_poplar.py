@@ -22,7 +22,9 @@ from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 
 from .. import torch_ir
+from ..ir_walk import POPLAR_VIEWS
 from ..pass_base import Diagnostics, ModulePass
+from ..pipeline_attrs import CHECKPOINT_ATTR
 from ..torch_ir import NotConstant, constant_value, is_none
 
 
@@ -1045,10 +1047,32 @@ def lower_identity_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [_reduce(lw, x, "add", list(range(rank)), False, scale, result_type(op))]
 
 
-@lowers("ipu.set_available_memory", "ipu.recomputation_checkpoint")
+@lowers("ipu.set_available_memory")
 def lower_planning_hint(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """Hints for the planner and the pipeline scheduler: the value passes through."""
+    """A hint for the planner: the value passes through."""
     return [lw.v(op.operands[0])]
+
+
+@lowers("ipu.recomputation_checkpoint")
+def lower_recomputation_checkpoint(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """The value passes through; the op computing it (through views: the ops computing
+    what the view shows) gets ``pipeline.checkpoint``, so pipeline-schedule stashes it
+    instead of recomputing it when recomputation is on."""
+    value = lw.v(op.operands[0])
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        owner = current.owner
+        if not isinstance(owner, ir.Operation | ir.OpView):
+            continue  # a function argument: an input or weight, never recomputed
+        owner = owner.operation
+        if owner.name in POPLAR_VIEWS:
+            pending.extend(owner.operands)
+            continue
+        marked = set(ir.DenseI64ArrayAttr(owner.attributes[CHECKPOINT_ATTR])) if CHECKPOINT_ATTR in owner.attributes else set()
+        marked.add(ir.OpResult(current).result_number)
+        owner.attributes[CHECKPOINT_ATTR] = ir.DenseI64ArrayAttr.get(sorted(marked))
+    return [value]
 
 
 # ---------------------------------------------------------------------------------------

@@ -39,10 +39,11 @@ class AnnotateBlocks(ModulePass):
     """Attach ipu.block attributes from the poptorch.Block metadata in op locations.
 
     Rules, in program order within each function:
-    1. An op whose location has ``ipu_block`` gets that block and its ``ipu_id``
+    1. A forward op whose location has ``ipu_block`` gets that block and its ``ipu_id``
        (``-1`` when the user gave none: the execution strategy assigns the IPU later).
-    2. A backward op (``bwd = true``) without a block takes the block of the forward op
-       with the same ``seq_nr`` (autograd ties them together).
+    2. A backward op (``bwd = true``) takes the block of the forward op with the same
+       ``seq_nr`` (autograd ties them together); the backward of a forward op before
+       the first block stays outside any block, as that op does. Without such a forward op, its own ``ipu_block``.
     3. A backward op still without a block takes the block of the producer of its first
        annotated operand (``inherit-from-producers``).
     Forward ops outside any block are left alone: ``ipu-assign-stages`` applies the
@@ -64,20 +65,31 @@ class AnnotateBlocks(ModulePass):
 
     def _annotate_function(self, func: ir.Operation, diag: Diagnostics) -> None:
         by_seq_nr: dict[int, ir.Attribute] = {}
-        pending: list[tuple[ir.Operation, dict[str, ir.Attribute]]] = []
+        outside: set[int] = set()  # seq_nr of the forward ops before the first block
+        pending: list[tuple[ir.Operation, ir.Attribute | None, int | None]] = []
+        seen_block = False
         for op in _ops_in_order(func):
             data = meta.metadata(op)
             attr = self._block_from_metadata(op, data, diag)
+            seq = data.get(meta.SEQ_NR)
+            seq = ir.IntegerAttr(seq).value if isinstance(seq, ir.IntegerAttr) else None
+            if _is_backward(data):
+                pending.append((op, attr, seq))
+                continue
             if attr is not None:
                 op.attributes[BLOCK_ATTR] = attr
-                seq = data.get(meta.SEQ_NR)
-                if isinstance(seq, ir.IntegerAttr) and not _is_backward(data):
-                    by_seq_nr.setdefault(ir.IntegerAttr(seq).value, attr)
-            elif _is_backward(data):
-                pending.append((op, data))
-        for op, data in pending:
-            seq = data.get(meta.SEQ_NR)
-            attr = by_seq_nr.get(ir.IntegerAttr(seq).value) if isinstance(seq, ir.IntegerAttr) else None
+                seen_block = True
+                if seq is not None:
+                    by_seq_nr.setdefault(seq, attr)
+            elif seq is not None and not seen_block:
+                outside.add(seq)
+        for op, attr, seq in pending:
+            # The forward op decides: autograd traces the backward after the whole forward,
+            # so the block a backward op was traced in is whichever block was last active.
+            if seq in by_seq_nr:
+                attr = by_seq_nr[seq]
+            elif seq in outside:
+                continue  # the backward of an op outside any block stays outside
             if attr is None and self.inherit_from_producers:
                 attr = _producer_block(op)
             if attr is not None:

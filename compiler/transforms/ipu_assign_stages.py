@@ -60,6 +60,11 @@ def _is_backward(op: ir.Operation) -> bool:
     return isinstance(value, ir.BoolAttr) and ir.BoolAttr(value).value
 
 
+def _seq_nr(op: ir.Operation) -> int | None:
+    value = meta.metadata(op).get(meta.SEQ_NR)
+    return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None
+
+
 def _i64(value: int) -> ir.IntegerAttr:
     return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
@@ -237,6 +242,10 @@ class AssignStages(ModulePass):
                   index_of: dict[int, int], p: int, diag: Diagnostics) -> None:
         current_stage, current_ipu = 0, 0
         seen_block = False
+        # Forward ops before the first block run in stage 0 on IPU 0, their backward ops
+        # (the same seq_nr) in the last stage, 2p - 2, on IPU 0.
+        outside = {_seq_nr(op) for op in _before_first_block([op for op in ops if not _is_backward(op)])
+                   if block_of(op) is None} - {None}
         for op in ops:
             block = block_of(op)
             backward = _is_backward(op)
@@ -245,6 +254,8 @@ class AssignStages(ModulePass):
                 ipu = ipu_of[block[0]]
                 stage = 2 * p - 2 - forward_index if backward else forward_index
                 seen_block = True
+            elif backward and block is None and _seq_nr(op) in outside:
+                stage, ipu = 2 * p - 2, 0
             elif seen_block or backward:
                 stage, ipu = current_stage, current_ipu  # follow the code around it
             else:

@@ -1,14 +1,23 @@
-"""pipeline-schedule: gives every op of a multi-IPU step function its pipeline stage.
+"""pipeline-schedule: cuts a multi-IPU step function into pipeline stages.
 
 Input: a ``poplar.graph`` (after ``poplar-build-program``) whose ``step`` function has a
 ``pipeline.plan`` (``kind``, ``forward_stages``, ``stage_ipus``) and compute ops carrying
 ``pipeline.stage`` (from ``ipu-assign-stages``). Output: every op of ``step`` carries
 ``pipeline.stage``: the ops the compiler added (host reads, inter-IPU copies, gradient
-accumulation, write-backs) get the stage their data puts them in, and the plan gets the
-schedule's length for its micro-batch count. The IPU Model runs each stage of each
-micro-batch from these attributes: a pipelined plan overlaps stages of successive
-micro-batches (ramp-up, steady state, ramp-down; ``runtime/schedule.py``), a sharded
-one runs them in order.
+accumulation, write-backs) get the stage their data puts them in. The IPU Model runs
+each stage of each micro-batch from these attributes: a pipelined plan overlaps stages
+of successive micro-batches (ramp-up, steady state, ramp-down; ``runtime/schedule.py``),
+a sharded one runs them in order.
+
+A pipelined step is then put in stage order, and every value a later stage reads on
+the same IPU is made explicit: ``pipeline.stash`` in the stage that has it and
+``pipeline.restore`` in the stage that reads it (``depth`` = the stages in between,
+which is how many later micro-batches push their own copy meanwhile). Views are
+recomputed in the reading stage instead of stashed. With ``recompute=true`` (PopTorch's
+pipelined recomputation), a backward stage recomputes the forward activations it needs
+from the stage's inputs and the values marked by ``poptorch.recomputationCheckpoint``,
+which are the only ones stashed; random ops (a dropout mask) are stashed too, as
+recomputing them would draw a new mask.
 
 Fails when a value would be read before the stage that computes it, or when a variable
 that outlives a micro-batch (weight, accumulator, state) is written in one stage and
@@ -22,9 +31,19 @@ from typing import ClassVar
 
 from torch_mlir import ir
 
-from ..ir_walk import operands_within
+from ipu_mlir.dialects import pipeline as pipeline_d
+from ipu_mlir.dialects._base import build
+
+from ..ir_walk import POPLAR_VIEWS, operands_within
 from ..pass_base import Diagnostics, ModulePass
-from ..pipeline_attrs import DATA_MOVES, PLAN_ATTR, STAGE_ATTR, holds_one_micro_batch
+from ..pipeline_attrs import (
+    CHECKPOINT_ATTR,
+    DATA_MOVES,
+    IPU_ATTR,
+    PLAN_ATTR,
+    STAGE_ATTR,
+    holds_one_micro_batch,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,10 +57,19 @@ class PipelineSchedule(ModulePass):
     ``activation`` and the output anchors hold one micro-batch's data; all others
     outlive a micro-batch.
 
+    A pipelined step is sorted by stage, and values read by a later stage of the same
+    IPU go through ``pipeline.stash`` / ``pipeline.restore`` (views are recomputed).
+
     A graph without a ``pipeline.plan`` on ``step`` (one IPU) is left unchanged.
+
+    Arguments:
+      recompute: pipelined training recomputes forward activations in the backward
+        stages instead of stashing them, except stage inputs, values marked with
+        ``poptorch.recomputationCheckpoint`` and results of random ops.
     """
 
     name: ClassVar[str] = "pipeline-schedule"
+    recompute: bool = False
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         for graph in module.regions[0].blocks[0].operations:
@@ -72,10 +100,19 @@ class PipelineSchedule(ModulePass):
             diag.error(error.op, f"pipeline-schedule: {error}")
             return
         for op in ops:
-            op.attributes[STAGE_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), labels[hash(op)])
-        stages = len(ir.DenseI64ArrayAttr(ir.DictAttr(step.attributes[PLAN_ATTR])["stage_ipus"]))
-        if labels and max(labels.values()) >= stages:
-            diag.error(step, f"pipeline-schedule: an op is in stage {max(labels.values())} but the plan has {stages} stages")
+            op.attributes[STAGE_ATTR] = _i64(labels[hash(op)])
+        plan = ir.DictAttr(step.attributes[PLAN_ATTR])
+        stage_ipus = list(ir.DenseI64ArrayAttr(plan["stage_ipus"]))
+        if labels and max(labels.values()) >= len(stage_ipus):
+            diag.error(step, f"pipeline-schedule: an op is in stage {max(labels.values())} but the plan has {len(stage_ipus)} stages")
+            return
+        if kind == "pipelined":
+            ops.sort(key=lambda op: _int(op, STAGE_ATTR))  # stable: program order within a stage
+            for before, op in zip(ops, ops[1:], strict=False):
+                op.move_after(before)
+            forward = ir.IntegerAttr(plan["forward_stages"]).value
+            recompute = self.recompute and forward < len(stage_ipus)  # training: backward stages exist
+            _Stasher(step.regions[0].blocks[0], stage_ipus, per_micro_batch, forward if recompute else None).run(ops)
 
 
 class StageError(ValueError):
@@ -84,6 +121,10 @@ class StageError(ValueError):
     def __init__(self, op: ir.Operation, message: str) -> None:
         super().__init__(message)
         self.op = op
+
+
+def _i64(value: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
 
 def _int(op: ir.Operation, name: str) -> int | None:
@@ -175,3 +216,116 @@ def _check(ops: list[ir.Operation], labels: dict[int, int], per_micro_batch: set
                                      "micro-batches run at once, so one stage would see another micro-batch's "
                                      "update; keep the layers that read and update it in one poptorch.Block, or "
                                      "use poptorch.ShardedExecution")
+
+
+class _Stasher:
+    """Makes the values a pipelined step carries from one stage to a later one explicit.
+
+    Walks the step in stage order. A compute op of stage ``b`` reading a value that stage
+    ``d < b`` defined (an op result, or a micro-batch variable written in stage ``d``)
+    reads instead: a clone of the view that made it (views cost nothing); with
+    recomputation, for a backward reader of a forward value, a clone of the op that
+    computed it (recursively, down to the stage's inputs, checkpoints and random
+    results); otherwise the result of a ``pipeline.restore`` paired with a
+    ``pipeline.stash`` in the stage that has the value. A value read by several later
+    stages is stashed from one to the next (``d -> b1 -> b2``), so it is kept once.
+    Inter-IPU copies read their source at the boundary of its stage and need no stash.
+    """
+
+    def __init__(self, block: ir.Block, stage_ipus: list[int], per_micro_batch: set[ir.Value],
+                 forward_stages: int | None) -> None:
+        self.block = block
+        self.stage_ipus = stage_ipus
+        self.per_micro_batch = per_micro_batch
+        self.forward_stages = forward_stages  # None: no recomputation
+        self.defined: dict[ir.Value, tuple[int, ir.Operation]] = {}  # value -> (stage, op after which it exists)
+        self.resolved: dict[tuple[ir.Value, int], ir.Value] = {}
+        # value -> (stage, the copy restored there, the restore) of its latest reading stage
+        self.chain: dict[ir.Value, tuple[int, ir.Value, ir.Operation]] = {}
+        self.count = 0
+
+    def run(self, ops: list[ir.Operation]) -> None:
+        for op in ops:
+            stage = _int(op, STAGE_ATTR)
+            if op.name in DATA_MOVES:
+                destination = _written_variable(op)
+                if destination is not None and destination in self.per_micro_batch and destination not in self.defined:
+                    self.defined[destination] = (stage, op)
+                continue
+            direct = list(op.operands)
+            for value in direct:  # a micro-batch variable no data move writes: kept from its first reader
+                if value in self.per_micro_batch and value not in self.defined:
+                    self.defined[value] = (stage, op)
+            for value in operands_within(op):
+                if value not in direct and self._crosses(value, stage):
+                    raise StageError(op, f"'{op.name}' in pipeline stage {stage} reads a value of an earlier stage "
+                                         "inside a nested region, which the pipeline cannot stash; use "
+                                         "poptorch.ShardedExecution")
+            for index, value in enumerate(direct):
+                if self._crosses(value, stage):
+                    op.operands[index] = self._resolve(value, stage, op)
+            for result in op.results:
+                self.defined[result] = (stage, op)
+
+    def _crosses(self, value: ir.Value, stage: int) -> bool:
+        return value in self.defined and self.defined[value][0] < stage
+
+    def _resolve(self, value: ir.Value, stage: int, reader: ir.Operation) -> ir.Value:
+        """What ``reader`` (in ``stage``) reads instead of ``value`` from an earlier stage."""
+        key = (value, stage)
+        if key not in self.resolved:
+            producer = self.defined[value][1]
+            if producer.name in POPLAR_VIEWS or producer.name == "poplar.constant" or self._recomputes(value, producer, stage):
+                self.resolved[key] = self._clone(value, producer, stage, reader)
+            else:
+                self.resolved[key] = self._restore(value, stage, reader)
+        return self.resolved[key]
+
+    def _recomputes(self, value: ir.Value, producer: ir.Operation, stage: int) -> bool:
+        if self.forward_stages is None or stage < self.forward_stages or self.defined[value][0] >= self.forward_stages:
+            return False  # only backward stages recompute forward activations
+        if producer.name in DATA_MOVES or value in self.per_micro_batch or len(producer.regions):
+            return False  # a stage input (host read, exchange buffer)
+        if producer.name.startswith("poplar.poprand") or producer.name.startswith("poplar.program_"):
+            return False  # a new random draw would differ; programs have effects
+        kept = list(ir.DenseI64ArrayAttr(producer.attributes[CHECKPOINT_ATTR])) if CHECKPOINT_ATTR in producer.attributes else []
+        return ir.OpResult(value).result_number not in kept
+
+    def _clone(self, value: ir.Value, producer: ir.Operation, stage: int, reader: ir.Operation) -> ir.Value:
+        clone = producer.clone(ip=ir.InsertionPoint(reader))
+        clone.attributes[STAGE_ATTR] = _i64(stage)
+        for index, operand in enumerate(list(clone.operands)):
+            if self._crosses(operand, stage):
+                clone.operands[index] = self._resolve(operand, stage, clone)
+        for old, new in zip(producer.results, clone.results, strict=True):
+            self.resolved[(old, stage)] = new
+        return clone.results[ir.OpResult(value).result_number]
+
+    def _restore(self, value: ir.Value, stage: int, reader: ir.Operation) -> ir.Value:
+        """Stash ``value`` (or the copy an earlier reading stage restored) and restore it before ``reader``."""
+        held_stage, definer = self.defined[value]
+        held = value
+        if value in self.chain:
+            held_stage, held, definer = self.chain[value]
+        depth = stage - held_stage
+        stash_id = ir.StringAttr.get(f"stash.{self.count}")
+        self.count += 1
+        stash = build(pipeline_d.StashOp, held, stash_id, _i64(depth), loc=definer.location, ip=ir.InsertionPoint(definer))
+        stash.operation.move_after(definer)
+        self._label(stash.operation, held_stage)
+        restore = build(pipeline_d.RestoreOp, stash_id, _i64(depth), held.type, loc=reader.location, ip=ir.InsertionPoint(reader))
+        self._label(restore.operation, stage)
+        self.chain[value] = (stage, restore.result, restore.operation)
+        return restore.result
+
+    def _label(self, op: ir.Operation, stage: int) -> None:
+        op.attributes[STAGE_ATTR] = _i64(stage)
+        op.attributes[IPU_ATTR] = _i64(self.stage_ipus[stage])
+
+
+def _written_variable(op: ir.Operation) -> ir.Value | None:
+    """The variable a data move writes or sends to the host (None for a sync)."""
+    operands = list(op.operands)
+    if op.name == "poplar.program_copy":
+        return operands[1]
+    return operands[0] if op.name == "poplar.program_stream_copy" else None

@@ -15,16 +15,15 @@ from typing import ClassVar
 
 from torch_mlir import ir
 
-from ..ir_walk import operands_within
+from ..ir_walk import POPLAR_VIEWS, operands_within
 from ..pass_base import Diagnostics, ModulePass
-from ..pipeline_attrs import DATA_MOVES, IPU_ATTR, PLAN_ATTR, STAGE_ATTR, holds_one_micro_batch
+from ..pipeline_attrs import IPU_ATTR, PLAN_ATTR
 from .poplar_map_tiles import tensor_bytes
 
 MEMORY_ATTR = "poplar.memory"
 _ALWAYS_LIVE = ("poplar.variable",)
-# Tensor views (Poplar's Tensor::reshape/dimShuffle/slice/broadcast, poplar::concat)
-# alias their inputs: no memory of their own, but they keep their inputs alive.
-_VIEWS = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.concat", "poplar.broadcast")
+# Views alias their inputs: no memory of their own, but they keep their inputs alive.
+_VIEWS = POPLAR_VIEWS
 
 
 @dataclasses.dataclass
@@ -174,48 +173,17 @@ def _pipelined_step(graph: ir.Operation) -> ir.Block | None:
 
 
 def _stash_bytes(step: ir.Block) -> dict[int, int]:
-    """Bytes each IPU keeps for micro-batches in flight: a value computed in stage s and
-    last read in stage s' > s (directly or through a view of it) lives s' - s steps of
-    the pipeline, during which s' - s later micro-batches compute their own copy
-    (stash/restore on the same IPU). A micro-batch's input or exchange buffer counts
-    from the first stage that reads it."""
-    first: dict[ir.Value, tuple[int, int]] = {}  # value -> (stage it appears in, IPU)
-    last_stage: dict[ir.Value, int] = {}
-    roots: dict[ir.Value, list[ir.Value]] = {}
+    """Bytes each IPU keeps for micro-batches in flight: every ``pipeline.stash`` of
+    ``depth`` d (placed by pipeline-schedule) holds d copies of its value, one for each
+    later micro-batch that runs the stashing stage before the restoring stage runs."""
+    stash: dict[int, int] = {}
     for op in step.operations:
         op = op.operation
-        if STAGE_ATTR not in op.attributes or op.name in DATA_MOVES:
-            continue  # a copy runs at the stage boundary: its source needs no stash
-        stage = ir.IntegerAttr(op.attributes[STAGE_ATTR]).value
-        for operand in operands_within(op):
-            for root in roots.get(operand, [operand]):
-                if root not in first and _per_micro_batch(root):
-                    first[root] = (stage, _ipu_of(root.owner))
-                if root in first:
-                    last_stage[root] = max(last_stage.get(root, stage), stage)
-        if op.name in _VIEWS:
-            roots[op.results[0]] = [root for operand in op.operands for root in roots.get(operand, [operand])]
-            continue
-        for result in op.results:
-            if isinstance(result.type, ir.RankedTensorType):
-                first[result] = (stage, _ipu_of(op))
-    stash: dict[int, int] = {}
-    for value, last in last_stage.items():
-        stage, ipu = first[value]
-        if last > stage:
-            stash[ipu] = stash.get(ipu, 0) + tensor_bytes(value.type) * (last - stage)
+        if op.name == "pipeline.stash":
+            ipu = _ipu_of(op)
+            depth = ir.IntegerAttr(op.attributes["depth"]).value
+            stash[ipu] = stash.get(ipu, 0) + tensor_bytes(op.operands[0].type) * depth
     return stash
-
-
-def _per_micro_batch(value: ir.Value) -> bool:
-    """A variable holding one micro-batch's data: an input or an exchange buffer."""
-    owner = value.owner
-    if not isinstance(owner, ir.Operation | ir.OpView):
-        return False
-    owner = owner.operation  # an OpView's ``name`` may be the op's own attribute
-    if owner.name != "poplar.variable":
-        return False
-    return holds_one_micro_batch(ir.StringAttr(owner.attributes["kind"]).value, ir.StringAttr(owner.attributes["name"]).value)
 
 
 def _i64(value: int) -> ir.IntegerAttr:

@@ -525,9 +525,14 @@ class PoplarExecutor:
             )  # SEMANTICS: a float16 accumulator forces the running mean
             options.strategy = "running" if running else "post"
             options.auto_loss_scaling = bool(training.auto_loss_scaling)
+            options.recompute = self._options._Popart.recompute_pipeline
             self._compiled = compile_training(self._model, micro_args, micro_kwargs, options, description)
         else:
             self._compiled = compile_inference(self._model, micro_args, micro_kwargs, options)
+        if self._options._Popart.recompute_pipeline and (not self._training or self._compiled.schedule().kind != "pipelined"):
+            _logging.warn_once("autoRecomputation", (
+                "Options._Popart.set('autoRecomputation', 3) has no effect here: only pipelined training "
+                "(PipelinedExecution over several stages) recomputes activations; the model stashes nothing to recompute."))
         self._host_signature = [(leaf.name, _describe(leaf.value)) for leaf in leaves]
         self._leaf_is_tensor = [isinstance(leaf.value, torch.Tensor) for leaf in leaves]
         self._leaf_values = [None if isinstance(leaf.value, torch.Tensor) else leaf.value for leaf in leaves]

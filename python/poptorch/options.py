@@ -703,6 +703,56 @@ class _JitOptions(_OptionGroup):
         return {"trace_model": self._trace_model}
 
 
+# PopART's RecomputationType, the values of ``_Popart.set("autoRecomputation", n)``.
+_RECOMPUTATION_TYPES = {0: "None", 1: "Standard", 2: "NormOnly", 3: "Pipeline", 4: "RecomputeAll"}
+
+
+class _PopartOptions(_OptionGroup):
+    """PopART session options, set by name: ``opts._Popart.set("autoRecomputation", 3)``.
+
+    ``autoRecomputation`` takes PopART's RecomputationType: 0 (None, the default) or 3
+    (Pipeline: pipelined training recomputes each forward stage's activations in its
+    backward stage, stashing only the stage inputs and the values marked with
+    ``poptorch.recomputationCheckpoint``). Other PopART options are accepted and, having
+    no counterpart in the emulator, logged once.
+    """
+
+    _prefix = "Options._Popart"
+
+    def __init__(self, lock: _Lock) -> None:
+        super().__init__(lock)
+        self._values: dict[str, Any] = {}
+
+    def set(self, key: str, value: Any) -> _PopartOptions:
+        """Set the PopART session option ``key``."""
+        label = self._writable("set")
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"{label}: the option name must be a non-empty string, got {key!r}")
+        if key == "autoRecomputation":
+            if isinstance(value, bool) or not isinstance(value, int) or value not in _RECOMPUTATION_TYPES:
+                raise ValueError(f"{label}('autoRecomputation', {value!r}): expected a RecomputationType value, "
+                                 "0 (None) or 3 (Pipeline)")
+            if value not in (0, 3):
+                raise ValueError(
+                    f"{label}('autoRecomputation', {value}): RecomputationType.{_RECOMPUTATION_TYPES[value]} is not "
+                    "supported by the IPU Model; use 3 (RecomputationType.Pipeline), which recomputes the activations "
+                    "of pipelined training stages from their inputs and poptorch.recomputationCheckpoint values")
+        else:
+            _logging.warn_once(f"{label}:{key}", f"{label}({key!r}, {value!r}) was accepted but has no effect in the IPU "
+                                                 "Model emulator (it has no PopART session); the model runs as if the "
+                                                 "option had its default value.")
+        self._values[key] = value
+        return self
+
+    @property
+    def recompute_pipeline(self) -> bool:
+        """Whether pipelined training recomputes activations (autoRecomputation 3)."""
+        return self._values.get("autoRecomputation", 0) == 3
+
+    def _to_dict(self) -> dict[str, Any]:
+        return dict(sorted(self._values.items()))
+
+
 @dataclass(frozen=True)
 class AnchoredTensor:
     """A tensor registered with ``Options.anchorTensor`` for retrieval after a run."""
@@ -715,7 +765,7 @@ class AnchoredTensor:
 
 # --- Options -----------------------------------------------------------------------------
 
-_GROUPS = ("Training", "Precision", "Distributed", "TensorLocations", "Jit")
+_GROUPS = ("Training", "Precision", "Distributed", "TensorLocations", "Jit", "_Popart")
 # Public methods that are not option setters and so cannot appear in an options file.
 _NOT_SETTERS = frozenset(
     {
@@ -748,6 +798,7 @@ class Options(_OptionGroup):
         self._distributed = _DistributedOptions(lock)
         self._tensor_locations = _TensorLocationOptions(lock)
         self._jit = _JitOptions(lock)
+        self._popart = _PopartOptions(lock)
 
         self._device_iterations = 1
         self._replication_factor = 1
@@ -806,6 +857,11 @@ class Options(_OptionGroup):
     def Jit(self) -> _JitOptions:  # noqa: N802
         """Options of PyTorch's JIT (deprecated)."""
         return self._jit
+
+    @property
+    def _Popart(self) -> _PopartOptions:  # noqa: N802 - PopTorch's name
+        """PopART session options by name (``_Popart.set("autoRecomputation", 3)``)."""
+        return self._popart
 
     # -- batching and outputs -----------------------------------------------------------
 

@@ -473,11 +473,12 @@ func.func @sdpa_causal(%arg0: !torch.vtensor<[1,3,4],f32>, %arg1: !torch.vtensor
 
 // ipu ops (after ipu-raise-custom-ops): print_tensor becomes a program_print_tensor
 // and forwards its input; nop is a real copy (map "_1") that no pass folds away;
-// set_available_memory and recomputation_checkpoint pass the value through;
-// identity_loss "mean" / "sum" reduce every dim (scale 1/6 and 1), "none" is the input.
+// set_available_memory and recomputation_checkpoint pass the value through, the
+// checkpoint marking the op that computes it (pipeline.checkpoint, read by
+// pipeline-schedule when it recomputes); identity_loss "mean" / "sum" reduce every dim (scale 1/6 and 1), "none" is the input.
 // CHECK-LABEL: sym_name = "ipu_ops"
 // CHECK: "poplar.program_print_tensor"(%arg0) {title = "act"} : (tensor<2x3xf32>) -> ()
-// CHECK: %[[NOP:.*]] = "poplar.popops_map"(%arg0) {expr = "_1", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: %[[NOP:.*]] = "poplar.popops_map"(%arg0) {expr = "_1", operandSegmentSizes = array<i32: 1, 0, 0>, pipeline.checkpoint = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK: %[[MEAN:.*]] = "poplar.popops_reduce"(%[[NOP]]) {dims = array<i64: 0, 1>, keep_dims = false, op = "add", scale = 0.16666666666666666 : f64} : (tensor<2x3xf32>) -> tensor<f32>
 // CHECK: %[[SUM:.*]] = "poplar.popops_reduce"(%[[NOP]]) {dims = array<i64: 0, 1>, keep_dims = false, op = "add", scale = 1.000000e+00 : f64} : (tensor<2x3xf32>) -> tensor<f32>
 // CHECK: "func.return"(%[[MEAN]], %[[SUM]], %[[NOP]])

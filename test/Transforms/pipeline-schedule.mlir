@@ -6,25 +6,33 @@
 // the stage their data gives them: the host read of x and the sync stage 0, the copy
 // into exchange.0 its reader's stage 1, the copy of the gradient into exchange.1
 // stage 2, the accumulation of b's gradient stage 1 and of a's stage 2, the counter
-// stage 0, each write-back the stage of the value it writes. @update has no plan and
-// is left alone.
+// stage 0, each write-back the stage of the value it writes. The step is then put in
+// stage order (program order within a stage), and x, read again by a's gradient in
+// stage 2, is stashed on IPU 0 for the two micro-batches in between: a pipeline.stash
+// after its host read, a pipeline.restore before its stage-2 reader. @update has no
+// plan and is left alone.
 // CHECK-LABEL: "poplar.graph"
-// CHECK: "poplar.program_stream_copy"(%{{.*}}) {pipeline.stage = 0 : i64, stream = "host.input.x"}
+// CHECK: "poplar.program_stream_copy"(%[[X:.*]]) {pipeline.stage = 0 : i64, stream = "host.input.x"}
+// CHECK-NEXT: "pipeline.stash"(%[[X]]) {depth = 2 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, stash_id = "[[ID:.*]]"}
 // CHECK-NEXT: "poplar.program_sync"() {kind = "internal", pipeline.stage = 0 : i64}
 // CHECK-NEXT: "poplar.dim_shuffle"{{.*}}pipeline.stage = 0 : i64
-// CHECK-NEXT: %[[H:.*]] = "poplar.poplin_matmul"{{.*}}pipeline.stage = 0 : i64
+// CHECK-NEXT: %[[H:.*]] = "poplar.poplin_matmul"(%[[X]], {{.*}}pipeline.stage = 0 : i64
+// CHECK-NEXT: "poplar.popops_map"{{.*}}expr = "add(_1, 1.0)"{{.*}}pipeline.stage = 0 : i64
+// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 0 : i64}
 // CHECK-NEXT: "poplar.dim_shuffle"{{.*}}pipeline.stage = 1 : i64
 // CHECK-NEXT: "poplar.program_copy"(%[[H]], %{{.*}}) {pipeline.stage = 1 : i64}
 // CHECK-COUNT-9: pipeline.stage = 1 : i64
-// CHECK-NEXT: "poplar.program_copy"(%{{.*}}, %{{.*}}) {pipeline.stage = 2 : i64}
-// CHECK-COUNT-4: pipeline.stage = 2 : i64
-// CHECK-NEXT: "poplar.popops_map"{{.*}}expr = "add(_1, 1.0)"{{.*}}pipeline.stage = 0 : i64
-// CHECK-NEXT: "poplar.popops_map"{{.*}}expr = "add(_1, _2)"{{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64
 // CHECK-NEXT: "poplar.popops_map"{{.*}}expr = "add(_1, _2)"{{.*}}pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64
 // CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 1 : i64}
-// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 0 : i64}
-// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 2 : i64}
 // CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 1 : i64}
+// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 2 : i64}
+// CHECK-NEXT: %[[GT:.*]] = "poplar.dim_shuffle"{{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: %[[R:.*]] = "pipeline.restore"() {depth = 2 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64, stash_id = "[[ID]]"} : () -> tensor<1x2xf32>
+// CHECK-NEXT: "poplar.poplin_matmul"(%[[GT]], %[[R]]) {{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: "poplar.dim_shuffle"{{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: "poplar.dim_shuffle"{{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: "poplar.popops_map"{{.*}}expr = "add(_1, _2)"{{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64
+// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 2 : i64}
 // CHECK-NEXT: }) {name = "step", pipeline.plan =
 // CHECK-NOT: pipeline.stage
 // CHECK: name = "update"
@@ -162,3 +170,36 @@
     "poplar.program_call"() {callee = "step"} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// Three stages on one IPU: h (stage 0) is read in stages 1 and 2, so it is stashed
+// once per hop (0 -> 1 -> 2, depth 1 each) instead of twice from stage 0. The view v
+// of h is not stashed: stage 2 makes its own view of the restored h. A micro-batch
+// variable no data move writes (the input x here) is kept from its first reader.
+// CHECK-LABEL: "poplar.graph"
+// CHECK: %[[H:.*]] = "poplar.popnn_nonlinearity"(%[[X:[0-9]+]]) {{.*}}pipeline.stage = 0 : i64
+// CHECK-NEXT: "pipeline.stash"(%[[X]]) {depth = 2 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, stash_id = "[[SX:.*]]"}
+// CHECK-NEXT: "pipeline.stash"(%[[H]]) {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, stash_id = "[[S0:.*]]"}
+// CHECK-NEXT: "poplar.reshape"(%[[H]]) {{.*}}pipeline.stage = 0 : i64
+// CHECK-NEXT: %[[H1:.*]] = "pipeline.restore"() {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64, stash_id = "[[S0]]"}
+// CHECK-NEXT: "pipeline.stash"(%[[H1]]) {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64, stash_id = "[[S1:.*]]"}
+// CHECK-NEXT: "poplar.popops_add"(%[[H1]], %[[H1]]) {{.*}}pipeline.stage = 1 : i64
+// CHECK-NEXT: %[[H2:.*]] = "pipeline.restore"() {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64, stash_id = "[[S1]]"}
+// CHECK-NEXT: %[[V2:.*]] = "poplar.reshape"(%[[H2]]) {{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: "poplar.popops_mul"(%[[V2]], %[[V2]]) {{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: %[[X2:.*]] = "pipeline.restore"() {depth = 2 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64, stash_id = "[[SX]]"}
+// CHECK-NEXT: "poplar.popops_mul"(%[[X2]], %[[X2]]) {{.*}}pipeline.stage = 2 : i64
+"poplar.graph"() ({
+  %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2x4xf32>
+  "poplar.function"() ({
+    %h = "poplar.popnn_nonlinearity"(%x) {dim = 0 : i64, kind = "relu", pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %v = "poplar.reshape"(%h) {pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2x4xf32>) -> tensor<8xf32>
+    %k = "poplar.popops_mul"(%v, %v) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %y = "poplar.popops_mul"(%x, %x) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    %a = "poplar.popops_add"(%h, %h) {pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  }) {name = "step", pipeline.plan = {forward_stages = 3 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 0, 0>}} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "step"} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
