@@ -41,3 +41,24 @@ func.func @backward(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
   %3 = torch.aten.exp %2 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true}>["l0"("model.py":20:1)])
   return %3 : !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// The backward of a forward op before the first block stays outside any block (also
+// without producer inheritance), although autograd traced it with the last block active
+// ("head" in its location) and its gradient operand comes from "head".
+// CHECK-LABEL: sym_name = "backward_before_first_block"
+// CHECK: %[[F0:.*]] = "torch.aten.relu"(%arg0) :
+// CHECK: %[[F1:.*]] = "torch.aten.tanh"(%[[F0]]) {ipu.block = #ipu.block<"head", 1 : i64>}
+// CHECK: %[[B1:.*]] = "torch.aten.neg"(%[[F1]]) {ipu.block = #ipu.block<"head", 1 : i64>}
+// CHECK: "torch.aten.mul.Tensor"(%[[B1]], %[[F0]]) :
+// NOINHERIT-LABEL: sym_name = "backward_before_first_block"
+// NOINHERIT: "torch.aten.neg"({{.*}}) {ipu.block = #ipu.block<"head", 1 : i64>}
+// NOINHERIT: "torch.aten.mul.Tensor"(%{{[0-9]+}}, %{{[0-9]+}}) :
+func.func @backward_before_first_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{seq_nr = 1 : i64}>["embed"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "head", ipu_id = 1 : i64, seq_nr = 2 : i64}>["head"("model.py":2:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, ipu_block = "head", ipu_id = 1 : i64, seq_nr = 2 : i64}>["head"("model.py":2:1)])
+  %3 = torch.aten.mul.Tensor %2, %0 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, ipu_block = "head", ipu_id = 1 : i64, seq_nr = 1 : i64}>["embed"("model.py":1:1)])
+  return %3 : !torch.vtensor<[2],f32>
+}

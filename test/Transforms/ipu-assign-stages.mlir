@@ -150,3 +150,25 @@ func.func @auto_round_replicated(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", ipu_id = 2 : i64}>["l2"("model.py":3:1)])
   return %2 : !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// Pipelined training, p = 2: the backward of a forward op before the first block (same
+// seq_nr, no block) runs in the last stage, 2p - 2 = 2, on IPU 0 like its forward op, not
+// in the stage and on the IPU of the code before it ("head": stage 1, IPU 1). %3 carries
+// "head" in its location, as autograd traced it; %4 has no block metadata at all.
+// CHECK-LABEL: sym_name = "training_before_first_block"
+// CHECK: %[[F0:.*]] = "torch.aten.relu"(%arg0) {pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64}
+// CHECK: %[[F1:.*]] = "torch.aten.tanh"(%[[F0]]) {ipu.block = #ipu.block<"head", 1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
+// CHECK: %[[B1:.*]] = "torch.aten.neg"(%[[F1]]) {ipu.block = #ipu.block<"head", 1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
+// CHECK: %[[B0:.*]] = "torch.aten.mul.Tensor"(%[[B1]], %[[F0]]) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64}
+// CHECK: "torch.aten.exp"(%[[F0]]) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64}
+// CHECK: }) {pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", num_ipus = 2 : i64, num_stages = 3 : i64}} : () -> ()
+func.func @training_before_first_block(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) attributes {ipu.strategy = {kind = "pipelined", training = true, gradient_accumulation = 3 : i64, device_iterations = 1 : i64}} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{seq_nr = 1 : i64}>["embed"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "head", ipu_id = 1 : i64, seq_nr = 2 : i64}>["head"("model.py":2:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, ipu_block = "head", ipu_id = 1 : i64, seq_nr = 2 : i64}>["head"("model.py":2:1)])
+  %3 = torch.aten.mul.Tensor %2, %0 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, ipu_block = "head", ipu_id = 1 : i64, seq_nr = 1 : i64}>["embed"("model.py":1:1)])
+  %4 = torch.aten.exp %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 1 : i64}>["embed"("model.py":1:1)])
+  return %3, %4 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
+}

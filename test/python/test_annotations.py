@@ -627,3 +627,26 @@ def test_block_object_properties_and_reuse() -> None:
     table = blocks_by_path(infer(Reuse(), x_in()))
     assert table["layer1"] == table["layer3"] == {("0", NONE)}
     assert table["layer2"] == {("reused", 1)}
+
+
+class LateBeginBlock(FourLayers):
+    """layer1 and layer2 run before the first block; BeginBlock(layer3) starts "back" on IPU 1."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        BeginBlock(self.layer3, "back", ipu_id=1)
+
+
+def test_training_backward_of_ops_before_the_first_block_has_no_block() -> None:
+    # Autograd traces the whole backward after the forward, with "back" still active, so
+    # every backward op carries it in its location; the forward op (same seq_nr) decides.
+    ops = train(WithLoss(LateBeginBlock()), x_in(), torch.rand(2, 4))
+    # layer1, layer2, layer3, layer4
+    assert blocks_of(ops, "torch.aten.addmm", backward=False) == [None, None, ("back", 1), ("back", 1)]
+    # the gradients of relu after layer3, layer2, layer1 (backward order)
+    assert blocks_of(ops, "torch.aten.threshold_backward", backward=True) == [("back", 1), None, None]
+    # weight and input gradients: 2 each for layer4, layer3, layer2; layer1 needs no input gradient
+    assert blocks_of(ops, "torch.aten.mm", backward=True) == [("back", 1)] * 4 + [None] * 3
+    assert blocks_of(ops, "torch.aten._softmax_backward_data", backward=True) == [("back", 1)]
+    assert blocks_of(ops, "torch.aten.mse_loss_backward", backward=True) == [("back", 1)]
+
