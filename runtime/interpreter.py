@@ -58,15 +58,22 @@ class StreamInfo:
 class DeviceStore:
     """The tensors held by one emulated IPU, by variable name."""
 
-    def __init__(self, ipu: int, device: torch.device | str = "cpu") -> None:
+    def __init__(self, ipu: int, device: torch.device | str | None = None) -> None:
         self.ipu = ipu
-        self.device = torch.device(device)
+        # A device chosen by the user (even the CPU) makes the runtime move tensors at
+        # the IPU's boundaries (host streams, inter-IPU copies, constants).
+        self.placed = device is not None
+        self.device = torch.device("cpu" if device is None else device)
         self.tensors: dict[str, torch.Tensor] = {}
 
     def allocate(self, info: VariableInfo) -> torch.Tensor:
         tensor = torch.zeros(info.shape, dtype=info.dtype, device=self.device)
         self.tensors[info.name] = tensor
         return tensor
+
+    def put(self, name: str, tensor: torch.Tensor) -> None:
+        """Hold ``tensor`` as variable ``name``, moved to this IPU's device."""
+        self.tensors[name] = tensor.to(self.device)
 
 
 class HostIO:
@@ -106,7 +113,7 @@ class Program:
         self._variable_slots: dict[str, int] = {}
         self._variable_of_slot: dict[int, VariableInfo] = {}
         self.streams: dict[str, StreamInfo] = {}
-        self._constants: list[tuple[int, torch.Tensor]] = []
+        self._constants: list[tuple[int, torch.Tensor, int]] = []  # (slot, value, IPU)
         self._functions: dict[str, list[Step]] = {}
         self._staged: dict[str, _StagedFunction] = {}
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
@@ -115,6 +122,9 @@ class Program:
         # Why a pipelined plan runs micro-batch by micro-batch instead (None: it does not).
         self.sequential_reason: str | None = None
         self._pipelined_loops = 0
+        # The torch device of each emulated IPU for the current run (see run()).
+        self._devices: dict[int, torch.device] = {}
+        self._placed = False  # IPUs placed on chosen devices: tensors move at IPU boundaries
         self.main: list[Step] = []
         self.io: HostIO | None = None
         # Random ops draw from this generator; poptorch seeds it from Options.randomSeed.
@@ -144,7 +154,7 @@ class Program:
                 self._variable_slots[info.name] = slot
                 self._variable_of_slot[slot] = info
             elif name == "poplar.constant":
-                self._constants.append((self._slot(op.results[0]), constant_tensor(op.attributes["value"], op.results[0].type)))
+                self._constants.append((self._slot(op.results[0]), constant_tensor(op.attributes["value"], op.results[0].type), _ipu_of(op)))
             elif name == "poplar.host_stream":
                 shape, dtype = list(ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value).shape), None
                 element = ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value).element_type
@@ -224,7 +234,7 @@ class Program:
             for result in op.results:
                 defined_here.add(self._slot(result))
         kills: dict[int, list[int]] = {}
-        constants = {slot for slot, _ in self._constants} | {self._slot(op.results[0]) for op in ops if op.name == "poplar.constant"}
+        constants = {slot for slot, _, _ in self._constants} | {self._slot(op.results[0]) for op in ops if op.name == "poplar.constant"}
         for slot, index in last_use.items():
             if slot in defined_here and slot not in self._variable_of_slot and slot not in constants:
                 kills.setdefault(index, []).append(slot)
@@ -359,7 +369,7 @@ class Program:
         if name == "poplar.constant":
             slot = self._slot(op.results[0])
             value = constant_tensor(op.attributes["value"], op.results[0].type)
-            self._constants.append((slot, value))
+            self._constants.append((slot, value, _ipu_of(op)))
             return None
         if name == "poplar.poprand_dropout":
             return self._decode_dropout(op)
@@ -384,7 +394,8 @@ class Program:
 
         def dropout(env: list) -> None:
             x = env[src]
-            mask = torch.empty(x.shape, dtype=torch.bool).bernoulli_(1.0 - p, generator=program.generator)
+            # Drawn on the host generator whatever the IPU's device: the same seed gives the same masks.
+            mask = torch.empty(x.shape, dtype=torch.bool).bernoulli_(1.0 - p, generator=program.generator).to(x.device)
             env[mask_slot] = mask
             env[out] = x * mask * scale
 
@@ -417,8 +428,11 @@ class Program:
         program = self
         if info.direction == "host_to_device":
 
+            ipu = self._variable_of_slot[slot].ipu if slot in self._variable_of_slot else 0
+
             def read(env: list) -> None:
-                env[slot] = program.io.pop(stream)
+                value = program.io.pop(stream)
+                env[slot] = value.to(program._devices[ipu]) if program._placed else value
 
             return read
         variable = self._variable_of_slot.get(slot)
@@ -428,7 +442,10 @@ class Program:
 
         def write(env: list) -> None:
             value = env[slot]
-            program.io.outputs[stream].append(value.clone() if must_clone else value)
+            if program._placed:  # outputs reach the host
+                program.io.outputs[stream].append(value.to("cpu", copy=must_clone))
+            else:
+                program.io.outputs[stream].append(value.clone() if must_clone else value)
 
         return write
 
@@ -446,8 +463,14 @@ class Program:
 
         if target is not None and target.name.startswith("exchange."):
             # An inter-IPU copy: the destination IPU gets its own copy of the data.
+            program = self
+            ipu = target.ipu
+
             def exchange(env: list) -> None:
-                env[dst] = env[src].clone()
+                if program._placed:  # between the devices of the two IPUs
+                    env[dst] = env[src].to(program._devices[ipu], copy=True)
+                else:
+                    env[dst] = env[src].clone()
 
             return exchange
         if target is not None and source_variable is None and _fresh_result(op.operands[0]):
@@ -541,8 +564,10 @@ class Program:
             if tensor is None:
                 tensor = store.allocate(info)
             env[slot] = tensor
-        for slot, value in self._constants:
-            env[slot] = value
+        self._devices = {ipu: store.device for ipu, store in stores.items()}
+        self._placed = any(store.placed for store in stores.values())
+        for slot, value, ipu in self._constants:
+            env[slot] = value.to(self._devices[ipu]) if self._placed else value
         return env
 
     def run(self, stores: dict[int, DeviceStore], inputs: dict[str, list[torch.Tensor]]) -> dict[str, list[torch.Tensor]]:
@@ -558,6 +583,14 @@ class Program:
             return self.io.outputs
         finally:
             self.io = None
+
+
+def _ipu_of(op: ir.Operation) -> int:
+    """The IPU of a constant: its ``ipu`` or ``pipeline.ipu`` attribute, else IPU 0."""
+    for key in ("ipu", "pipeline.ipu"):
+        if key in op.attributes:
+            return ir.IntegerAttr(op.attributes[key]).value
+    return 0
 
 
 def id_of(op: ir.Operation) -> int:

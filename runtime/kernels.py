@@ -312,7 +312,7 @@ def _map(op: ir.Operation) -> Kernel:
     def call(*args: torch.Tensor) -> torch.Tensor:
         out = fn(*args)
         if not isinstance(out, torch.Tensor):  # a literal chosen by a scalar select
-            return torch.full(shape, out, dtype=dtype)
+            return torch.full(shape, out, dtype=dtype, device=args[0].device if args else None)
         return out if out.dtype == dtype else out.to(dtype)
 
     return call

@@ -195,7 +195,14 @@ class PoplarExecutor:
             self._download_optimizer_state()
         _host_sync.sync_host(self._user_model)  # a training wrapper of the same model may be newer
         if self._stores is None:
-            self._stores = {ipu: DeviceStore(ipu) for ipu in range(self._compiled.program.num_ipus)}
+            num_ipus = self._compiled.program.num_ipus
+            unused = sorted(ipu for ipu in self._options.ipu_model_devices if ipu is not None and ipu >= num_ipus)
+            if unused:
+                raise ValueError(f"Options.setIpuModelDevices places IPU{unused[0]}, but the model runs on {num_ipus} "
+                                 f"IPU(s) (IPU0-IPU{num_ipus - 1}); name only the IPUs its blocks use")
+            placed = bool(self._options.ipu_model_devices)
+            self._stores = {ipu: DeviceStore(ipu, self._options.ipu_model_device(ipu) if placed else None)
+                            for ipu in range(num_ipus)}
         named = self._named_tensors()
         program = self._compiled.program
         for kind, name in self._arguments():
@@ -206,12 +213,12 @@ class PoplarExecutor:
                     value = named[name]
                 else:
                     raise RuntimeError(f"the compiled model uses '{name}', which the model no longer has")
-                self._stores[program.variables[name].ipu].tensors[name] = value.detach().clone()
+                self._stores[program.variables[name].ipu].put(name, value.detach().clone())
             elif kind == "hyper":
-                self._stores[program.variables[name].ipu].tensors[name] = torch.tensor(self._hyper_value(name), dtype=torch.float32)
+                self._stores[program.variables[name].ipu].put(name, torch.tensor(self._hyper_value(name), dtype=torch.float32))
             elif kind in ("optimizer_state", "accumulator"):
                 info = program.variables[name]
-                self._stores[info.ipu].tensors[name] = self._initial_state(name, info)
+                self._stores[info.ipu].put(name, self._initial_state(name, info))
         self._device_newer = False
         self._host_newer = False
         self._uploaded_version = _host_sync.version(self._user_model)
@@ -381,7 +388,7 @@ class PoplarExecutor:
             program = self._compiled.program
             for kind, name in self._arguments():
                 if kind == "hyper":
-                    self._stores[program.variables[name].ipu].tensors[name] = torch.tensor(self._hyper_value(name), dtype=torch.float32)
+                    self._stores[program.variables[name].ipu].put(name, torch.tensor(self._hyper_value(name), dtype=torch.float32))
 
     def _install_state_sync(self) -> None:
         """The optimizer's state_dict() / load_state_dict() read and write the device's state."""
@@ -431,7 +438,7 @@ class PoplarExecutor:
         for variable, path, key in self._state_slots():
             if key == "step" and self._ipu_optimizer.type == "sgd":
                 continue  # torch's SGD keeps no step count; ours only tells the first step apart
-            value = self._stores[program.variables[variable].ipu].tensors[variable].detach().clone()
+            value = self._stores[program.variables[variable].ipu].tensors[variable].detach().to("cpu", copy=True)
             if key == "momentum_buffer":
                 value = value / self._velocity_scale(path)
             self._optimizer.state[params[path]][key] = value
@@ -441,7 +448,7 @@ class PoplarExecutor:
             return
         program = self._compiled.program
         for variable, _path, _key in self._state_slots():
-            self._stores[program.variables[variable].ipu].tensors[variable] = self._initial_state(variable, program.variables[variable])
+            self._stores[program.variables[variable].ipu].put(variable, self._initial_state(variable, program.variables[variable]))
 
     def _initial_state(self, name: str, info: Any) -> torch.Tensor:
         """Optimizer state starts at zero (velocity, moments, step count), except the

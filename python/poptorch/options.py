@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import _logging, enums
 from .enums import (
@@ -26,6 +26,9 @@ from .enums import (
     format_value,
 )
 from .execution_strategy import ExecutionStrategy
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "EMULATOR_IGNORED_OPTIONS",
@@ -77,6 +80,27 @@ DEFAULT_SOURCE_LOCATION_EXCLUDES: tuple[str, ...] = (
 _OFFLINE_IPU_VERSIONS = (1, 2, 21)
 _MAX_RANDOM_SEED = 2**64 - 1
 _MAX_IO_TILES = 192
+
+
+def _torch_device(label: str, what: str, value: Any) -> torch.device:
+    """``value`` as a torch device this process can allocate on, else our error."""
+    import torch
+
+    try:
+        device = torch.device(value)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(f"{label}: {value!r} for {what} is not a torch device ({error}); pass e.g. 'cpu' or "
+                         "'cuda:0'") from None
+    if device.type == "meta":
+        raise ValueError(f"{label}: the 'meta' device holds no data, so it cannot emulate an IPU ({what}); pass "
+                         "e.g. 'cpu' or 'cuda:0'")
+    try:
+        torch.empty(0, device=device)
+    except (RuntimeError, AssertionError) as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ValueError(f"{label}: device '{device}' for {what} is not available in this process ({reason}); "
+                         "use a device torch can allocate on, such as 'cpu'") from None
+    return device
 
 
 def _ignored(name: str, value: Any) -> None:
@@ -810,6 +834,7 @@ class Options(_OptionGroup):
         self._execution_strategy: ExecutionStrategy | None = None
         self._auto_round_num_ipus = False
         self._use_ipu_model: bool | None = None  # None: POPTORCH_IPU_MODEL decides
+        self._ipu_model_devices: dict[int | None, torch.device] = {}  # None: every IPU
         self._available_memory_proportion: dict[int, float] = {}
         self._connection_type = ConnectionType.Always
         self._sync_pattern = SyncPattern.Full
@@ -1023,6 +1048,37 @@ class Options(_OptionGroup):
             parsed[int(match.group(1))] = float(value)
         self._available_memory_proportion = parsed
         return self
+
+    def setIpuModelDevices(self, devices: str | torch.device | Mapping[str, str | torch.device]) -> Options:  # noqa: N802
+        """Place the emulated IPUs on torch devices: one device for every IPU
+        (``"cuda:0"``), or one per IPU (``{"IPU0": "cuda:0", "IPU1": "cuda:1"}``; IPUs not
+        named stay on the CPU). Each IPU's weights, activations and kernels then live on
+        its device, inter-IPU copies move tensors between devices, and inputs and outputs
+        cross from and to the host CPU. An ipu-mlir extension (the IPU Model only)."""
+        label = self._writable("setIpuModelDevices")
+        if isinstance(devices, Mapping):
+            parsed: dict[int | None, torch.device] = {}
+            for key, value in devices.items():
+                match = _IPU_KEY.match(key) if isinstance(key, str) else None
+                if match is None:
+                    raise ValueError(f"{label}: key {key!r} does not name an IPU. Use 'IPU0', 'IPU1', ...")
+                parsed[int(match.group(1))] = _torch_device(label, key, value)
+        else:
+            parsed = {None: _torch_device(label, "every IPU", devices)}
+        self._ipu_model_devices = parsed
+        return self
+
+    def ipu_model_device(self, ipu: int) -> torch.device:
+        """The torch device emulating IPU ``ipu`` (``setIpuModelDevices``; the CPU by default)."""
+        import torch
+
+        devices = self._ipu_model_devices
+        return devices.get(ipu, devices.get(None, torch.device("cpu")))
+
+    @property
+    def ipu_model_devices(self) -> dict[int | None, torch.device]:
+        """The devices set with ``setIpuModelDevices`` (key None: every IPU)."""
+        return dict(self._ipu_model_devices)
 
     def useIpuModel(self, use_model: bool) -> Options:  # noqa: N802
         """Run on the IPU Model (True) or hardware (False); overrides POPTORCH_IPU_MODEL."""
@@ -1387,6 +1443,8 @@ class Options(_OptionGroup):
             "execution_strategy": None if strategy is None else strategy.to_dict(),
             "auto_round_num_ipus": self._auto_round_num_ipus,
             "use_ipu_model": self.use_ipu_model,
+            "ipu_model_devices": {("all" if ipu is None else f"IPU{ipu}"): str(device)
+                                  for ipu, device in self._ipu_model_devices.items()},
             "available_memory_proportion": dict(self._available_memory_proportion),
             "connection_type": self._connection_type,
             "sync_pattern": self._sync_pattern,

@@ -1,0 +1,98 @@
+"""Emulated IPUs placed on torch devices (``Options.setIpuModelDevices``, an ipu-mlir
+extension): each IPU's tensors live on its device, inputs and outputs cross from and to
+the host. This machine has only the CPU, so the tests place IPUs on the CPU explicitly
+(which runs the same moves at every IPU boundary) and check the errors for devices this
+process cannot use."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch.nn as nn
+
+import poptorch
+
+FP32 = {"rtol": 1e-5, "atol": 1e-6}
+
+
+class TwoIpus(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.front = nn.Linear(8, 16)
+        self.back = nn.Linear(16, 3)
+        self.loss = nn.CrossEntropyLoss()
+        poptorch.BeginBlock(self.back, "back", ipu_id=1)
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor):  # noqa: ANN201
+        out = self.back(torch.relu(self.front(x)))
+        return out, self.loss(out, target)
+
+
+@pytest.mark.parametrize("devices", ["cpu", {"IPU0": "cpu", "IPU1": torch.device("cpu")}, {"IPU1": "cpu:0"}])
+def test_pipelined_training_on_placed_ipus_matches_eager(devices: object) -> None:
+    torch.manual_seed(0)
+    model = TwoIpus()
+    reference = copy.deepcopy(model)
+    options = poptorch.Options().setIpuModelDevices(devices)
+    options.Training.gradientAccumulation(3)
+    training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))
+    eager = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
+    x, y = torch.randn(12, 8), torch.randint(0, 3, (12,))
+    for _ in range(2):
+        out, loss = training(x, y)
+        eager.zero_grad()
+        for i in range(3):
+            _, eager_loss = reference(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])
+            (eager_loss / 3).backward()
+        eager.step()
+    assert out.device.type == "cpu" and loss.device.type == "cpu"
+    for (name, p), q in zip(model.named_parameters(), reference.parameters(), strict=True):
+        torch.testing.assert_close(p, q, **FP32, msg=lambda m, name=name: f"{name}: {m}")
+    assert {ipu: store.device.type for ipu, store in training._stores.items()} == {0: "cpu", 1: "cpu"}
+    assert all(store.placed for store in training._stores.values())
+    # The optimizer state comes back to the host (state_dict() reads the device's).
+    momentum = training._optimizer.state_dict()["state"][0]["momentum_buffer"]
+    assert momentum.device.type == "cpu"
+    torch.testing.assert_close(momentum, eager.state[reference.front.weight]["momentum_buffer"], **FP32)
+
+
+def test_inference_on_placed_ipus_matches_eager() -> None:
+    torch.manual_seed(0)
+    model = TwoIpus().eval()
+    options = poptorch.Options().deviceIterations(2).setIpuModelDevices({"IPU0": "cpu", "IPU1": "cpu"})
+    inference = poptorch.inferenceModel(model, options)
+    x, y = torch.randn(8, 8), torch.randint(0, 3, (8,))
+    out, _ = inference(x, y)
+    with torch.no_grad():
+        torch.testing.assert_close(out, model(x, y)[0], **FP32)
+
+
+@pytest.mark.parametrize(("devices", "match"), [
+    ("cuda:0", "device 'cuda:0' for every IPU is not available in this process"),
+    ({"IPU1": "cuda:1"}, "device 'cuda:1' for IPU1 is not available in this process"),
+    ("meta", "the 'meta' device holds no data"),
+    ("gpu7", "'gpu7' for every IPU is not a torch device"),
+    ({"ipu": "cpu"}, "key 'ipu' does not name an IPU"),
+])
+def test_unusable_devices_are_rejected(devices: object, match: str) -> None:
+    if not isinstance(devices, dict) and str(devices).startswith("cuda") and torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(ValueError, match=match):
+        poptorch.Options().setIpuModelDevices(devices)
+
+
+def test_placing_an_ipu_the_model_does_not_use_is_an_error() -> None:
+    model = nn.Linear(4, 2)
+    options = poptorch.Options().setIpuModelDevices({"IPU0": "cpu", "IPU3": "cpu"})
+    inference = poptorch.inferenceModel(model, options)
+    with pytest.raises(ValueError, match=r"places IPU3, but the model runs on 1 IPU\(s\)"):
+        inference(torch.randn(1, 4))
+
+
+def test_devices_are_reported_and_copied() -> None:
+    options = poptorch.Options().setIpuModelDevices({"IPU1": "cpu"})
+    assert options.toDict()["ipu_model_devices"] == {"IPU1": "cpu"}
+    assert options.clone().ipu_model_device(1) == torch.device("cpu")
+    assert poptorch.Options().ipu_model_devices == {}
