@@ -6,7 +6,9 @@ For inference (``deviceIterations`` = m micro-batches per call) and training
 ``PipelinedExecution`` (stages of different micro-batches overlap in worker threads) and
 with ``ShardedExecution`` (one IPU busy at a time), their speed ratio, eager PyTorch on
 the same micro-batches, and the measured stage utilisation (busy time of each IPU over
-the loop's wall time) against the ideal m / (m + p - 1) of a p-stage pipeline.
+the loop's wall time) against the ideal m / (m + p - 1) of a p-stage pipeline. Last, pipelined
+training with recomputation (``_Popart.set("autoRecomputation", 3)``) against stashing:
+time and IPU 0's stash.
 Usage: ``python bench/pipeline.py [--quick]``.
 """
 
@@ -60,8 +62,10 @@ def _utilisation(trace: list[tuple[int, int, int, int, float, float]], ipus: int
     return busy / (ipus * span)
 
 
-def _wrapper(training: bool, kind: str, m: int, model: nn.Module):  # noqa: ANN202
+def _wrapper(training: bool, kind: str, m: int, model: nn.Module, recompute: bool = False):  # noqa: ANN202
     options = poptorch.Options()
+    if recompute:
+        options._Popart.set("autoRecomputation", 3)
     if training:
         options.Training.gradientAccumulation(m)
     else:
@@ -109,6 +113,22 @@ def run(training: bool, m: int, repeats: int) -> None:
           f"(ideal m/(m+p-1) = {ideal_utilisation(2, m):.2f})")
 
 
+def run_recompute(m: int, repeats: int) -> None:
+    """Pipelined training stashing every activation stage 2 needs, then recomputing them."""
+    torch.manual_seed(0)
+    x, y = torch.randn(m * BATCH, WIDTH), torch.randn(m * BATCH, WIDTH)
+    results = {}
+    for recompute in (False, True):
+        wrapper = _wrapper(True, "pipelined", m, TwoStage(), recompute=recompute)
+        time_ = _median(lambda wrapper=wrapper: wrapper(x, y), repeats)
+        results[recompute] = (time_, wrapper._compiled.memory_per_ipu()[0]["stash"])
+        wrapper.destroy()
+    (stash_time, stash_bytes), (re_time, re_bytes) = results[False], results[True]
+    print(f"{torch.get_num_threads()} thread(s)  training  m={m:2d}  pipelined, stashing {stash_time * 1e3:7.1f} ms "
+          f"(IPU 0 stash {stash_bytes / 2**20:.2f} MiB)  recomputing {re_time * 1e3:7.1f} ms (stash {re_bytes / 2**20:.2f} MiB)  "
+          f"recompute/stash time {re_time / stash_time:.2f}x, stash {re_bytes / stash_bytes:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and micro-batches (a smoke run)")
@@ -124,6 +144,8 @@ def main() -> None:
         for m in ((4,) if args.quick else (4, 16)):
             run(False, m, repeats)
             run(True, m, repeats)
+        if threads == 1:
+            run_recompute(4 if args.quick else 16, repeats)
 
 
 if __name__ == "__main__":

@@ -285,6 +285,8 @@ class Program:
                 # A later stage reads the new value, but in a pipeline the next
                 # micro-batch's update of the buffer runs first: keep a separate result.
                 continue
+            if any(user.name == "pipeline.stash" for value in _views_of(op.results[0], uses) for user in uses.get(value, [])):
+                continue  # the stash keeps the new value for a later stage: later updates must not reach it
             aliases = _views_of(target, uses)
             later = [user for value in aliases for user in uses.get(value, [])
                      if position[id_of(user)] > index and user != copy]

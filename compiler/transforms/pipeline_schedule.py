@@ -112,7 +112,10 @@ class PipelineSchedule(ModulePass):
                 op.move_after(before)
             forward = ir.IntegerAttr(plan["forward_stages"]).value
             recompute = self.recompute and forward < len(stage_ipus)  # training: backward stages exist
-            _Stasher(step.regions[0].blocks[0], stage_ipus, per_micro_batch, forward if recompute else None).run(ops)
+            try:
+                _Stasher(stage_ipus, per_micro_batch, forward if recompute else None).run(ops)
+            except StageError as error:
+                diag.error(error.op, f"pipeline-schedule: {error}")
 
 
 class StageError(ValueError):
@@ -232,9 +235,7 @@ class _Stasher:
     Inter-IPU copies read their source at the boundary of its stage and need no stash.
     """
 
-    def __init__(self, block: ir.Block, stage_ipus: list[int], per_micro_batch: set[ir.Value],
-                 forward_stages: int | None) -> None:
-        self.block = block
+    def __init__(self, stage_ipus: list[int], per_micro_batch: set[ir.Value], forward_stages: int | None) -> None:
         self.stage_ipus = stage_ipus
         self.per_micro_batch = per_micro_batch
         self.forward_stages = forward_stages  # None: no recomputation
@@ -243,14 +244,26 @@ class _Stasher:
         # value -> (stage, the copy restored there, the restore) of its latest reading stage
         self.chain: dict[ir.Value, tuple[int, ir.Value, ir.Operation]] = {}
         self.count = 0
+        self.written: set[ir.Value] = set()  # variables the step writes (state, accumulators)
+        self.first_of_stage: dict[int, ir.Operation] = {}
 
     def run(self, ops: list[ir.Operation]) -> None:
         for op in ops:
+            if op.name in DATA_MOVES:
+                self.written.add(_written_variable(op))
+            elif op.name == "poplar.popops_scaled_add_to":
+                self.written.add(op.operands[0])
+        for op in ops:
             stage = _int(op, STAGE_ATTR)
+            self.first_of_stage.setdefault(stage, op)
             if op.name in DATA_MOVES:
                 destination = _written_variable(op)
                 if destination is not None and destination in self.per_micro_batch and destination not in self.defined:
                     self.defined[destination] = (stage, op)
+                if op.name == "poplar.program_copy" and self._crosses(op.operands[0], stage - 1):
+                    # A copy runs at the boundary before its stage: a source from two or
+                    # more stages earlier is kept on its IPU until the stage before.
+                    op.operands[0] = self._resolve(op.operands[0], stage - 1, self.first_of_stage[stage])
                 continue
             direct = list(op.operands)
             for value in direct:  # a micro-batch variable no data move writes: kept from its first reader
@@ -288,6 +301,8 @@ class _Stasher:
             return False  # a stage input (host read, exchange buffer)
         if producer.name.startswith("poplar.poprand") or producer.name.startswith("poplar.program_"):
             return False  # a new random draw would differ; programs have effects
+        if any(operand in self.written and operand not in self.per_micro_batch for operand in producer.operands):
+            return False  # it reads state that later micro-batches update before this stage runs
         kept = list(ir.DenseI64ArrayAttr(producer.attributes[CHECKPOINT_ATTR])) if CHECKPOINT_ATTR in producer.attributes else []
         return ir.OpResult(value).result_number not in kept
 
@@ -302,8 +317,10 @@ class _Stasher:
         return clone.results[ir.OpResult(value).result_number]
 
     def _restore(self, value: ir.Value, stage: int, reader: ir.Operation) -> ir.Value:
-        """Stash ``value`` (or the copy an earlier reading stage restored) and restore it before ``reader``."""
+        """Stash ``value`` (or the copy an earlier reading stage restored) and restore it before ``reader``.
+        The stash and its restore count against the IPU that holds the value."""
         held_stage, definer = self.defined[value]
+        ipu = self.stage_ipus[held_stage]
         held = value
         if value in self.chain:
             held_stage, held, definer = self.chain[value]
@@ -312,15 +329,16 @@ class _Stasher:
         self.count += 1
         stash = build(pipeline_d.StashOp, held, stash_id, _i64(depth), loc=definer.location, ip=ir.InsertionPoint(definer))
         stash.operation.move_after(definer)
-        self._label(stash.operation, held_stage)
+        _label(stash.operation, held_stage, ipu)
         restore = build(pipeline_d.RestoreOp, stash_id, _i64(depth), held.type, loc=reader.location, ip=ir.InsertionPoint(reader))
-        self._label(restore.operation, stage)
+        _label(restore.operation, stage, ipu)
         self.chain[value] = (stage, restore.result, restore.operation)
         return restore.result
 
-    def _label(self, op: ir.Operation, stage: int) -> None:
-        op.attributes[STAGE_ATTR] = _i64(stage)
-        op.attributes[IPU_ATTR] = _i64(self.stage_ipus[stage])
+
+def _label(op: ir.Operation, stage: int, ipu: int) -> None:
+    op.attributes[STAGE_ATTR] = _i64(stage)
+    op.attributes[IPU_ATTR] = _i64(ipu)
 
 
 def _written_variable(op: ir.Operation) -> ir.Value | None:

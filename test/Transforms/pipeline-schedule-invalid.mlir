@@ -30,3 +30,36 @@
     "poplar.program_call"() {callee = "step"} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// A value of an earlier stage read inside a nested program cannot be stashed for it.
+// CHECK: error: pipeline-schedule: 'poplar.program_sequence' in pipeline stage 2 reads a value of an earlier stage inside a nested region, which the pipeline cannot stash; use poptorch.ShardedExecution
+"poplar.graph"() ({
+  %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2xf32>
+  "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<2xf32>} : () -> ()
+  %st = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "state", tiles = array<i64>} : () -> tensor<2xf32>
+  %e0 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<2xf32>
+  %e1 = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.1", tiles = array<i64>} : () -> tensor<2xf32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<2xf32>
+  "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<2xf32>} : () -> ()
+  "poplar.function"() ({
+    "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<2xf32>) -> ()
+    %n = "poplar.popops_map"(%st, %x) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    "poplar.program_copy"(%n, %st) : (tensor<2xf32>, tensor<2xf32>) -> ()
+    %h = "poplar.popnn_nonlinearity"(%x) {dim = 0 : i64, kind = "relu", pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+    "poplar.program_copy"(%h, %e0) : (tensor<2xf32>, tensor<2xf32>) -> ()
+    %y = "poplar.popnn_nonlinearity"(%e0) {dim = 0 : i64, kind = "relu", pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+    "poplar.program_copy"(%y, %e1) : (tensor<2xf32>, tensor<2xf32>) -> ()
+    "poplar.program_sequence"() ({
+      %z = "poplar.popops_add"(%e1, %h) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      "poplar.program_copy"(%z, %out) : (tensor<2xf32>, tensor<2xf32>) -> ()
+    }) {name = "inner", pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : () -> ()
+  }) {name = "step", pipeline.plan = {forward_stages = 3 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_repeat"() ({
+      "poplar.program_call"() {callee = "step"} : () -> ()
+      "poplar.program_stream_copy"(%out) {stream = "host.output.0"} : (tensor<2xf32>) -> ()
+    }) {count = 4 : i64} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()

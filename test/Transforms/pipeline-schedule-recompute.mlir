@@ -172,3 +172,35 @@
     "poplar.program_call"() {callee = "step"} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// An op reading state the step updates (a buffer, here %st) is stashed, not recomputed:
+// by the time stage 2 runs, later micro-batches have updated %st. The relu of x is
+// recomputed from the restored x.
+// CHECK-LABEL: "poplar.graph"
+// CHECK: %[[N:.*]] = "poplar.popops_map"(%[[ST:.*]], %{{.*}}) {expr = "add(_1, _2)"
+// CHECK-NEXT: "pipeline.stash"(%[[N]])
+// CHECK: %[[RN:.*]] = "pipeline.restore"()
+// CHECK-NEXT: %[[RX:.*]] = "pipeline.restore"()
+// CHECK-NEXT: %[[H:.*]] = "poplar.popnn_nonlinearity"(%[[RX]]) {{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: "poplar.popops_mul"(%[[RN]], %[[H]]) {{.*}}pipeline.stage = 2 : i64
+// CHECK-NOT: expr = "add(_1, _2)"
+// CHECK: }) {name = "step"
+"poplar.graph"() ({
+  %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2xf32>
+  "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<2xf32>} : () -> ()
+  %st = "poplar.variable"() {ipu = 0 : i64, kind = "buffer", name = "state", tiles = array<i64>} : () -> tensor<2xf32>
+  %g = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<2xf32>
+  "poplar.function"() ({
+    "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<2xf32>) -> ()
+    %n = "poplar.popops_map"(%st, %x) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    "poplar.program_copy"(%n, %st) : (tensor<2xf32>, tensor<2xf32>) -> ()
+    %h = "poplar.popnn_nonlinearity"(%x) {dim = 0 : i64, kind = "relu", pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+    %k = "poplar.popops_mul"(%n, %h) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %j = "poplar.popops_mul"(%k, %g) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "step"} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()

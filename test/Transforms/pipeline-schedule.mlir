@@ -203,3 +203,40 @@
     "poplar.program_call"() {callee = "step"} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// A skip connection over three IPUs: h (stage 0, IPU 0) is copied to IPU 2 for stage 2.
+// A copy runs at the boundary before its stage, so h waits on IPU 0 through stage 1:
+// a stash of depth 1 on IPU 0, restored in stage 1 (still counted on IPU 0) and copied.
+// CHECK-LABEL: "poplar.graph"
+// CHECK: %[[H:.*]] = "poplar.popnn_nonlinearity"{{.*}}pipeline.stage = 0 : i64
+// CHECK-NEXT: "pipeline.stash"(%[[H]]) {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, stash_id = "[[ID:.*]]"}
+// CHECK: "poplar.program_copy"(%[[H]], %{{.*}}) {pipeline.stage = 1 : i64}
+// CHECK: %[[R:.*]] = "pipeline.restore"() {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64, stash_id = "[[ID]]"}
+// CHECK: "poplar.program_copy"(%[[R]], %{{.*}}) {pipeline.stage = 2 : i64}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<1024xf32>
+  "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<1024xf32>} : () -> ()
+  %e0 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<1024xf32>
+  %e1 = "poplar.variable"() {ipu = 2 : i64, kind = "activation", name = "exchange.1", tiles = array<i64>} : () -> tensor<1024xf32>
+  %e2 = "poplar.variable"() {ipu = 2 : i64, kind = "activation", name = "exchange.2", tiles = array<i64>} : () -> tensor<1024xf32>
+  %out = "poplar.variable"() {ipu = 2 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<1024xf32>
+  "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<1024xf32>} : () -> ()
+  "poplar.function"() ({
+    "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<1024xf32>) -> ()
+    %h = "poplar.popnn_nonlinearity"(%x) {dim = 0 : i64, kind = "relu", pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<1024xf32>) -> tensor<1024xf32>
+    "poplar.program_copy"(%h, %e0) : (tensor<1024xf32>, tensor<1024xf32>) -> ()
+    %y = "poplar.popnn_nonlinearity"(%e0) {dim = 0 : i64, kind = "tanh", pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64} : (tensor<1024xf32>) -> tensor<1024xf32>
+    "poplar.program_copy"(%y, %e1) : (tensor<1024xf32>, tensor<1024xf32>) -> ()
+    "poplar.program_copy"(%h, %e2) : (tensor<1024xf32>, tensor<1024xf32>) -> ()
+    %z = "poplar.popops_add"(%e1, %e2) {pipeline.ipu = 2 : i64, pipeline.stage = 2 : i64} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+    "poplar.program_copy"(%z, %out) : (tensor<1024xf32>, tensor<1024xf32>) -> ()
+  }) {name = "step", pipeline.plan = {forward_stages = 3 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 2>}} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_repeat"() ({
+      "poplar.program_call"() {callee = "step"} : () -> ()
+      "poplar.program_stream_copy"(%out) {stream = "host.output.0"} : (tensor<1024xf32>) -> ()
+    }) {count = 4 : i64} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 3 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()

@@ -153,3 +153,40 @@ def test_popart_options_copy_and_report(caplog: pytest.LogCaptureFixture) -> Non
     values = options.toDict()
     assert values["_Popart.autoRecomputation"] == 3 and values["_Popart.enableOutlining"] is False
     assert options.clone()._Popart.recompute_pipeline
+
+
+class UpdatesBuffer(nn.Module):
+    """Stage 0 updates a buffer and scales its activation by it; the backward stage needs
+    that activation, so it must see this micro-batch's buffer, not a later one's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = nn.Linear(4, 4), nn.Linear(4, 4)
+        self.register_buffer("running", torch.ones(4))
+        self.loss = nn.MSELoss()
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor):  # noqa: ANN201
+        with poptorch.Block("s0", ipu_id=0):
+            self.running.mul_(0.5).add_(x.mean(0).detach())
+            h = self.a(x) * self.running
+        with poptorch.Block("s1", ipu_id=1):
+            return self.loss(self.b(h), target)
+
+
+def test_recomputation_stashes_values_computed_from_updated_state() -> None:
+    x = torch.arange(12.0).reshape(12, 1).repeat(1, 4)
+    states = {}
+    for kind in ("sharded", "pipelined"):
+        torch.manual_seed(0)
+        model = UpdatesBuffer()
+        options = poptorch.Options()
+        options.Training.gradientAccumulation(ACCUMULATION)
+        options._Popart.set("autoRecomputation", 3)
+        stages = [poptorch.Stage("s0").ipu(0), poptorch.Stage("s1").ipu(1)]
+        strategy = poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages)
+        options.setExecutionStrategy(strategy)
+        training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
+        training(x, torch.zeros(12, 4))
+        states[kind] = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    for name, value in states["pipelined"].items():
+        torch.testing.assert_close(value, states["sharded"][name], **FP32, msg=lambda m, name=name: f"{name}: {m}")
