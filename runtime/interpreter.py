@@ -127,9 +127,12 @@ class Program:
         self._placed = False  # IPUs placed on chosen devices: tensors move at IPU boundaries
         self.main: list[Step] = []
         self.io: HostIO | None = None
-        # Random ops draw from this generator; poptorch seeds it from Options.randomSeed.
-        self.generator = torch.Generator()
-        self.generator.manual_seed(0)
+        # Random ops: seeded by poptorch from Options.randomSeed (set_seed); each call of a
+        # function with random ops gets the next number in the slot _call_slot.
+        self.seed = 0
+        self._calls = 0
+        self._random_ops = 0
+        self._call_slot = self._slot(("random", "call"))
         self._decode_graph(graph)
 
     # -- decoding -------------------------------------------------------------------
@@ -187,22 +190,20 @@ class Program:
         name = kernels.attr(function, "name")
         block = function.regions[0].blocks[0]
         plan = schedule.plan_of(function)
-        if plan is None or plan["kind"] != "pipelined" or len(plan["stage_ipus"]) < 2:
-            self._functions[name].extend(self._decode_block(block))
-            return
         ops = [op.operation for op in block.operations]
+        # A function with random ops numbers its calls: each call (one micro-batch) draws
+        # from its own seed, so the masks do not depend on the order stages run in.
+        counter = [self._count_call] if any(op.name.startswith("poplar.poprand") for op in ops) else []
+        if plan is None or plan["kind"] != "pipelined" or len(plan["stage_ipus"]) < 2:
+            self._functions[name].extend(counter + self._decode_block(block))
+            return
         unlabelled = [op.name for op in ops if STAGE_ATTR not in op.attributes]
         if unlabelled:
             raise KernelError(f"function '{name}' has a pipelined plan but '{unlabelled[0]}' has no "
                               f"'{STAGE_ATTR}': run pipeline-schedule after poplar-build-program")
-        if any(op.name.startswith("poplar.poprand") for op in ops):
-            self.sequential_reason = "its random ops draw from one generator in program order"
-            logger.warning("the pipeline stages of '%s' run one micro-batch at a time: %s", name, self.sequential_reason)
-            self._functions[name].extend(self._decode_block(block))
-            return
         labels = {id_of(op): kernels.attr(op, STAGE_ATTR) for op in ops}
-        stages: list[int] = []
-        steps = self._decode_block(block, labels, stages)
+        stages: list[int] = [0] * len(counter)  # stage 0 runs the micro-batches in order
+        steps = counter + self._decode_block(block, labels, stages)
         self._functions[name].extend(steps)
         self._staged[name] = _StagedFunction.build(self, ops, labels, steps, stages, plan["stage_ipus"])
 
@@ -387,17 +388,33 @@ class Program:
             return _compute_multi(fn, ins, tuple(self._slot(r) for r in op.results))
         return _compute(fn, ins, self._slot(op.results[0]))
 
+    def _count_call(self, env: list) -> None:
+        """Number this call of a function with random ops (one micro-batch)."""
+        env[self._call_slot] = self._calls
+        self._calls += 1
+
+    def set_seed(self, seed: int) -> None:
+        """Seed the random ops (Options.randomSeed) and restart the call numbering."""
+        self.seed = seed
+        self._calls = 0
+
     def _decode_dropout(self, op: ir.Operation) -> Step:
-        """Dropout draws its mask from the program's generator (seeded by Options.randomSeed)."""
+        """Dropout draws its mask from a generator seeded by the program's seed, the number
+        of the call (micro-batch) and the op: the same seed gives the same masks, and
+        pipelined stages draw the masks they would draw one micro-batch at a time."""
         src, out, mask_slot = self._slot(op.operands[0]), self._slot(op.results[0]), self._slot(op.results[1])
         p = kernels.attr(op, "p")
         scale = 1.0 / (1.0 - p)
         program = self
+        index, call = self._random_ops, self._call_slot
+        self._random_ops += 1
 
         def dropout(env: list) -> None:
             x = env[src]
-            # Drawn on the host generator whatever the IPU's device: the same seed gives the same masks.
-            mask = torch.empty(x.shape, dtype=torch.bool).bernoulli_(1.0 - p, generator=program.generator).to(x.device)
+            generator = torch.Generator()
+            generator.manual_seed(hash((program.seed, env[call] or 0, index)) & (2**63 - 1))
+            # Drawn on the host whatever the IPU's device: the same seed gives the same masks.
+            mask = torch.empty(x.shape, dtype=torch.bool).bernoulli_(1.0 - p, generator=generator).to(x.device)
             env[mask_slot] = mask
             env[out] = x * mask * scale
 

@@ -278,12 +278,12 @@ class PoplarExecutor:
         if self._attached:
             raise RuntimeError("the model is already attached to a device; call detachFromDevice() first")
         self.copyWeightsToDevice()
-        # Random ops (dropout) draw from the device's generator: Options.randomSeed makes
-        # them repeatable; without it the seed comes from torch's own generator.
+        # Random ops (dropout) draw from the device's seed: Options.randomSeed makes them
+        # repeatable; without it the seed comes from torch's own generator.
         seed = self._options.random_seed
         if seed is None:
             seed = int(torch.randint(0, 2**62, ()).item())
-        self._compiled.program.generator.manual_seed(seed)
+        self._compiled.program.set_seed(seed)
         self._attached = True
 
     def detachFromDevice(self) -> None:  # noqa: N802

@@ -262,3 +262,49 @@ def test_pipelined_buffer_read_before_the_stage_that_updates_it_is_an_error() ->
                                            r"poptorch.ShardedExecution"):
         _train_buffered("pipelined", update_in_first=False)
     _train_buffered("sharded", update_in_first=False)  # runs in order: no conflict
+
+
+class DropoutStages(nn.Module):
+    """Dropout in both stages of a 2-IPU model."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.front, self.back = nn.Linear(8, 16), nn.Linear(16, 3)
+        self.drop_front, self.drop_back = nn.Dropout(0.3), nn.Dropout(0.2)
+        self.loss = nn.CrossEntropyLoss()
+        poptorch.BeginBlock(self.front, "front", ipu_id=0)
+        poptorch.BeginBlock(self.back, "back", ipu_id=1)
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor):  # noqa: ANN201
+        h = self.drop_front(torch.relu(self.front(x)))
+        out = self.back(self.drop_back(h))
+        return out, self.loss(out, target)
+
+
+def test_pipelined_dropout_overlaps_and_draws_the_sharded_masks() -> None:
+    """Each micro-batch's masks come from the seed and the micro-batch's number, not the
+    order the stages run in: a pipeline overlaps its stages and trains exactly as the
+    same model run sharded, one micro-batch at a time."""
+    x, y = torch.randn(20, 8), torch.randint(0, 3, (20,))
+    weights, losses = {}, {}
+    for kind in ("sharded", "pipelined"):
+        torch.manual_seed(0)
+        model = DropoutStages()
+        options = poptorch.Options().randomSeed(5)
+        options.Training.gradientAccumulation(5)
+        stages = [poptorch.Stage("front").ipu(0), poptorch.Stage("back").ipu(1)]
+        strategy = poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages)
+        options.setExecutionStrategy(strategy)
+        training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
+        losses[kind] = [training(x, y)[1].clone() for _ in range(2)]
+        weights[kind] = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        if kind == "pipelined":
+            assert training._compiled.program.sequential_reason is None
+            assert "one micro-batch at a time" not in training.schedule()
+            trace = training._compiled.program.last_trace
+            assert sorted((stage, mb) for _, _, stage, mb, _, _ in trace) == [(s, m) for s in range(3) for m in range(5)]
+    for a, b in zip(losses["sharded"], losses["pipelined"], strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+    assert not torch.equal(losses["pipelined"][0], losses["pipelined"][1])  # fresh masks each call
+    for name, value in weights["pipelined"].items():
+        torch.testing.assert_close(value, weights["sharded"][name], rtol=0, atol=0, msg=lambda m, name=name: f"{name}: {m}")
