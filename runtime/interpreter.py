@@ -125,6 +125,7 @@ class Program:
         # The torch device of each emulated IPU for the current run (see run()).
         self._devices: dict[int, torch.device] = {}
         self._placed = False  # IPUs placed on chosen devices: tensors move at IPU boundaries
+        self._placed_constants: dict[tuple[int, torch.device], torch.Tensor] = {}
         self.main: list[Step] = []
         self.io: HostIO | None = None
         # Random ops: seeded by poptorch from Options.randomSeed (set_seed); each call of a
@@ -365,8 +366,13 @@ class Program:
             if not tensor_type(op.operands[0])[1].is_floating_point:
                 scale = int(scale)  # integer tensors take an integer alpha
 
+            program = self
+
             def scaled_add(env: list) -> None:
-                env[dst].add_(env[src], alpha=scale)
+                value = env[src]
+                if program._placed:  # e.g. OutputMode.Sum: an anchor of another IPU into a total
+                    value = value.to(env[dst].device)
+                env[dst].add_(value, alpha=scale)
 
             return scaled_add
         if name == "poplar.constant":
@@ -586,7 +592,12 @@ class Program:
         self._devices = {ipu: store.device for ipu, store in stores.items()}
         self._placed = any(store.placed for store in stores.values())
         for slot, value, ipu in self._constants:
-            env[slot] = value.to(self._devices[ipu]) if self._placed else value
+            if self._placed:  # moved once per device, not on every run
+                key = (slot, self._devices[ipu])
+                if key not in self._placed_constants:
+                    self._placed_constants[key] = value.to(self._devices[ipu])
+                value = self._placed_constants[key]
+            env[slot] = value
         return env
 
     def run(self, stores: dict[int, DeviceStore], inputs: dict[str, list[torch.Tensor]]) -> dict[str, list[torch.Tensor]]:

@@ -355,8 +355,8 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
                     ipu = next((value_ipu[v] for v in op.operands if v in value_ipu), 0)
                 if op.name not in DATA_MOVES:
                     op.attributes[IPU_ATTR] = _i64(ipu)
-                if op.name == "poplar.constant":
-                    op.attributes["ipu"] = _i64(ipu)
+            if op.name == "poplar.constant":  # lowered with ipu = 0: it lives where it runs
+                op.attributes["ipu"] = _i64(ipu)
             if op.name in DATA_MOVES:
                 continue  # copies move data between IPUs themselves
             for index, operand in enumerate(list(op.operands)):

@@ -800,6 +800,7 @@ _NOT_SETTERS = frozenset(
         "validate",
         "resolved_output_mode",
         "setExecutionStrategy",
+        "ipu_model_device",
     }
 )
 _IPU_KEY = re.compile(r"IPU(\d+)\Z", re.IGNORECASE)

@@ -6,11 +6,13 @@ process cannot use."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import copy
 
 import pytest
 import torch
 import torch.nn as nn
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import poptorch
 
@@ -96,3 +98,87 @@ def test_devices_are_reported_and_copied() -> None:
     assert options.toDict()["ipu_model_devices"] == {"IPU1": "cpu"}
     assert options.clone().ipu_model_device(1) == torch.device("cpu")
     assert poptorch.Options().ipu_model_devices == {}
+
+
+# --- a second device, simulated --------------------------------------------------------
+# This machine has no GPU. To check that no op mixes the tensors of two IPUs on different
+# devices, IPU1 is put on torch's 'meta' device (shapes only) and a dispatch mode records
+# every op whose tensor arguments sit on two devices (a 0-dim CPU tensor may join any
+# device, as on CUDA). It fakes the data of meta -> CPU copies: the values are
+# meaningless, only the placement is checked.
+aten = torch.ops.aten
+
+
+class _RecordMixedDevices(TorchDispatchMode):
+    def __init__(self, mixed: list[str]) -> None:
+        super().__init__()
+        self.mixed = mixed
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+        kwargs = kwargs or {}
+        on_meta = [a for a in args if isinstance(a, torch.Tensor) and a.device.type == "meta"]
+        if func is aten._local_scalar_dense.default and on_meta:
+            return 0.5 if args[0].dtype.is_floating_point else 1
+        if func is aten._to_copy.default and on_meta and str(kwargs.get("device")) == "cpu":
+            return torch.zeros(args[0].shape, dtype=kwargs.get("dtype") or args[0].dtype)
+        if func is aten.copy_.default and args[1].device.type == "meta" and args[0].device.type != "meta":
+            return args[0]
+        if func in (aten.equal.default, aten.is_nonzero.default) and on_meta:
+            return True
+        if func not in (aten.copy_.default, aten._to_copy.default):
+            devices = {t.device.type for t in torch.utils._pytree.tree_leaves((args, kwargs))
+                       if isinstance(t, torch.Tensor) and not (t.device.type == "cpu" and t.dim() == 0)}
+            if len(devices) > 1:
+                self.mixed.append(f"{func} on {sorted(devices)}")
+        return func(*args, **kwargs)
+
+
+class ConstantsAndDropout(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.front, self.back, self.loss = nn.Linear(8, 16), nn.Linear(16, 3), nn.CrossEntropyLoss()
+        self.drop = nn.Dropout(0.25)
+        poptorch.BeginBlock(self.back, "back", ipu_id=1)
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor):  # noqa: ANN201
+        out = self.back(self.drop(torch.relu(self.front(x))))
+        out = out + torch.ones_like(out)  # a constant made in IPU1's block
+        return out, self.loss(out, target)
+
+
+@pytest.mark.parametrize("case", ["inference", "inference_sum", "training"])
+def test_no_op_mixes_the_devices_of_two_ipus(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from poptorch import options as options_module
+
+    real = options_module._torch_device
+    monkeypatch.setattr(options_module, "_torch_device",
+                        lambda label, what, value: torch.device("meta") if value == "meta" else real(label, what, value))
+    mixed: list[str] = []
+    submit = concurrent.futures.ThreadPoolExecutor.submit
+
+    def recorded_submit(pool, fn, *args, **kwargs):  # noqa: ANN001, ANN202 - IPU worker threads record too
+        def run(*a, **k):  # noqa: ANN002, ANN003, ANN202
+            with _RecordMixedDevices(mixed):
+                return fn(*a, **k)
+        return submit(pool, run, *args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures.ThreadPoolExecutor, "submit", recorded_submit)
+    torch.manual_seed(0)
+    model = ConstantsAndDropout()
+    options = poptorch.Options().setIpuModelDevices({"IPU0": "cpu", "IPU1": "meta"})
+    x, y = torch.randn(12, 8), torch.randint(0, 3, (12,))
+    if case == "training":
+        options.Training.gradientAccumulation(3)
+        wrapper = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))
+    else:
+        options.deviceIterations(3)
+        if case == "inference_sum":
+            options.outputMode(poptorch.OutputMode.Sum)
+        wrapper = poptorch.inferenceModel(model.eval(), options)
+    wrapper.compile(x, y)
+    assert wrapper._compiled.program.num_ipus == 2
+    with _RecordMixedDevices(mixed):
+        wrapper(x, y)
+        wrapper(x, y)
+    assert {ipu: store.device.type for ipu, store in wrapper._stores.items()} == {0: "cpu", 1: "meta"}
+    assert mixed == []
