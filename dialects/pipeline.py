@@ -1,13 +1,13 @@
 """The ``pipeline`` dialect: stages, phases and schedules over several IPUs.
 
-The ops describe a schedule: ``pipeline.schedule`` holding ``pipeline.stage`` regions
-(one IPU each) that exchange values through ``send``/``recv`` (different IPUs),
-``stash``/``restore`` (same IPU, later stage) and ``remote_store``/``remote_load``
-(streaming memory). Today the compiler carries stages as ``pipeline.stage`` attributes
-on poplar ops (``ipu-assign-stages``, ``pipeline-schedule``) and inter-IPU copies as
-``poplar.program_copy``; ``pipeline-schedule`` inserts ``pipeline.stash`` /
-``pipeline.restore`` pairs into a pipelined step function, which the memory plan and
-the IPU Model read.
+A ``pipeline.schedule`` holds ``pipeline.stage`` regions (one IPU each) that exchange
+values through ``send``/``recv`` (different IPUs), ``stash``/``restore`` (same IPU, later
+stage) and ``remote_store``/``remote_load`` (streaming memory). ``ipu-assign-stages``
+gives every op its stage and IPU as attributes; ``pipeline-schedule`` builds the
+schedule of a pipelined step function over poplar ops (after ``poplar-build-program``),
+which the memory plan and the IPU Model read. (ARCHITECTURE places the schedule before
+``convert-torch-to-poplar``; it is built on the poplar step instead, where the compiler's
+own copies, accumulations and write-backs already exist and can be staged too.)
 """
 
 from typing import Any

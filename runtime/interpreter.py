@@ -191,12 +191,12 @@ class Program:
         name = kernels.attr(function, "name")
         block = function.regions[0].blocks[0]
         plan = schedule.plan_of(function)
-        ops = [op.operation for op in block.operations]
+        ops = _step_ops(block)
         # A function with random ops numbers its calls: each call (one micro-batch) draws
         # from its own seed, so the masks do not depend on the order stages run in.
         counter = [self._count_call] if any(op.name.startswith("poplar.poprand") for op in ops) else []
         if plan is None or plan["kind"] != "pipelined" or len(plan["stage_ipus"]) < 2:
-            self._functions[name].extend(counter + self._decode_block(block))
+            self._functions[name].extend(counter + self._decode_block(block, ops=ops))
             return
         unlabelled = [op.name for op in ops if STAGE_ATTR not in op.attributes]
         if unlabelled:
@@ -204,7 +204,7 @@ class Program:
                               f"'{STAGE_ATTR}': run pipeline-schedule after poplar-build-program")
         labels = {id_of(op): kernels.attr(op, STAGE_ATTR) for op in ops}
         stages: list[int] = [0] * len(counter)  # stage 0 runs the micro-batches in order
-        steps = counter + self._decode_block(block, labels, stages)
+        steps = counter + self._decode_block(block, labels, stages, ops=ops)
         self._functions[name].extend(steps)
         self._staged[name] = _StagedFunction.build(self, ops, labels, steps, stages, plan["stage_ipus"])
 
@@ -215,13 +215,13 @@ class Program:
                 holds_one_micro_batch(info.kind, info.name)}
 
     def _decode_block(self, block: ir.Block, labels: dict[int, int] | None = None,
-                      step_stages: list[int] | None = None) -> list[Step]:
+                      step_stages: list[int] | None = None, ops: list[ir.Operation] | None = None) -> list[Step]:
         """Decode ``block``; with ``labels`` (op stages), ``step_stages`` receives the
         stage of each returned step, and the ops are decoded in stage order (program
         order within a stage, a valid order once pipeline-schedule accepted the
         stages), so a temporary is freed after its last use in the order the stages
-        run."""
-        ops = [op.operation for op in block.operations]
+        run. ``ops`` replaces the block's ops (a pipelined step's stage regions, flattened)."""
+        ops = [op.operation for op in block.operations] if ops is None else list(ops)
         if labels is not None:
             ops.sort(key=lambda op: labels[id_of(op)])
         fused, skipped = _linear_fusions(ops)
@@ -356,6 +356,8 @@ class Program:
             return None  # the emulator runs steps in order: a sync has nothing to wait for
         if name in ("pipeline.stash", "pipeline.restore"):
             return self._decode_stash(op)
+        if name in ("pipeline.send", "pipeline.recv"):
+            return self._decode_channel(op)
         if name == "poplar.program_stream_copy":
             return self._decode_stream_copy(op)
         if name == "poplar.program_copy":
@@ -445,6 +447,29 @@ class Program:
             env[held] = None
 
         return restore
+
+    def _decode_channel(self, op: ir.Operation) -> Step:
+        """A send gives the destination IPU its own copy of a micro-batch's value (on its
+        device); the recv of the same channel in a later stage takes it."""
+        channel = self._slot(("channel", kernels.attr(op, "channel")))
+        if op.name == "pipeline.send":
+            value, ipu = self._slot(op.operands[0]), kernels.attr(op, "dst_ipu")
+            program = self
+
+            def send(env: list) -> None:
+                if program._placed:
+                    env[channel] = env[value].to(program._devices[ipu], copy=True)
+                else:
+                    env[channel] = env[value].clone()
+
+            return send
+        result = self._slot(op.results[0])
+
+        def recv(env: list) -> None:
+            env[result] = env[channel]
+            env[channel] = None
+
+        return recv
 
     def _decode_stream_copy(self, op: ir.Operation) -> Step:
         stream = kernels.attr(op, "stream")
@@ -613,6 +638,20 @@ class Program:
             return self.io.outputs
         finally:
             self.io = None
+
+
+def _step_ops(block: ir.Block) -> list[ir.Operation]:
+    """The ops of a function body; a pipelined step's ``pipeline.schedule`` is replaced by
+    the ops of its ``pipeline.stage`` regions, in stage order."""
+    ops: list[ir.Operation] = []
+    for op in block.operations:
+        op = op.operation
+        if op.name == "pipeline.schedule":
+            for stage in op.regions[0].blocks[0].operations:
+                ops.extend(inner.operation for inner in stage.operation.regions[0].blocks[0].operations)
+        else:
+            ops.append(op)
+    return ops
 
 
 def _ipu_of(op: ir.Operation) -> int:

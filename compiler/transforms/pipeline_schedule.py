@@ -2,22 +2,28 @@
 
 Input: a ``poplar.graph`` (after ``poplar-build-program``) whose ``step`` function has a
 ``pipeline.plan`` (``kind``, ``forward_stages``, ``stage_ipus``) and compute ops carrying
-``pipeline.stage`` (from ``ipu-assign-stages``). Output: every op of ``step`` carries
+``pipeline.stage`` (from ``ipu-assign-stages``). Every op of ``step`` gets a
 ``pipeline.stage``: the ops the compiler added (host reads, inter-IPU copies, gradient
-accumulation, write-backs) get the stage their data puts them in. The IPU Model runs
-each stage of each micro-batch from these attributes: a pipelined plan overlaps stages
-of successive micro-batches (ramp-up, steady state, ramp-down; ``runtime/schedule.py``),
-a sharded one runs them in order.
+accumulation, write-backs) get the stage their data puts them in. A sharded step stays
+a flat list of labelled ops, run in order.
 
-A pipelined step is then put in stage order, and every value a later stage reads on
-the same IPU is made explicit: ``pipeline.stash`` in the stage that has it and
-``pipeline.restore`` in the stage that reads it (``depth`` = the stages in between,
-which is how many later micro-batches push their own copy meanwhile). Views are
-recomputed in the reading stage instead of stashed. With ``recompute=true`` (PopTorch's
-pipelined recomputation), a backward stage recomputes the forward activations it needs
-from the stage's inputs and the values marked by ``poptorch.recomputationCheckpoint``,
-which are the only ones stashed; random ops (a dropout mask) are stashed too, as
-recomputing them would draw a new mask.
+A pipelined step becomes one ``pipeline.schedule`` holding a ``pipeline.stage`` region
+per stage (with its IPU), and values cross stages only through explicit ops:
+- an inter-IPU copy of a computed value becomes ``pipeline.send`` at the end of the
+  stage computing it and ``pipeline.recv`` in the stage reading it (the exchange buffer
+  goes);
+- a value a later stage of the same IPU reads is kept by ``pipeline.stash`` and taken
+  back by ``pipeline.restore`` (``depth`` = the stages in between, which is how many
+  later micro-batches push their own copy meanwhile; a value read by several later
+  stages is stashed hop by hop); views and constants are rebuilt in the reading stage;
+- with ``recompute=true`` (PopTorch's pipelined recomputation), a backward stage
+  recomputes the forward activations it needs from the stage's inputs and the values
+  marked by ``poptorch.recomputationCheckpoint``, which are the only ones stashed with
+  random results (a new draw would change the dropout mask) and values computed from
+  state the step updates.
+The schedule's micro-batch count comes from the loop calling the step (G for training,
+D for inference). The IPU Model runs the stages of successive micro-batches overlapped
+(ramp-up, steady state, ramp-down; ``runtime/schedule.py``).
 
 Fails when a value would be read before the stage that computes it, or when a variable
 that outlives a micro-batch (weight, accumulator, state) is written in one stage and
@@ -112,10 +118,16 @@ class PipelineSchedule(ModulePass):
                 op.move_after(before)
             forward = ir.IntegerAttr(plan["forward_stages"]).value
             recompute = self.recompute and forward < len(stage_ipus)  # training: backward stages exist
+            block = step.regions[0].blocks[0]
+            _send_and_receive(block, ops, stage_ipus)
+            ops = [op.operation for op in block.operations]
             try:
                 _Stasher(stage_ipus, per_micro_batch, forward if recompute else None).run(ops)
             except StageError as error:
                 diag.error(error.op, f"pipeline-schedule: {error}")
+                return
+            if len(stage_ipus) > 1:
+                _build_regions(graph, step, stage_ipus, training=forward < len(stage_ipus))
 
 
 class StageError(ValueError):
@@ -232,7 +244,7 @@ class _Stasher:
     results); otherwise the result of a ``pipeline.restore`` paired with a
     ``pipeline.stash`` in the stage that has the value. A value read by several later
     stages is stashed from one to the next (``d -> b1 -> b2``), so it is kept once.
-    Inter-IPU copies read their source at the boundary of its stage and need no stash.
+    Inter-IPU copies have become send/recv pairs (:func:`_send_and_receive`).
     """
 
     def __init__(self, stage_ipus: list[int], per_micro_batch: set[ir.Value], forward_stages: int | None) -> None:
@@ -245,7 +257,6 @@ class _Stasher:
         self.chain: dict[ir.Value, tuple[int, ir.Value, ir.Operation]] = {}
         self.count = 0
         self.written: set[ir.Value] = set()  # variables the step writes (state, accumulators)
-        self.first_of_stage: dict[int, ir.Operation] = {}
 
     def run(self, ops: list[ir.Operation]) -> None:
         for op in ops:
@@ -255,15 +266,16 @@ class _Stasher:
                 self.written.add(op.operands[0])
         for op in ops:
             stage = _int(op, STAGE_ATTR)
-            self.first_of_stage.setdefault(stage, op)
             if op.name in DATA_MOVES:
                 destination = _written_variable(op)
                 if destination is not None and destination in self.per_micro_batch and destination not in self.defined:
                     self.defined[destination] = (stage, op)
-                if op.name == "poplar.program_copy" and self._crosses(op.operands[0], stage - 1):
-                    # A copy runs at the boundary before its stage: a source from two or
-                    # more stages earlier is kept on its IPU until the stage before.
-                    op.operands[0] = self._resolve(op.operands[0], stage - 1, self.first_of_stage[stage])
+                source = op.operands[0] if op.name == "poplar.program_copy" else None
+                owner = _owner(source) if source is not None else None
+                if owner is not None and owner.parent == op.parent and self._crosses(source, stage):
+                    # A copy within one IPU (an inter-IPU one is a send by now) of a value
+                    # from an earlier stage: it reads the value from a stash.
+                    op.operands[0] = self._resolve(source, stage, op)
                 continue
             direct = list(op.operands)
             for value in direct:  # a micro-batch variable no data move writes: kept from its first reader
@@ -347,3 +359,87 @@ def _written_variable(op: ir.Operation) -> ir.Value | None:
     if op.name == "poplar.program_copy":
         return operands[1]
     return operands[0] if op.name == "poplar.program_stream_copy" else None
+
+
+def _send_and_receive(block: ir.Block, ops: list[ir.Operation], stage_ipus: list[int]) -> None:
+    """Turn each inter-IPU copy of a value computed in the step into a ``pipeline.send``
+    in the stage that computes it and a ``pipeline.recv`` in the stage of the copy; the
+    readers of the exchange buffer read the received value, and a buffer nothing reads
+    any more goes."""
+    for op in ops:
+        if op.name != "poplar.program_copy":
+            continue
+        source, buffer = op.operands[0], op.operands[1]
+        owner, variable = _owner(source), _owner(buffer)
+        if owner is None or owner.parent != op.parent or variable is None or variable.name != "poplar.variable":
+            continue  # not a value of this step, or not into a variable
+        if not ir.StringAttr(variable.attributes["name"]).value.startswith("exchange."):
+            continue
+        src_stage, dst_stage = _int(owner, STAGE_ATTR), _int(op, STAGE_ATTR)
+        src_ipu, dst_ipu = _int(owner, IPU_ATTR), ir.IntegerAttr(variable.attributes["ipu"]).value
+        if src_ipu is None or src_ipu == dst_ipu:
+            continue
+        channel = variable.attributes["name"]
+        send = build(pipeline_d.SendOp, source, channel, _i64(src_ipu), _i64(dst_ipu), loc=op.location, ip=ir.InsertionPoint(op))
+        send.operation.move_after(owner)
+        _label(send.operation, src_stage, src_ipu)
+        recv = build(pipeline_d.RecvOp, channel, _i64(src_ipu), _i64(dst_ipu), buffer.type, loc=op.location, ip=ir.InsertionPoint(op))
+        _label(recv.operation, dst_stage, dst_ipu)
+        for use in list(buffer.uses):
+            reader = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            if reader != op and reader.parent == op.parent:
+                reader.operands[use.operand_number] = recv.result
+        op.erase()
+        if not list(buffer.uses):
+            variable.erase()
+
+
+def _owner(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    return owner.operation if isinstance(owner, ir.Operation | ir.OpView) else None
+
+
+def _build_regions(graph: ir.Operation, step: ir.Operation, stage_ipus: list[int], training: bool) -> None:
+    """Move the ops of a pipelined step into ``pipeline.stage`` regions of one
+    ``pipeline.schedule``; values cross stages only through send/recv and stash/restore.
+    The loop calling the step gives the micro-batches: G for training (inside the
+    device-iteration loop), D for inference."""
+    block = step.regions[0].blocks[0]
+    ops = [op.operation for op in block.operations]
+    inner, outer = _trip_counts(graph, ir.StringAttr(step.attributes["name"]).value)
+    iterations, accumulation = (outer, inner) if training else (inner, 1)
+    num_ipus = ir.IntegerAttr(graph.attributes["num_ipus"]).value
+    loc = step.location
+    schedule = build(pipeline_d.ScheduleOp, ir.StringAttr.get("pipelined"), _i64(len(stage_ipus)), _i64(num_ipus),
+                     ir.BoolAttr.get(training), _i64(iterations), _i64(accumulation), loc=loc, ip=ir.InsertionPoint(block))
+    body = schedule.operation.regions[0].blocks.append()
+    bodies = []
+    for stage, ipu in enumerate(stage_ipus):
+        region_op = build(pipeline_d.StageOp, _i64(stage), _i64(ipu), loc=loc, ip=ir.InsertionPoint(body))
+        bodies.append(region_op.operation.regions[0].blocks.append())
+    for op in ops:
+        op.detach_from_parent()
+        ir.InsertionPoint(bodies[_int(op, STAGE_ATTR)]).insert(op)
+
+
+def _trip_counts(graph: ir.Operation, callee: str) -> tuple[int, int]:
+    """The trip counts of the innermost and the next loop around the call of ``callee`` in main."""
+    def search(block: ir.Block, counts: list[int]) -> list[int] | None:
+        for op in block.operations:
+            op = op.operation
+            if op.name == "poplar.program_call" and ir.StringAttr(op.attributes["callee"]).value == callee:
+                return counts
+            here = counts + [ir.IntegerAttr(op.attributes["count"]).value] if op.name == "poplar.program_repeat" else counts
+            for region in op.regions:
+                for inner in region.blocks:
+                    found = search(inner, here)
+                    if found is not None:
+                        return found
+        return None
+
+    for op in graph.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "poplar.program_sequence":
+            counts = search(op.regions[0].blocks[0], []) or []
+            return (counts[-1] if counts else 1, counts[-2] if len(counts) > 1 else 1)
+    return 1, 1

@@ -17,7 +17,7 @@ from torch_mlir import ir
 
 from ..ir_walk import POPLAR_VIEWS, operands_within
 from ..pass_base import Diagnostics, ModulePass
-from ..pipeline_attrs import IPU_ATTR, PLAN_ATTR
+from ..pipeline_attrs import IPU_ATTR, PLAN_ATTR, STAGE_ATTR
 from .poplar_map_tiles import tensor_bytes
 
 MEMORY_ATTR = "poplar.memory"
@@ -175,14 +175,32 @@ def _pipelined_step(graph: ir.Operation) -> ir.Block | None:
 def _stash_bytes(step: ir.Block) -> dict[int, int]:
     """Bytes each IPU keeps for micro-batches in flight: every ``pipeline.stash`` of
     ``depth`` d (placed by pipeline-schedule) holds d copies of its value, one for each
-    later micro-batch that runs the stashing stage before the restoring stage runs."""
+    later micro-batch that runs the stashing stage before the restoring stage runs; a
+    value sent to a stage more than one step later waits on the receiving IPU meanwhile."""
     stash: dict[int, int] = {}
-    for op in step.operations:
-        op = op.operation
+    sends: dict[str, ir.Operation] = {}
+    receives: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "pipeline.stash":
-            ipu = _ipu_of(op)
             depth = ir.IntegerAttr(op.attributes["depth"]).value
-            stash[ipu] = stash.get(ipu, 0) + tensor_bytes(op.operands[0].type) * depth
+            stash[_ipu_of(op)] = stash.get(_ipu_of(op), 0) + tensor_bytes(op.operands[0].type) * depth
+        elif op.name == "pipeline.send":
+            sends[ir.StringAttr(op.attributes["channel"]).value] = op
+        elif op.name == "pipeline.recv":
+            receives.append(op)
+        return ir.WalkResult.ADVANCE
+
+    for op in step.operations:
+        op.operation.walk(visit)
+    for recv in receives:
+        send = sends.get(ir.StringAttr(recv.attributes["channel"]).value)
+        if send is None or STAGE_ATTR not in send.attributes or STAGE_ATTR not in recv.attributes:
+            continue
+        waits = ir.IntegerAttr(recv.attributes[STAGE_ATTR]).value - ir.IntegerAttr(send.attributes[STAGE_ATTR]).value - 1
+        if waits > 0:
+            ipu = ir.IntegerAttr(recv.attributes["dst_ipu"]).value
+            stash[ipu] = stash.get(ipu, 0) + tensor_bytes(recv.results[0].type) * waits
     return stash
 
 

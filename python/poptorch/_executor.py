@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -303,7 +304,7 @@ class PoplarExecutor:
 
             self.copyWeightsToHostIfNeeded()
             _host_sync.uninstall(self._user_model)
-            _WRAPPED_FOR_TRAINING.discard(id(self._user_model))
+            _WRAPPED_FOR_TRAINING.discard(self._user_model)
         if self._compiled is not None:
             self._compiled.program.close()
         self._compiled = None
@@ -647,7 +648,8 @@ def _guard(tensor: torch.Tensor) -> torch.Tensor:
     return tensor.as_subclass(TrainingOutput)
 
 
-_WRAPPED_FOR_TRAINING: set[int] = set()
+# Models wrapped for training (weakly held: an id could be reused once a model is gone).
+_WRAPPED_FOR_TRAINING: weakref.WeakSet[torch.nn.Module] = weakref.WeakSet()
 
 
 def _check_wrappable(model: Any, api: str) -> None:
@@ -662,7 +664,7 @@ def _check_wrappable(model: Any, api: str) -> None:
 
 def wrap_training(model: torch.nn.Module, options: Options | None, optimizer: torch.optim.Optimizer | None) -> PoplarExecutor:
     _check_wrappable(model, "trainingModel")
-    if id(model) in _WRAPPED_FOR_TRAINING:
+    if model in _WRAPPED_FOR_TRAINING:
         raise RuntimeError(
             "this model is already wrapped by poptorch.trainingModel; call destroy() on that wrapper before "
             "wrapping the model for training again"
@@ -671,7 +673,7 @@ def wrap_training(model: torch.nn.Module, options: Options | None, optimizer: to
         optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     executor = PoplarExecutor(copy.copy(model), options, training=True, user_model=model, optimizer=optimizer)
     executor._install_state_sync()
-    _WRAPPED_FOR_TRAINING.add(id(model))
+    _WRAPPED_FOR_TRAINING.add(model)
     return executor
 
 

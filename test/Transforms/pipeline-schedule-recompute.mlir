@@ -169,7 +169,9 @@
     %k = "poplar.popops_mul"(%g, %c) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
   "poplar.program_sequence"() ({
-    "poplar.program_call"() {callee = "step"} : () -> ()
+    "poplar.program_repeat"() ({
+      "poplar.program_call"() {callee = "step"} : () -> ()
+    }) {count = 3 : i64} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
 
@@ -201,6 +203,8 @@
     %j = "poplar.popops_mul"(%k, %g) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
   "poplar.program_sequence"() ({
-    "poplar.program_call"() {callee = "step"} : () -> ()
+    "poplar.program_repeat"() ({
+      "poplar.program_call"() {callee = "step"} : () -> ()
+    }) {count = 3 : i64} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()

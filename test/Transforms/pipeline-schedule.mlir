@@ -3,36 +3,49 @@
 // Pipelined training over 2 IPUs (poplar-build-program's output for
 // poplar-build-program-multi-ipu.mlir): stage 0 forward on IPU 0, stage 1 loss and
 // backward on IPU 1, stage 2 backward of stage 0 on IPU 0. The compiler-added ops get
-// the stage their data gives them: the host read of x and the sync stage 0, the copy
-// into exchange.0 its reader's stage 1, the copy of the gradient into exchange.1
-// stage 2, the accumulation of b's gradient stage 1 and of a's stage 2, the counter
-// stage 0, each write-back the stage of the value it writes. The step is then put in
-// stage order (program order within a stage), and x, read again by a's gradient in
-// stage 2, is stashed on IPU 0 for the two micro-batches in between: a pipeline.stash
-// after its host read, a pipeline.restore before its stage-2 reader. @update has no
-// plan and is left alone.
+// the stage their data gives them: the host read of x and the sync stage 0, the
+// accumulation of b's gradient stage 1 and of a's stage 2, the counter stage 0, each
+// write-back the stage of the value it writes. The step becomes one pipeline.schedule
+// of three pipeline.stage regions: the inter-IPU copies become pipeline.send in the
+// stage that computes the value and pipeline.recv in the stage that reads it (the
+// exchange buffers of the step go; @update's stay), and x, read again by a's gradient in stage 2, is stashed on
+// IPU 0 for the two micro-batches in between. The schedule takes G = 3 from the loop
+// around the step. @update has no plan and is left alone.
 // CHECK-LABEL: "poplar.graph"
-// CHECK: "poplar.program_stream_copy"(%[[X:.*]]) {pipeline.stage = 0 : i64, stream = "host.input.x"}
+// CHECK-NOT: name = "exchange.{{0|1}}"
+// CHECK: "pipeline.schedule"() ({
+// CHECK-NEXT: "pipeline.stage"() ({
+// CHECK-NEXT: "poplar.program_stream_copy"(%[[X:.*]]) {pipeline.stage = 0 : i64, stream = "host.input.x"}
 // CHECK-NEXT: "pipeline.stash"(%[[X]]) {depth = 2 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, stash_id = "[[ID:.*]]"}
 // CHECK-NEXT: "poplar.program_sync"() {kind = "internal", pipeline.stage = 0 : i64}
-// CHECK-NEXT: "poplar.dim_shuffle"{{.*}}pipeline.stage = 0 : i64
-// CHECK-NEXT: %[[H:.*]] = "poplar.poplin_matmul"(%[[X]], {{.*}}pipeline.stage = 0 : i64
-// CHECK-NEXT: "poplar.popops_map"{{.*}}expr = "add(_1, 1.0)"{{.*}}pipeline.stage = 0 : i64
-// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 0 : i64}
-// CHECK-NEXT: "poplar.dim_shuffle"{{.*}}pipeline.stage = 1 : i64
-// CHECK-NEXT: "poplar.program_copy"(%[[H]], %{{.*}}) {pipeline.stage = 1 : i64}
-// CHECK-COUNT-9: pipeline.stage = 1 : i64
+// CHECK-NEXT: "poplar.dim_shuffle"
+// CHECK-NEXT: %[[H:.*]] = "poplar.poplin_matmul"(%[[X]],
+// CHECK-NEXT: "pipeline.send"(%[[H]]) {channel = "exchange.0", dst_ipu = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, src_ipu = 0 : i64}
+// CHECK-NEXT: "poplar.popops_map"{{.*}}expr = "add(_1, 1.0)"
+// CHECK-NEXT: "poplar.program_copy"
+// CHECK-NEXT: }) {ipu_id = 0 : i64, stage_id = 0 : i64}
+// CHECK-NEXT: "pipeline.stage"() ({
+// CHECK-NEXT: "poplar.dim_shuffle"
+// CHECK-NEXT: %[[RH:.*]] = "pipeline.recv"() {channel = "exchange.0", dst_ipu = 1 : i64, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64, src_ipu = 0 : i64} : () -> tensor<1x2xf32>
+// CHECK-NEXT: "poplar.poplin_matmul"(%[[RH]],
+// CHECK-COUNT-8: pipeline.stage = 1 : i64
+// CHECK-NEXT: "pipeline.send"(%{{.*}}) {channel = "exchange.1", dst_ipu = 0 : i64, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64, src_ipu = 1 : i64}
+// CHECK-NEXT: "poplar.dim_shuffle"
 // CHECK-NEXT: "poplar.popops_map"{{.*}}expr = "add(_1, _2)"{{.*}}pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64
-// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 1 : i64}
-// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 1 : i64}
-// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 2 : i64}
-// CHECK-NEXT: %[[GT:.*]] = "poplar.dim_shuffle"{{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: "poplar.program_copy"
+// CHECK-NEXT: "poplar.program_copy"
+// CHECK-NEXT: }) {ipu_id = 1 : i64, stage_id = 1 : i64}
+// CHECK-NEXT: "pipeline.stage"() ({
+// CHECK-NEXT: %[[G:.*]] = "pipeline.recv"() {channel = "exchange.1", dst_ipu = 0 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64, src_ipu = 1 : i64}
+// CHECK-NEXT: %[[GT:.*]] = "poplar.dim_shuffle"(%[[G]])
 // CHECK-NEXT: %[[R:.*]] = "pipeline.restore"() {depth = 2 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64, stash_id = "[[ID]]"} : () -> tensor<1x2xf32>
-// CHECK-NEXT: "poplar.poplin_matmul"(%[[GT]], %[[R]]) {{.*}}pipeline.stage = 2 : i64
-// CHECK-NEXT: "poplar.dim_shuffle"{{.*}}pipeline.stage = 2 : i64
-// CHECK-NEXT: "poplar.dim_shuffle"{{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: "poplar.poplin_matmul"(%[[GT]], %[[R]])
+// CHECK-NEXT: "poplar.dim_shuffle"
+// CHECK-NEXT: "poplar.dim_shuffle"
 // CHECK-NEXT: "poplar.popops_map"{{.*}}expr = "add(_1, _2)"{{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64
-// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 2 : i64}
+// CHECK-NEXT: "poplar.program_copy"
+// CHECK-NEXT: }) {ipu_id = 0 : i64, stage_id = 2 : i64}
+// CHECK-NEXT: }) {device_iterations = 1 : i64, gradient_accumulation = 3 : i64, kind = "pipelined", num_ipus = 2 : i64, num_stages = 3 : i64, training = true}
 // CHECK-NEXT: }) {name = "step", pipeline.plan =
 // CHECK-NOT: pipeline.stage
 // CHECK: name = "update"
@@ -121,13 +134,22 @@
 // -----
 
 // Pipelined inference over 2 IPUs: the host read goes with its first reader (stage 0),
-// the inter-IPU copy with its reader (stage 1), the anchor write with its value.
+// the inter-IPU copy becomes a send in stage 0 and a recv in stage 1, the anchor write
+// goes with its value; D = 4 comes from the loop around the step.
 // CHECK-LABEL: "poplar.graph"
-// CHECK: "poplar.program_stream_copy"{{.*}}pipeline.stage = 0 : i64
-// CHECK-NEXT: "poplar.popnn_nonlinearity"{{.*}}pipeline.stage = 0 : i64
+// CHECK-NOT: exchange.0", tiles
+// CHECK: "pipeline.schedule"() ({
+// CHECK-NEXT: "pipeline.stage"() ({
+// CHECK-NEXT: "poplar.program_stream_copy"{{.*}}pipeline.stage = 0 : i64
+// CHECK-NEXT: %[[H:.*]] = "poplar.popnn_nonlinearity"{{.*}}pipeline.stage = 0 : i64
+// CHECK-NEXT: "pipeline.send"(%[[H]]) {channel = "exchange.0", dst_ipu = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, src_ipu = 0 : i64}
+// CHECK-NEXT: }) {ipu_id = 0 : i64, stage_id = 0 : i64}
+// CHECK-NEXT: "pipeline.stage"() ({
+// CHECK-NEXT: %[[E:.*]] = "pipeline.recv"() {channel = "exchange.0", dst_ipu = 1 : i64, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64, src_ipu = 0 : i64}
+// CHECK-NEXT: "poplar.popnn_nonlinearity"(%[[E]]) {{.*}}pipeline.stage = 1 : i64
 // CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 1 : i64}
-// CHECK-NEXT: "poplar.popnn_nonlinearity"{{.*}}pipeline.stage = 1 : i64
-// CHECK-NEXT: "poplar.program_copy"{{.*}} {pipeline.stage = 1 : i64}
+// CHECK-NEXT: }) {ipu_id = 1 : i64, stage_id = 1 : i64}
+// CHECK-NEXT: }) {device_iterations = 4 : i64, gradient_accumulation = 1 : i64, kind = "pipelined", num_ipus = 2 : i64, num_stages = 2 : i64, training = false}
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<4xf32>
   "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<4xf32>} : () -> ()
@@ -151,8 +173,9 @@
 
 // -----
 
-// Sharded: the same labelling (stages run in order, one IPU at a time).
+// Sharded: the same labelling, no regions (stages run in order, one IPU at a time).
 // CHECK-LABEL: "poplar.graph"
+// CHECK-NOT: pipeline.schedule
 // CHECK: "poplar.program_stream_copy"{{.*}}pipeline.stage = 0 : i64
 // CHECK: "poplar.program_copy"{{.*}} {pipeline.stage = 1 : i64}
 // CHECK: kind = "sharded"
@@ -178,18 +201,24 @@
 // of h is not stashed: stage 2 makes its own view of the restored h. A micro-batch
 // variable no data move writes (the input x here) is kept from its first reader.
 // CHECK-LABEL: "poplar.graph"
-// CHECK: %[[H:.*]] = "poplar.popnn_nonlinearity"(%[[X:[0-9]+]]) {{.*}}pipeline.stage = 0 : i64
+// CHECK: "pipeline.stage"() ({
+// CHECK-NEXT: %[[H:.*]] = "poplar.popnn_nonlinearity"(%[[X:[0-9]+]]) {{.*}}pipeline.stage = 0 : i64
 // CHECK-NEXT: "pipeline.stash"(%[[X]]) {depth = 2 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, stash_id = "[[SX:.*]]"}
 // CHECK-NEXT: "pipeline.stash"(%[[H]]) {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, stash_id = "[[S0:.*]]"}
 // CHECK-NEXT: "poplar.reshape"(%[[H]]) {{.*}}pipeline.stage = 0 : i64
+// CHECK-NEXT: }) {ipu_id = 0 : i64, stage_id = 0 : i64}
+// CHECK-NEXT: "pipeline.stage"() ({
 // CHECK-NEXT: %[[H1:.*]] = "pipeline.restore"() {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64, stash_id = "[[S0]]"}
 // CHECK-NEXT: "pipeline.stash"(%[[H1]]) {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64, stash_id = "[[S1:.*]]"}
 // CHECK-NEXT: "poplar.popops_add"(%[[H1]], %[[H1]]) {{.*}}pipeline.stage = 1 : i64
+// CHECK-NEXT: }) {ipu_id = 0 : i64, stage_id = 1 : i64}
+// CHECK-NEXT: "pipeline.stage"() ({
 // CHECK-NEXT: %[[H2:.*]] = "pipeline.restore"() {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64, stash_id = "[[S1]]"}
 // CHECK-NEXT: %[[V2:.*]] = "poplar.reshape"(%[[H2]]) {{.*}}pipeline.stage = 2 : i64
 // CHECK-NEXT: "poplar.popops_mul"(%[[V2]], %[[V2]]) {{.*}}pipeline.stage = 2 : i64
 // CHECK-NEXT: %[[X2:.*]] = "pipeline.restore"() {depth = 2 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64, stash_id = "[[SX]]"}
 // CHECK-NEXT: "poplar.popops_mul"(%[[X2]], %[[X2]]) {{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: }) {ipu_id = 0 : i64, stage_id = 2 : i64}
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2x4xf32>
   "poplar.function"() ({
@@ -200,21 +229,24 @@
     %a = "poplar.popops_add"(%h, %h) {pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   }) {name = "step", pipeline.plan = {forward_stages = 3 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 0, 0>}} : () -> ()
   "poplar.program_sequence"() ({
-    "poplar.program_call"() {callee = "step"} : () -> ()
+    "poplar.program_repeat"() ({
+      "poplar.program_call"() {callee = "step"} : () -> ()
+    }) {count = 4 : i64} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
 
 // -----
 
-// A skip connection over three IPUs: h (stage 0, IPU 0) is copied to IPU 2 for stage 2.
-// A copy runs at the boundary before its stage, so h waits on IPU 0 through stage 1:
-// a stash of depth 1 on IPU 0, restored in stage 1 (still counted on IPU 0) and copied.
+// A skip connection over three IPUs: h (stage 0, IPU 0) goes to stage 1 (IPU 1) and to
+// stage 2 (IPU 2). Both sends leave stage 0; the recv of the skip is in stage 2, and
+// poplar-plan-memory counts the step it waits on IPU 2.
 // CHECK-LABEL: "poplar.graph"
 // CHECK: %[[H:.*]] = "poplar.popnn_nonlinearity"{{.*}}pipeline.stage = 0 : i64
-// CHECK-NEXT: "pipeline.stash"(%[[H]]) {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, stash_id = "[[ID:.*]]"}
-// CHECK: "poplar.program_copy"(%[[H]], %{{.*}}) {pipeline.stage = 1 : i64}
-// CHECK: %[[R:.*]] = "pipeline.restore"() {depth = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64, stash_id = "[[ID]]"}
-// CHECK: "poplar.program_copy"(%[[R]], %{{.*}}) {pipeline.stage = 2 : i64}
+// CHECK-NEXT: "pipeline.send"(%[[H]]) {channel = "exchange.2", dst_ipu = 2 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, src_ipu = 0 : i64}
+// CHECK-NEXT: "pipeline.send"(%[[H]]) {channel = "exchange.0", dst_ipu = 1 : i64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64, src_ipu = 0 : i64}
+// CHECK: %[[A:.*]] = "pipeline.recv"() {channel = "exchange.1", {{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: %[[B:.*]] = "pipeline.recv"() {channel = "exchange.2", {{.*}}pipeline.stage = 2 : i64
+// CHECK-NEXT: "poplar.popops_add"(%[[A]], %[[B]])
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<1024xf32>
   "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<1024xf32>} : () -> ()
@@ -239,4 +271,4 @@
       "poplar.program_stream_copy"(%out) {stream = "host.output.0"} : (tensor<1024xf32>) -> ()
     }) {count = 4 : i64} : () -> ()
   }) {name = "main"} : () -> ()
-}) {num_ipus = 3 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+}) {num_ipus = 4 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
