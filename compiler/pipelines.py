@@ -35,9 +35,9 @@ def inference_pipeline(
             f"return-period={return_period} replication-factor={replication_factor} num-ipus={num_ipus} "
             f"tiles-per-ipu={target.tiles_per_ipu}}}"
         ),
-        # Every op of a multi-IPU step gets its pipeline stage (checked stage order);
-        # a pipeline stashes what a later stage of the same IPU reads.
-        "pipeline-schedule",
+        # Every op of a multi-IPU step gets its pipeline stage (checked stage order); a
+        # pipelined step becomes pipeline.stage regions joined by send/recv and stash/restore.
+        f"pipeline-schedule{{device-iterations={device_iterations}}}",
         # Tile mapping, then memory per IPU from sizes and liveness (compile error if too big).
         f"poplar-map-tiles{{tiles-per-ipu={target.tiles_per_ipu} min-bytes-per-tile={target.min_bytes_per_tile}}}",
         f"poplar-plan-memory{{bytes-per-tile={target.bytes_per_tile} tiles-per-ipu={target.tiles_per_ipu}}}",
@@ -75,8 +75,11 @@ def training_pipeline(
             f"poplar-build-program{{device-iterations={device_iterations} gradient-accumulation={gradient_accumulation} "
             f"output-mode={output_mode} return-period={return_period} tiles-per-ipu={target.tiles_per_ipu}}}"
         ),
-        # Stages, stash/restore of activations (or their recomputation) in a pipeline.
-        f"pipeline-schedule{{recompute={'true' if recompute else 'false'}}}",
+        # Stage regions, send/recv, stash/restore of activations (or their recomputation).
+        (
+            f"pipeline-schedule{{recompute={str(recompute).lower()} device-iterations={device_iterations} "
+            f"gradient-accumulation={gradient_accumulation}}}"
+        ),
         f"poplar-map-tiles{{tiles-per-ipu={target.tiles_per_ipu} min-bytes-per-tile={target.min_bytes_per_tile}}}",
         f"poplar-plan-memory{{bytes-per-tile={target.bytes_per_tile} tiles-per-ipu={target.tiles_per_ipu}}}",
     ]

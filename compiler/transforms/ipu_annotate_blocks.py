@@ -44,8 +44,9 @@ class AnnotateBlocks(ModulePass):
     2. A backward op (``bwd = true``) takes the block of the forward op with the same
        ``seq_nr`` (autograd ties them together); the backward of a forward op before
        the first block stays outside any block, as that op does. Without such a forward op, its own ``ipu_block``.
-    3. A backward op still without a block takes the block of the producer of its first
-       annotated operand (``inherit-from-producers``).
+    3. A backward op still without a block takes the block of the producers of its
+       operands when they agree on one (``inherit-from-producers``); operands from
+       several blocks leave it without one.
     Forward ops outside any block are left alone: ``ipu-assign-stages`` applies the
     "before the first block runs on IPU 0" and "Block-only models" rules.
 
@@ -122,14 +123,20 @@ def _is_backward(data: dict[str, ir.Attribute]) -> bool:
 
 
 def _producer_block(op: ir.Operation) -> ir.Attribute | None:
+    """The block of the producers of ``op``'s operands when they all agree on one; a
+    gradient summed from several blocks (a value used by layers on different IPUs) gets
+    none, and ipu-assign-stages places it after its last operand."""
+    found: ir.Attribute | None = None
     for operand in op.operands:
         owner = operand.owner
         if isinstance(owner, ir.Block):
             continue
         producer = owner.operation if hasattr(owner, "operation") else owner
         if BLOCK_ATTR in producer.attributes:
-            return producer.attributes[BLOCK_ATTR]
-    return None
+            if found is not None and producer.attributes[BLOCK_ATTR] != found:
+                return None
+            found = producer.attributes[BLOCK_ATTR]
+    return found
 
 
 def _functions(module: ir.Operation) -> list[ir.Operation]:

@@ -60,6 +60,21 @@ def _is_backward(op: ir.Operation) -> bool:
     return isinstance(value, ir.BoolAttr) and ir.BoolAttr(value).value
 
 
+def _latest_producer(op: ir.Operation) -> tuple[int, int] | None:
+    """(stage, IPU) of the latest-stage op producing an operand of ``op``, if any has one."""
+    found = None
+    for operand in op.operands:
+        owner = operand.owner
+        if not isinstance(owner, ir.Operation | ir.OpView):
+            continue
+        owner = owner.operation
+        if STAGE_ATTR in owner.attributes:
+            stage = ir.IntegerAttr(owner.attributes[STAGE_ATTR]).value
+            if found is None or stage > found[0]:
+                found = (stage, ir.IntegerAttr(owner.attributes[IPU_ATTR]).value)
+    return found
+
+
 def _seq_nr(op: ir.Operation) -> int | None:
     value = meta.metadata(op).get(meta.SEQ_NR)
     return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None
@@ -85,7 +100,10 @@ class AssignStages(ModulePass):
     - pipelined training needs gradient_accumulation >= 2p - 1, pipelined inference
       needs device_iterations >= p, for p forward stages.
     Backward ops take the stage 2p - 2 - s of their forward stage s (the last forward
-    stage and the first backward stage are one), on the same IPU.
+    stage and the first backward stage are one), on the same IPU; the backward of ops
+    before the first block runs in stage 2p - 2 on IPU 0; a backward op reading a value
+    of a later stage (a gradient summed over uses in several blocks) runs in that stage,
+    on its IPU.
 
     Arguments: none (the strategy is the function's ``ipu.strategy`` attribute).
     """
@@ -256,10 +274,18 @@ class AssignStages(ModulePass):
                 seen_block = True
             elif backward and block is None and _seq_nr(op) in outside:
                 stage, ipu = 2 * p - 2, 0
+            elif backward and block is None and (latest := _latest_producer(op)) is not None:
+                # A gradient op of no block (autograd summing the gradients of a value
+                # used in several blocks) runs once its last operand is ready.
+                stage, ipu = latest
             elif seen_block or backward:
                 stage, ipu = current_stage, current_ipu  # follow the code around it
             else:
                 stage, ipu = 0, 0  # before the first block: stage 0 on IPU 0
+            if backward and (latest := _latest_producer(op)) is not None and latest[0] > stage:
+                # A gradient summed over several uses (a skip connection) is tagged with
+                # one use's block by autograd; it can only run once every operand is ready.
+                stage, ipu = latest
             op.attributes[STAGE_ATTR] = _i64(stage)
             op.attributes[IPU_ATTR] = _i64(ipu)
             current_stage, current_ipu = stage, ipu

@@ -72,10 +72,14 @@ class PipelineSchedule(ModulePass):
       recompute: pipelined training recomputes forward activations in the backward
         stages instead of stashing them, except stage inputs, values marked with
         ``poptorch.recomputationCheckpoint`` and results of random ops.
+      device-iterations, gradient-accumulation: D and G, recorded on the schedule
+        (0, the default: read from the loops around the step's call in main).
     """
 
     name: ClassVar[str] = "pipeline-schedule"
     recompute: bool = False
+    device_iterations: int = 0
+    gradient_accumulation: int = 0
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         for graph in module.regions[0].blocks[0].operations:
@@ -127,7 +131,8 @@ class PipelineSchedule(ModulePass):
                 diag.error(error.op, f"pipeline-schedule: {error}")
                 return
             if len(stage_ipus) > 1:
-                _build_regions(graph, step, stage_ipus, training=forward < len(stage_ipus))
+                _build_regions(graph, step, stage_ipus, forward < len(stage_ipus), self.device_iterations,
+                               self.gradient_accumulation)
 
 
 class StageError(ValueError):
@@ -253,6 +258,7 @@ class _Stasher:
         self.forward_stages = forward_stages  # None: no recomputation
         self.defined: dict[ir.Value, tuple[int, ir.Operation]] = {}  # value -> (stage, op after which it exists)
         self.resolved: dict[tuple[ir.Value, int], ir.Value] = {}
+        self.origin: dict[ir.Value, ir.Value] = {}  # a restored or rebuilt value -> the value it stands for
         # value -> (stage, the copy restored there, the restore) of its latest reading stage
         self.chain: dict[ir.Value, tuple[int, ir.Value, ir.Operation]] = {}
         self.count = 0
@@ -309,8 +315,8 @@ class _Stasher:
     def _recomputes(self, value: ir.Value, producer: ir.Operation, stage: int) -> bool:
         if self.forward_stages is None or stage < self.forward_stages or self.defined[value][0] >= self.forward_stages:
             return False  # only backward stages recompute forward activations
-        if producer.name in DATA_MOVES or value in self.per_micro_batch or len(producer.regions):
-            return False  # a stage input (host read, exchange buffer)
+        if producer.name in (*DATA_MOVES, "pipeline.recv") or value in self.per_micro_batch or len(producer.regions):
+            return False  # a stage input (host read, value from another IPU)
         if producer.name.startswith("poplar.poprand") or producer.name.startswith("poplar.program_"):
             return False  # a new random draw would differ; programs have effects
         if any(operand in self.written and operand not in self.per_micro_batch for operand in producer.operands):
@@ -322,10 +328,12 @@ class _Stasher:
         clone = producer.clone(ip=ir.InsertionPoint(reader))
         clone.attributes[STAGE_ATTR] = _i64(stage)
         for index, operand in enumerate(list(clone.operands)):
+            operand = self.origin.get(operand, operand)  # the producer may read a restore of its own stage
             if self._crosses(operand, stage):
                 clone.operands[index] = self._resolve(operand, stage, clone)
         for old, new in zip(producer.results, clone.results, strict=True):
             self.resolved[(old, stage)] = new
+            self.origin[new] = old
         return clone.results[ir.OpResult(value).result_number]
 
     def _restore(self, value: ir.Value, stage: int, reader: ir.Operation) -> ir.Value:
@@ -345,6 +353,7 @@ class _Stasher:
         restore = build(pipeline_d.RestoreOp, stash_id, _i64(depth), held.type, loc=reader.location, ip=ir.InsertionPoint(reader))
         _label(restore.operation, stage, ipu)
         self.chain[value] = (stage, restore.result, restore.operation)
+        self.origin[restore.result] = value
         return restore.result
 
 
@@ -399,15 +408,18 @@ def _owner(value: ir.Value) -> ir.Operation | None:
     return owner.operation if isinstance(owner, ir.Operation | ir.OpView) else None
 
 
-def _build_regions(graph: ir.Operation, step: ir.Operation, stage_ipus: list[int], training: bool) -> None:
+def _build_regions(graph: ir.Operation, step: ir.Operation, stage_ipus: list[int], training: bool,
+                   device_iterations: int, gradient_accumulation: int) -> None:
     """Move the ops of a pipelined step into ``pipeline.stage`` regions of one
     ``pipeline.schedule``; values cross stages only through send/recv and stash/restore.
-    The loop calling the step gives the micro-batches: G for training (inside the
-    device-iteration loop), D for inference."""
+    D and G not given (0) come from the loops calling the step: G for training (inside
+    the device-iteration loop), D for inference."""
     block = step.regions[0].blocks[0]
     ops = [op.operation for op in block.operations]
     inner, outer = _trip_counts(graph, ir.StringAttr(step.attributes["name"]).value)
     iterations, accumulation = (outer, inner) if training else (inner, 1)
+    iterations = device_iterations or iterations
+    accumulation = (gradient_accumulation or accumulation) if training else 1
     num_ipus = ir.IntegerAttr(graph.attributes["num_ipus"]).value
     loc = step.location
     schedule = build(pipeline_d.ScheduleOp, ir.StringAttr.get("pipelined"), _i64(len(stage_ipus)), _i64(num_ipus),

@@ -62,3 +62,24 @@ func.func @backward_before_first_block(%x: !torch.vtensor<[2],f32>) -> !torch.vt
   %3 = torch.aten.mul.Tensor %2, %0 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, ipu_block = "head", ipu_id = 1 : i64, seq_nr = 1 : i64}>["embed"("model.py":1:1)])
   return %3 : !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// A backward op without a seq_nr match takes its producers' block only when they agree:
+// %4 sums gradients from blocks "a" and "b" (a value used in both) and gets no block
+// (ipu-assign-stages places it after its last operand); %5 reads only "b" values.
+// CHECK-LABEL: sym_name = "gradient_sum_over_blocks"
+// CHECK: %[[GA:.*]] = "torch.aten.neg"{{.*}}ipu.block = #ipu.block<"a", 0 : i64>
+// CHECK: %[[GB:.*]] = "torch.aten.neg"{{.*}}ipu.block = #ipu.block<"b", 1 : i64>
+// CHECK: %[[S:.*]] = "torch.aten.add.Tensor"(%[[GA]], %[[GB]], %{{.*}}) :
+// CHECK: "torch.aten.exp"(%[[GB]]) {ipu.block = #ipu.block<"b", 1 : i64>}
+func.func @gradient_sum_over_blocks(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) {
+  %int1 = torch.constant.int 1
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "a", ipu_id = 0 : i64, seq_nr = 1 : i64}>["a"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b", ipu_id = 1 : i64, seq_nr = 2 : i64}>["b"("model.py":2:1)])
+  %2 = torch.aten.neg %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 1 : i64}>["a"("model.py":1:1)])
+  %3 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 2 : i64}>["b"("model.py":2:1)])
+  %4 = torch.aten.add.Tensor %2, %3, %int1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.int -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 9 : i64}>["b"("model.py":2:1)])
+  %5 = torch.aten.exp %3 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 9 : i64}>["b"("model.py":2:1)])
+  return %4, %5 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
+}

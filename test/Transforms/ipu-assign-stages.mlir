@@ -172,3 +172,24 @@ func.func @training_before_first_block(%x: !torch.vtensor<[2],f32>) -> (!torch.v
   %4 = torch.aten.exp %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 1 : i64}>["embed"("model.py":1:1)])
   return %3, %4 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// Pipelined training, p = 2: a gradient summed over two uses runs once both parts are
+// ready. %4 is tagged with block "b1" (stage 1) but reads b0's backward (stage 2), so it
+// runs in stage 2 on IPU 0; %5 (no block) reads stages 1 and 2 and also goes to stage 2.
+// CHECK-LABEL: sym_name = "training_gradient_sum"
+// CHECK: "torch.aten.neg"{{.*}}pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64
+// CHECK: "torch.aten.neg"{{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64
+// CHECK: "torch.aten.add.Tensor"{{.*}}ipu.block = #ipu.block<"b1", 1 : i64>, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64
+// CHECK: "torch.aten.sub.Tensor"{{.*}}{pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64}
+func.func @training_gradient_sum(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) attributes {ipu.strategy = {kind = "pipelined", training = true, gradient_accumulation = 3 : i64, device_iterations = 1 : i64}} {
+  %int1 = torch.constant.int 1
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64, seq_nr = 1 : i64}>["b0"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64, seq_nr = 2 : i64}>["b1"("model.py":2:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, ipu_block = "b1", ipu_id = 1 : i64, seq_nr = 2 : i64}>["b1"("model.py":2:1)])
+  %3 = torch.aten.neg %2 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, ipu_block = "b0", ipu_id = 0 : i64, seq_nr = 1 : i64}>["b0"("model.py":1:1)])
+  %4 = torch.aten.add.Tensor %2, %3, %int1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.int -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, ipu_block = "b1", ipu_id = 1 : i64, seq_nr = 2 : i64}>["b1"("model.py":2:1)])
+  %5 = torch.aten.sub.Tensor %2, %3, %int1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.int -> !torch.vtensor<[2],f32> loc(fused<{bwd = true}>["b1"("model.py":2:1)])
+  return %4, %5 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
+}

@@ -308,3 +308,61 @@ def test_pipelined_dropout_overlaps_and_draws_the_sharded_masks() -> None:
     assert not torch.equal(losses["pipelined"][0], losses["pipelined"][1])  # fresh masks each call
     for name, value in weights["pipelined"].items():
         torch.testing.assert_close(value, weights["sharded"][name], rtol=0, atol=0, msg=lambda m, name=name: f"{name}: {m}")
+
+
+def test_pipelined_every_n_records_the_device_iterations_on_the_schedule() -> None:
+    """EveryN splits the device loop around the step; the schedule still says D = 8."""
+    torch.manual_seed(0)
+    model = Layers("begin_block", 4).eval()
+    options = poptorch.Options().deviceIterations(8)
+    options.outputMode(poptorch.OutputMode.EveryN, output_return_period=4)
+    options.setExecutionStrategy(_strategy("pipelined", 4))
+    inference = poptorch.inferenceModel(model, options)
+    x, y = torch.randn(32, 8), torch.randint(0, 3, (32,))
+    out, _ = inference(x, y)
+    with torch.no_grad():
+        expected = torch.cat([model(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])[0] for i in (3, 7)])
+    torch.testing.assert_close(out, expected, **FP32)
+    assert "device_iterations = 8 : i64, gradient_accumulation = 1 : i64, kind = \"pipelined\"" in inference._compiled.ir_text()
+
+
+class SkipOverAnIpu(nn.Module):
+    """A residual connection from the block on IPU 0 to the block on IPU 2: the gradient
+    of ``a`` sums one part from IPU 2's backward and one from IPU 1's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in range(4))
+        self.loss = nn.CrossEntropyLoss()
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor):  # noqa: ANN201
+        with poptorch.Block("b0", ipu_id=0):
+            a = torch.relu(self.layers[0](x))
+        with poptorch.Block("b1", ipu_id=1):
+            b = torch.relu(self.layers[1](a))
+        with poptorch.Block("b2", ipu_id=2):
+            c = torch.relu(self.layers[2](b)) + a
+        with poptorch.Block("b3", ipu_id=3):
+            out = self.layers[3](c)
+            return out, self.loss(out, target)
+
+
+def test_pipelined_training_with_a_skip_connection_across_ipus_matches_eager() -> None:
+    torch.manual_seed(0)
+    model = SkipOverAnIpu()
+    reference = copy.deepcopy(model)
+    options = poptorch.Options()
+    options.Training.gradientAccumulation(7)
+    training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
+    eager = torch.optim.SGD(reference.parameters(), lr=0.1)
+    x, y = torch.randn(28, 8), torch.randint(0, 8, (28,))
+    for _ in range(2):
+        training(x, y)
+        eager.zero_grad()
+        for i in range(7):
+            _, loss = reference(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])
+            (loss / 7).backward()
+        eager.step()
+    for (name, p), q in zip(model.named_parameters(), reference.parameters(), strict=True):
+        torch.testing.assert_close(p, q, **FP32, msg=lambda m, name=name: f"{name}: {m}")
+    assert training._compiled.schedule().kind == "pipelined"

@@ -190,3 +190,50 @@ def test_recomputation_stashes_values_computed_from_updated_state() -> None:
         states[kind] = {k: v.detach().clone() for k, v in model.state_dict().items()}
     for name, value in states["pipelined"].items():
         torch.testing.assert_close(value, states["sharded"][name], **FP32, msg=lambda m, name=name: f"{name}: {m}")
+
+
+class Chain(nn.Module):
+    """Linear+ReLU blocks b0, b1, ... on the given IPUs; the last one takes the loss."""
+
+    def __init__(self, ipus: tuple[int, ...]) -> None:
+        super().__init__()
+        self.ipus = ipus
+        self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in ipus)
+        self.loss = nn.CrossEntropyLoss()
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor):  # noqa: ANN201
+        for index, ipu in enumerate(self.ipus):
+            with poptorch.Block(f"b{index}", ipu_id=ipu):
+                x = torch.relu(self.layers[index](x))
+                if index == len(self.ipus) - 1:
+                    return x, self.loss(x, target)
+        raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize("ipus", [(0, 1, 2, 3), (0, 0, 1)])
+def test_recomputation_over_more_stages_matches_sharded(ipus: tuple[int, ...]) -> None:
+    """Four IPUs: a backward stage recomputes from a value received from another IPU
+    (received once, not twice). IPUs (0, 0, 1): stage 1 reads stage 0's output from a
+    stash, and its recomputation in stage 3 restores that value again."""
+    stages = len(ipus)
+    accumulation = 2 * stages - 1
+    x, y = torch.randn(4 * accumulation, 8), torch.randint(0, 8, (4 * accumulation,))
+    results = {}
+    for kind in ("sharded", "pipelined"):
+        torch.manual_seed(0)
+        model = Chain(ipus)
+        options = poptorch.Options()
+        options.Training.gradientAccumulation(accumulation)
+        options._Popart.set("autoRecomputation", 3)
+        blocks = [poptorch.Stage(f"b{i}").ipu(ipu) for i, ipu in enumerate(ipus)]
+        options.setExecutionStrategy(poptorch.PipelinedExecution(*blocks) if kind == "pipelined"
+                                     else poptorch.ShardedExecution(*blocks))
+        training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
+        losses = [training(x, y)[1].clone() for _ in range(2)]
+        results[kind] = (losses, {k: v.detach().clone() for k, v in model.state_dict().items()})
+        if kind == "pipelined":
+            assert training._compiled.ir_text().count('"pipeline.recv"') == training._compiled.ir_text().count('"pipeline.send"')
+    for a, b in zip(results["sharded"][0], results["pipelined"][0], strict=True):
+        torch.testing.assert_close(a, b, **FP32)
+    for name, value in results["pipelined"][1].items():
+        torch.testing.assert_close(value, results["sharded"][1][name], **FP32, msg=lambda m, name=name: f"{name}: {m}")
