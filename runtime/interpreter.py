@@ -440,13 +440,7 @@ class Program:
                 env[held] = env[value]
 
             return stash
-        result = self._slot(op.results[0])
-
-        def restore(env: list) -> None:
-            env[result] = env[held]
-            env[held] = None
-
-        return restore
+        return _take(held, self._slot(op.results[0]))
 
     def _decode_channel(self, op: ir.Operation) -> Step:
         """A send gives the destination IPU its own copy of a micro-batch's value (on its
@@ -463,13 +457,7 @@ class Program:
                     env[channel] = env[value].clone()
 
             return send
-        result = self._slot(op.results[0])
-
-        def recv(env: list) -> None:
-            env[result] = env[channel]
-            env[channel] = None
-
-        return recv
+        return _take(channel, self._slot(op.results[0]))
 
     def _decode_stream_copy(self, op: ir.Operation) -> Step:
         stream = kernels.attr(op, "stream")
@@ -638,6 +626,15 @@ class Program:
             return self.io.outputs
         finally:
             self.io = None
+
+
+def _take(held: int, result: int) -> Step:
+    """A restore or a recv: ``result`` takes the micro-batch's value held in slot ``held``."""
+    def take(env: list) -> None:
+        env[result] = env[held]
+        env[held] = None
+
+    return take
 
 
 def _step_ops(block: ir.Block) -> list[ir.Operation]:
