@@ -22,7 +22,7 @@ from torch_mlir import ir
 
 from ipu_mlir.compiler.diagnostics import location_label
 from ipu_mlir.compiler.ir_walk import operands_within
-from ipu_mlir.compiler.pipeline_attrs import STAGE_ATTR, holds_one_micro_batch
+from ipu_mlir.compiler.pipeline_attrs import holds_one_micro_batch, ipu_of
 
 from . import kernels, schedule
 from .kernels import KernelError, constant_tensor, tensor_type
@@ -158,7 +158,7 @@ class Program:
                 self._variable_slots[info.name] = slot
                 self._variable_of_slot[slot] = info
             elif name == "poplar.constant":
-                self._constants.append((self._slot(op.results[0]), constant_tensor(op.attributes["value"], op.results[0].type), _ipu_of(op)))
+                self._constants.append((self._slot(op.results[0]), constant_tensor(op.attributes["value"], op.results[0].type), ipu_of(op)))
             elif name == "poplar.host_stream":
                 shape, dtype = list(ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value).shape), None
                 element = ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value).element_type
@@ -191,18 +191,18 @@ class Program:
         name = kernels.attr(function, "name")
         block = function.regions[0].blocks[0]
         plan = schedule.plan_of(function)
-        ops = _step_ops(block)
+        scheduled = _scheduled_ops(block)
+        ops = [op.operation for op in block.operations] if scheduled is None else [op for op, _ in scheduled]
         # A function with random ops numbers its calls: each call (one micro-batch) draws
         # from its own seed, so the masks do not depend on the order stages run in.
         counter = [self._count_call] if any(op.name.startswith("poplar.poprand") for op in ops) else []
         if plan is None or plan["kind"] != "pipelined" or len(plan["stage_ipus"]) < 2:
             self._functions[name].extend(counter + self._decode_block(block, ops=ops))
             return
-        unlabelled = [op.name for op in ops if STAGE_ATTR not in op.attributes]
-        if unlabelled:
-            raise KernelError(f"function '{name}' has a pipelined plan but '{unlabelled[0]}' has no "
-                              f"'{STAGE_ATTR}': run pipeline-schedule after poplar-build-program")
-        labels = {id_of(op): kernels.attr(op, STAGE_ATTR) for op in ops}
+        if scheduled is None:
+            raise KernelError(f"function '{name}' has a pipelined plan but no 'pipeline.schedule': run "
+                              "pipeline-schedule after poplar-build-program")
+        labels = {id_of(op): stage for op, stage in scheduled}
         stages: list[int] = [0] * len(counter)  # stage 0 runs the micro-batches in order
         steps = counter + self._decode_block(block, labels, stages, ops=ops)
         self._functions[name].extend(steps)
@@ -240,7 +240,7 @@ class Program:
         for slot, index in last_use.items():
             if slot in defined_here and slot not in self._variable_of_slot and slot not in constants:
                 kills.setdefault(index, []).append(slot)
-        in_place = self._in_place_updates(ops, labels)
+        in_place = self._in_place_updates(ops)
         pools = self._shared_pool_indices(ops)
         steps = []
         for index, op in enumerate(ops):
@@ -262,7 +262,7 @@ class Program:
                     step_stages.append(labels[id_of(op)])
         return steps
 
-    def _in_place_updates(self, ops: list[ir.Operation], labels: dict[int, int] | None = None) -> dict[int, Callable[..., torch.Tensor]]:
+    def _in_place_updates(self, ops: list[ir.Operation]) -> dict[int, Callable[..., torch.Tensor]]:
         """Map ops that update a variable (``v' = f(v, ...)`` whose only use is the copy of
         ``v'`` into ``v``, with nothing reading ``v`` or a view of it afterwards) run in
         place on the variable's buffer, as eager optimizers update parameters."""
@@ -283,12 +283,10 @@ class Program:
             if len(copies) != 1 or target.type != op.results[0].type or target in list(op.operands)[1:]:
                 continue
             copy = copies[0]  # other users read the new value, which is what the buffer then holds
-            if labels is not None and any(labels[id_of(u)] != labels[id_of(op)] for u in uses.get(op.results[0], [])):
-                # A later stage reads the new value, but in a pipeline the next
+            if any(user.name == "pipeline.stash" for value in _views_of(op.results[0], uses) for user in uses.get(value, [])):
+                # A later stage reads the new value from a stash, but in a pipeline the next
                 # micro-batch's update of the buffer runs first: keep a separate result.
                 continue
-            if any(user.name == "pipeline.stash" for value in _views_of(op.results[0], uses) for user in uses.get(value, [])):
-                continue  # the stash keeps the new value for a later stage: later updates must not reach it
             aliases = _views_of(target, uses)
             later = [user for value in aliases for user in uses.get(value, [])
                      if position[id_of(user)] > index and user != copy]
@@ -380,7 +378,7 @@ class Program:
         if name == "poplar.constant":
             slot = self._slot(op.results[0])
             value = constant_tensor(op.attributes["value"], op.results[0].type)
-            self._constants.append((slot, value, _ipu_of(op)))
+            self._constants.append((slot, value, ipu_of(op)))
             return None
         if name == "poplar.poprand_dropout":
             return self._decode_dropout(op)
@@ -637,26 +635,16 @@ def _take(held: int, result: int) -> Step:
     return take
 
 
-def _step_ops(block: ir.Block) -> list[ir.Operation]:
-    """The ops of a function body; a pipelined step's ``pipeline.schedule`` is replaced by
-    the ops of its ``pipeline.stage`` regions, in stage order."""
-    ops: list[ir.Operation] = []
+def _scheduled_ops(block: ir.Block) -> list[tuple[ir.Operation, int]] | None:
+    """The ops of the ``pipeline.stage`` regions of a pipelined step's
+    ``pipeline.schedule`` with their stage, in stage order (None without a schedule)."""
     for op in block.operations:
         op = op.operation
         if op.name == "pipeline.schedule":
-            for stage in op.regions[0].blocks[0].operations:
-                ops.extend(inner.operation for inner in stage.operation.regions[0].blocks[0].operations)
-        else:
-            ops.append(op)
-    return ops
-
-
-def _ipu_of(op: ir.Operation) -> int:
-    """The IPU of a constant: its ``ipu`` or ``pipeline.ipu`` attribute, else IPU 0."""
-    for key in ("ipu", "pipeline.ipu"):
-        if key in op.attributes:
-            return ir.IntegerAttr(op.attributes[key]).value
-    return 0
+            return [(inner.operation, kernels.attr(stage.operation, "stage_id"))
+                    for stage in op.regions[0].blocks[0].operations
+                    for inner in stage.operation.regions[0].blocks[0].operations]
+    return None
 
 
 def id_of(op: ir.Operation) -> int:

@@ -186,7 +186,7 @@ def stage_labels(ops: list[ir.Operation], per_micro_batch: set[ir.Value], check:
             labels[hash(op)] = 0
             continue
         operands = list(op.operands)
-        destination = operands[-1] if op.name == "poplar.program_copy" else operands[0]
+        destination = _written_variable(op)
         is_read = op.name == "poplar.program_stream_copy" and destination not in producer and destination in readers
         if op.name == "poplar.program_copy" and destination in per_micro_batch and destination in readers:
             labels[hash(op)] = min(readers[destination])  # exchange into the consumer
@@ -207,13 +207,11 @@ def _check(ops: list[ir.Operation], labels: dict[int, int], per_micro_batch: set
     persistent_writes: dict[ir.Value, tuple[set[int], ir.Operation]] = {}
     for op in ops:
         stage = labels[hash(op)]
-        operands = list(op.operands)
-        if op.name == "poplar.program_stream_copy":
-            sources, destination = [], operands[0]
-        elif op.name == "poplar.program_copy":
-            sources, destination = operands[:1], operands[1]
-        else:
-            sources, destination = operands_within(op), None
+        destination = _written_variable(op)
+        if destination is None:
+            sources = operands_within(op)
+        else:  # a stream copy reads the host, a copy its first operand
+            sources = list(op.operands)[:1] if op.name == "poplar.program_copy" else []
         for value in sources:
             if written.get(value, -1) > stage:
                 raise StageError(op, f"'{op.name}' in pipeline stage {stage} reads a value computed in stage "

@@ -17,7 +17,7 @@ from torch_mlir import ir
 
 from ..ir_walk import POPLAR_VIEWS, operands_within
 from ..pass_base import Diagnostics, ModulePass
-from ..pipeline_attrs import IPU_ATTR, PLAN_ATTR, STAGE_ATTR
+from ..pipeline_attrs import PLAN_ATTR, STAGE_ATTR, ipu_of
 from .poplar_map_tiles import tensor_bytes
 
 MEMORY_ATTR = "poplar.memory"
@@ -38,15 +38,6 @@ class IpuUsage:
     @property
     def total(self) -> int:
         return self.variables + self.temporaries + self.stash
-
-
-def _ipu_of(op: ir.Operation) -> int:
-    """The IPU an op runs on: its ``ipu`` (variables) or ``pipeline.ipu`` (compute, set by
-    ipu-assign-stages and poplar-build-program) attribute, else IPU 0."""
-    for key in ("ipu", IPU_ATTR, "poplar.ipu"):
-        if key in op.attributes:
-            return ir.IntegerAttr(op.attributes[key]).value
-    return 0
 
 
 def _describe(op: ir.Operation) -> str:
@@ -84,7 +75,7 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
         for result in op.results:
             if op.name in _ALWAYS_LIVE + _VIEWS or not isinstance(result.type, ir.RankedTensorType):
                 continue
-            ipu = _ipu_of(op)
+            ipu = ipu_of(op)
             size = tensor_bytes(result.type)
             live[ipu] = live.get(ipu, 0) + size
             entry = usage.setdefault(ipu, IpuUsage())
@@ -124,7 +115,7 @@ class PlanMemory(ModulePass):
                 op = op.operation
                 if op.name == "poplar.variable":
                     size = tensor_bytes(op.results[0].type)
-                    entry = usage.setdefault(_ipu_of(op), IpuUsage())
+                    entry = usage.setdefault(ipu_of(op), IpuUsage())
                     entry.variables += size
                     entry.largest.append((size, _describe(op)))
                     tiles = list(ir.DenseI64ArrayAttr(op.attributes["tiles"]))
@@ -184,7 +175,7 @@ def _stash_bytes(step: ir.Block) -> dict[int, int]:
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "pipeline.stash":
             depth = ir.IntegerAttr(op.attributes["depth"]).value
-            stash[_ipu_of(op)] = stash.get(_ipu_of(op), 0) + tensor_bytes(op.operands[0].type) * depth
+            stash[ipu_of(op)] = stash.get(ipu_of(op), 0) + tensor_bytes(op.operands[0].type) * depth
         elif op.name == "pipeline.send":
             sends[ir.StringAttr(op.attributes["channel"]).value] = op
         elif op.name == "pipeline.recv":

@@ -92,7 +92,7 @@
 
 // -----
 
-// Two IPUs are planned separately; a compute op's IPU comes from its poplar.ipu
+// Two IPUs are planned separately; a compute op's IPU comes from its pipeline.ipu
 // attribute. IPU 0: 'dense' 2048 + its add 2048 = 4096, exactly an IPU's 4096 bytes of
 // the small target: it fits. IPU 1: 'big' 1100 x f32 = 4400 + its mul 4400 = 8800.
 // CHECK-LABEL: "poplar.graph"
@@ -106,7 +106,7 @@
   %big = "poplar.variable"() {ipu = 1 : i64, kind = "weight", name = "big", tiles = array<i64: 0, 8>} : () -> tensor<1100xf32>
   "poplar.function"() ({
     %a = "poplar.popops_add"(%dense, %dense) : (tensor<512xf32>, tensor<512xf32>) -> tensor<512xf32>
-    %b = "poplar.popops_mul"(%big, %big) {poplar.ipu = 1 : i64} : (tensor<1100xf32>, tensor<1100xf32>) -> tensor<1100xf32>
+    %b = "poplar.popops_mul"(%big, %big) {pipeline.ipu = 1 : i64} : (tensor<1100xf32>, tensor<1100xf32>) -> tensor<1100xf32>
     "poplar.program_copy"(%a, %dense) : (tensor<512xf32>, tensor<512xf32>) -> ()
     "poplar.program_copy"(%b, %big) : (tensor<1100xf32>, tensor<1100xf32>) -> ()
   }) {name = "step"} : () -> ()
