@@ -445,17 +445,20 @@ class Program:
         device); the recv of the same channel in a later stage takes it."""
         channel = self._slot(("channel", kernels.attr(op, "channel")))
         if op.name == "pipeline.send":
-            value, ipu = self._slot(op.operands[0]), kernels.attr(op, "dst_ipu")
-            program = self
-
-            def send(env: list) -> None:
-                if program._placed:
-                    env[channel] = env[value].to(program._devices[ipu], copy=True)
-                else:
-                    env[channel] = env[value].clone()
-
-            return send
+            return self._copy_to_ipu(self._slot(op.operands[0]), channel, kernels.attr(op, "dst_ipu"))
         return _take(channel, self._slot(op.results[0]))
+
+    def _copy_to_ipu(self, src: int, dst: int, ipu: int) -> Step:
+        """A step giving IPU ``ipu`` its own copy of slot ``src`` in slot ``dst`` (on its device)."""
+        program = self
+
+        def copy_to_ipu(env: list) -> None:
+            if program._placed:  # between the devices of the two IPUs
+                env[dst] = env[src].to(program._devices[ipu], copy=True)
+            else:
+                env[dst] = env[src].clone()
+
+        return copy_to_ipu
 
     def _decode_stream_copy(self, op: ir.Operation) -> Step:
         stream = kernels.attr(op, "stream")
@@ -499,16 +502,7 @@ class Program:
 
         if target is not None and target.name.startswith("exchange."):
             # An inter-IPU copy: the destination IPU gets its own copy of the data.
-            program = self
-            ipu = target.ipu
-
-            def exchange(env: list) -> None:
-                if program._placed:  # between the devices of the two IPUs
-                    env[dst] = env[src].to(program._devices[ipu], copy=True)
-                else:
-                    env[dst] = env[src].clone()
-
-            return exchange
+            return self._copy_to_ipu(src, dst, target.ipu)
         if target is not None and source_variable is None and _fresh_result(op.operands[0]):
             # Writing a fresh result (an updated weight, a new running mean) into a
             # variable: the variable takes the result's buffer instead of a copy of it,
