@@ -23,7 +23,7 @@ import torch
 import torch.nn as nn
 
 import poptorch
-from ipu_mlir.runtime.schedule import ideal_utilisation
+from ipu_mlir.artifact.schedule import ideal_utilisation
 
 WIDTH = 1024
 LAYERS_PER_STAGE = 3

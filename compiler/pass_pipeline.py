@@ -149,7 +149,7 @@ def run_pipeline(module: ir.Module, pipeline: str, *, name: str = "pipeline") ->
     try:
         pm.run(module.operation)
     except ir.MLIRError as error:
-        from .diagnostics import format_diagnostic
+        from ipu_mlir.support.diagnostics import format_diagnostic
 
         digest = hashlib.sha1(before.encode()).hexdigest()[:10]
         path = reproducer_dir() / f"{name}-{digest}.mlir"

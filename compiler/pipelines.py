@@ -6,7 +6,7 @@ comments say why each step is there.
 
 from __future__ import annotations
 
-from ipu_mlir.runtime.target import IpuTarget
+from ipu_mlir.support.target import IpuTarget
 
 
 def inference_pipeline(

@@ -90,6 +90,44 @@ class TensorLocationAttr(Ipu.Attribute, name="tensor_location"):
     io_tiles: ir.IntegerAttr
 
 
+BLOCK_ATTR = "ipu.block"
+UNASSIGNED_IPU = -1  # the user gave the block no ipu_id; the execution strategy decides
+
+
+def block_of(op: ir.Operation) -> tuple[str, int] | None:
+    """(user_id, ipu_id) of an op annotated by this pass, or None."""
+    if BLOCK_ATTR not in op.attributes:
+        return None
+    attr = op.attributes[BLOCK_ATTR]
+    return ir.StringAttr(attr.user_id).value, ir.IntegerAttr(attr.ipu_id).value
+
+
+def make_block_attr(user_id: str, ipu_id: int) -> ir.Attribute:
+    return BlockAttr.get(ir.StringAttr.get(user_id), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), ipu_id))
+
+
+STRATEGY_ATTR = "ipu.strategy"  # on the step function: the execution strategy (read by ipu-assign-stages)
+
+
+def strategy_attribute(data: dict[str, Any]) -> ir.Attribute:
+    """Build ``ipu.strategy`` from plain Python data (used by the driver)."""
+
+    def value(v: Any) -> ir.Attribute:
+        if isinstance(v, bool):
+            return ir.BoolAttr.get(v)
+        if isinstance(v, int):
+            return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)
+        if isinstance(v, str):
+            return ir.StringAttr.get(v)
+        if isinstance(v, list | tuple):
+            return ir.ArrayAttr.get([value(x) for x in v])
+        if isinstance(v, dict):
+            return ir.DictAttr.get({k: value(x) for k, x in v.items()})
+        raise TypeError(f"cannot store {v!r} in ipu.strategy")
+
+    return value(data)
+
+
 # ---------------------------------------------------------------------------------------
 # Model ops
 # ---------------------------------------------------------------------------------------

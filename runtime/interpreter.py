@@ -20,11 +20,13 @@ from typing import Any
 import torch
 from torch_mlir import ir
 
-from ipu_mlir.compiler.diagnostics import location_label
-from ipu_mlir.compiler.ir_walk import operands_within
-from ipu_mlir.compiler.pipeline_attrs import holds_one_micro_batch, ipu_of
+from ipu_mlir.support.diagnostics import location_label
+from ipu_mlir.support.ir_walk import operands_within
+from ipu_mlir.dialects.pipeline_attrs import holds_one_micro_batch, ipu_of
 
-from . import kernels, schedule
+from ipu_mlir.artifact import schedule
+
+from . import kernels
 from .kernels import KernelError, constant_tensor, tensor_type
 
 Step = Callable[[list], None]

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch_mlir import ir
 
-from ipu_mlir.compiler.ir_walk import attr_value
+from ipu_mlir.support.ir_walk import attr_value
 from ipu_mlir.dialects.poplar import parse_map_expression
 
 Kernel = Callable[..., torch.Tensor]

@@ -176,7 +176,7 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
         stderr.write(f"ipu-opt: error: {error}\n")
         return EXIT_USAGE
 
-    from ipu_mlir.compiler.diagnostics import (
+    from ipu_mlir.support.diagnostics import (
         check_expected,
         expected_diagnostics,
         flatten,

@@ -48,7 +48,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 1
     from torch_mlir import ir
 
-    from ipu_mlir.compiler.diagnostics import format_diagnostic
+    from ipu_mlir.support.diagnostics import format_diagnostic
 
     context = make_context()
     with context:
@@ -72,7 +72,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def _schedule(module: object, args: argparse.Namespace) -> int:
-    from ipu_mlir.runtime.schedule import summarize
+    from ipu_mlir.artifact.schedule import summarize
 
     graphs = [op.operation for op in module.body.operations if op.operation.name == "poplar.graph"]
     try:

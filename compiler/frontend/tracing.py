@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _STATE = threading.local()
 
@@ -45,18 +45,25 @@ def recording_losses() -> Iterator[set[int]]:
         _STATE.losses = previous
 
 
-def _new_model_run(_module: object, _args: object) -> None:
-    """At each run of the model's forward while tracing, Block/BeginBlock state starts fresh."""
-    import sys
+_RUN_HOOKS: list[Callable[[], None]] = []
 
-    annotations = sys.modules.get("poptorch.annotations")  # not loaded: no blocks were used
-    if annotations is not None:
-        annotations._reset_trace_state()
+
+def on_each_model_run(hook: Callable[[], None]) -> None:
+    """Call ``hook()`` each time the traced model's forward starts (see
+    :func:`fresh_blocks_per_run`). The API layer registers its per-run state reset here
+    (``poptorch.annotations`` restarts its block state), so the frontend need not know it."""
+    if hook not in _RUN_HOOKS:
+        _RUN_HOOKS.append(hook)
+
+
+def _new_model_run(_module: object, _args: object) -> None:
+    for hook in _RUN_HOOKS:
+        hook()
 
 
 @contextlib.contextmanager
 def fresh_blocks_per_run(model: object) -> Iterator[None]:
-    """While active, every forward of ``model`` resets the poptorch block state."""
+    """While active, every forward of ``model`` runs the hooks of :func:`on_each_model_run`."""
     handle = model.register_forward_pre_hook(_new_model_run)
     try:
         yield

@@ -22,9 +22,9 @@ from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 
 from .. import torch_ir
-from ..ir_walk import POPLAR_VIEWS
+from ipu_mlir.support.ir_walk import POPLAR_VIEWS
 from ..pass_base import Diagnostics, ModulePass
-from ..pipeline_attrs import CHECKPOINT_ATTR
+from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR
 from ..torch_ir import NotConstant, constant_value, is_none
 
 

@@ -14,25 +14,9 @@ from typing import ClassVar
 from torch_mlir import ir
 
 from .. import location_metadata as meta
+from ipu_mlir.dialects.ipu import BLOCK_ATTR, UNASSIGNED_IPU, make_block_attr
+
 from ..pass_base import Diagnostics, ModulePass
-
-BLOCK_ATTR = "ipu.block"
-UNASSIGNED_IPU = -1  # the user gave the block no ipu_id; the execution strategy decides
-
-
-def block_of(op: ir.Operation) -> tuple[str, int] | None:
-    """(user_id, ipu_id) of an op annotated by this pass, or None."""
-    if BLOCK_ATTR not in op.attributes:
-        return None
-    attr = op.attributes[BLOCK_ATTR]
-    return ir.StringAttr(attr.user_id).value, ir.IntegerAttr(attr.ipu_id).value
-
-
-def make_block_attr(user_id: str, ipu_id: int) -> ir.Attribute:
-    from ipu_mlir.dialects.ipu import BlockAttr
-
-    return BlockAttr.get(ir.StringAttr.get(user_id), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), ipu_id))
-
 
 @dataclasses.dataclass(frozen=True)
 class AnnotateBlocks(ModulePass):

@@ -16,12 +16,11 @@ from typing import Any, ClassVar
 from torch_mlir import ir
 
 from .. import location_metadata as meta
-from ..ir_walk import attr_value
+from ipu_mlir.support.ir_walk import attr_value
 from ..pass_base import Diagnostics, ModulePass
-from ..pipeline_attrs import IPU_ATTR, PLAN_ATTR, STAGE_ATTR
-from .ipu_annotate_blocks import UNASSIGNED_IPU, block_of
+from ipu_mlir.dialects.ipu import STRATEGY_ATTR, UNASSIGNED_IPU, block_of
+from ipu_mlir.dialects.pipeline_attrs import IPU_ATTR, PLAN_ATTR, STAGE_ATTR
 
-STRATEGY_ATTR = "ipu.strategy"
 MAX_IPUS = 64
 _SKIPPED = ("func.return",)
 
@@ -332,22 +331,3 @@ def _is_constant(op: ir.Operation) -> bool:
     (detached model outputs); they follow the stage of the code around them."""
     return op.name.startswith("torch.constant.") or op.name in (
         "torch.prim.ListConstruct", "torch.vtensor.literal", "torch.aten.detach", "torch.aten.alias")
-
-
-def strategy_attribute(data: dict[str, Any]) -> ir.Attribute:
-    """Build ``ipu.strategy`` from plain Python data (used by the driver)."""
-
-    def value(v: Any) -> ir.Attribute:
-        if isinstance(v, bool):
-            return ir.BoolAttr.get(v)
-        if isinstance(v, int):
-            return _i64(v)
-        if isinstance(v, str):
-            return ir.StringAttr.get(v)
-        if isinstance(v, list | tuple):
-            return ir.ArrayAttr.get([value(x) for x in v])
-        if isinstance(v, dict):
-            return ir.DictAttr.get({k: value(x) for k, x in v.items()})
-        raise TypeError(f"cannot store {v!r} in ipu.strategy")
-
-    return value(data)

@@ -21,7 +21,7 @@ from torch_mlir.dialects import func as func_d
 from ipu_mlir.dialects import ipu as ipu_d
 from ipu_mlir.dialects._base import build
 
-from ..ir_walk import attr_value
+from ipu_mlir.support.ir_walk import attr_value
 from ..pass_base import Diagnostics, ModulePass, PassFailure
 
 KIND, NAME = "ipu.kind", "ipu.name"

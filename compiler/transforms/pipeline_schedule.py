@@ -40,9 +40,9 @@ from torch_mlir import ir
 from ipu_mlir.dialects import pipeline as pipeline_d
 from ipu_mlir.dialects._base import build
 
-from ..ir_walk import POPLAR_VIEWS, operands_within
+from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within
 from ..pass_base import Diagnostics, ModulePass
-from ..pipeline_attrs import (
+from ipu_mlir.dialects.pipeline_attrs import (
     CHECKPOINT_ATTR,
     DATA_MOVES,
     IPU_ATTR,

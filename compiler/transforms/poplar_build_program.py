@@ -18,7 +18,7 @@ from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 
 from ..pass_base import Diagnostics, ModulePass
-from ..pipeline_attrs import DATA_MOVES, IPU_ATTR, PLAN_ATTR, STAGE_ATTR
+from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, PLAN_ATTR, STAGE_ATTR
 
 ARG_NAME = "ipu.name"
 ARG_KIND = "ipu.kind"

@@ -9,20 +9,13 @@ the previous variable on that IPU ended, as Poplar's ``mapTensorLinearly`` does.
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import ClassVar
 
 from torch_mlir import ir
 
+from ipu_mlir.support.ir_walk import tensor_bytes
+
 from ..pass_base import Diagnostics, ModulePass
-
-
-def tensor_bytes(type_: ir.Type) -> int:
-    """Bytes of a static ranked tensor (i1 counts one byte per element, as on the IPU)."""
-    shaped = ir.RankedTensorType(type_)
-    element = shaped.element_type
-    width = ir.IntegerType(element).width if isinstance(element, ir.IntegerType) else {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[str(element)]
-    return math.prod(shaped.shape) * max(1, width // 8)
 
 
 @dataclasses.dataclass(frozen=True)

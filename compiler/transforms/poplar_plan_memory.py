@@ -15,10 +15,9 @@ from typing import ClassVar
 
 from torch_mlir import ir
 
-from ..ir_walk import POPLAR_VIEWS, operands_within
+from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within, tensor_bytes
 from ..pass_base import Diagnostics, ModulePass
-from ..pipeline_attrs import PLAN_ATTR, STAGE_ATTR, ipu_of
-from .poplar_map_tiles import tensor_bytes
+from ipu_mlir.dialects.pipeline_attrs import PLAN_ATTR, STAGE_ATTR, ipu_of
 
 MEMORY_ATTR = "poplar.memory"
 _ALWAYS_LIVE = ("poplar.variable",)

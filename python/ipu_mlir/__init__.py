@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ipu_mlir.compiler.driver import CompiledModel
+    from ipu_mlir.driver import CompiledModel
 
 __version__ = "0.1.0"
 
@@ -25,11 +25,11 @@ __version__ = "0.1.0"
 def compile_inference(model: Any, args: tuple, kwargs: dict[str, Any] | None = None, **options: Any) -> CompiledModel:
     """Compile ``model(*args, **kwargs)`` (micro-batch inputs) for the IPU Model.
 
-    ``options`` are the fields of :class:`ipu_mlir.compiler.driver.CompileOptions`
+    ``options`` are the fields of :class:`ipu_mlir.driver.CompileOptions`
     (device_iterations, output_mode, return_period, target).
     """
-    from ipu_mlir.compiler.driver import CompileOptions
-    from ipu_mlir.compiler.driver import compile_inference as compile_
+    from ipu_mlir.driver import CompileOptions
+    from ipu_mlir.driver import compile_inference as compile_
 
     return compile_(model, args, kwargs or {}, CompileOptions(**options))
 

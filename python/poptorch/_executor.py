@@ -185,7 +185,7 @@ class PoplarExecutor:
         self._check_alive()
         if self._compiled is None:
             return  # the first run uploads them
-        from ipu_mlir.runtime.interpreter import DeviceStore
+        from ipu_mlir.driver import DeviceStore
 
         from . import _host_sync
 
@@ -486,7 +486,7 @@ class PoplarExecutor:
         )
 
     def _compile(self, args: tuple, kwargs: dict[str, Any], leaves: list[_Leaf]) -> None:
-        from ipu_mlir.compiler.driver import CompileOptions, compile_inference
+        from ipu_mlir.driver import CompileOptions, compile_inference
 
         factor = self._factor()
         for leaf in leaves:
@@ -514,7 +514,7 @@ class PoplarExecutor:
             execution=_strategy_data(self._options),
         )
         if self._training:
-            from ipu_mlir.compiler.driver import OptimizerDescription, compile_training
+            from ipu_mlir.driver import OptimizerDescription, compile_training
 
             from .optim import describe
 

@@ -69,6 +69,8 @@ from typing import Any, TypeVar
 import torch
 import torch.fx.traceback as fxtb
 
+from ipu_mlir.compiler.frontend import tracing
+
 __all__ = ["BeginBlock", "Block", "BlockFunction", "removeBlocks"]
 
 # Keys of fx_traceback.current_meta["custom"]; the same as compiler/location_metadata.py's
@@ -130,9 +132,7 @@ def _describe_module(module: torch.nn.Module) -> str:
 # Per-trace state
 # ---------------------------------------------------------------------------------------
 def _tracing() -> bool:
-    from ipu_mlir.compiler.frontend.tracing import is_tracing
-
-    return is_tracing()
+    return tracing.is_tracing()
 
 
 @dataclasses.dataclass
@@ -160,6 +160,9 @@ def _reset_trace_state() -> None:
     custom = fxtb.current_meta.get("custom")
     if custom and (_BLOCK_KEY in custom or _IPU_KEY in custom):
         fxtb.current_meta["custom"] = {k: v for k, v in custom.items() if k not in (_BLOCK_KEY, _IPU_KEY)}
+
+
+tracing.on_each_model_run(_reset_trace_state)
 
 
 def _trace_state() -> _TraceState:

@@ -27,7 +27,7 @@ from ipu_mlir.compiler import location_metadata as meta
 from ipu_mlir.compiler.frontend.capture import capture_inference
 from ipu_mlir.compiler.frontend.training import capture_training
 from ipu_mlir.compiler.pass_pipeline import run_pipeline
-from ipu_mlir.compiler.transforms.ipu_annotate_blocks import block_of
+from ipu_mlir.dialects.ipu import block_of
 from poptorch.annotations import BeginBlock, Block, BlockFunction, removeBlocks
 
 NONE = -1  # the ipu_id ipu-annotate-blocks records for a block given no ipu_id

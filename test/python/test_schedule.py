@@ -13,7 +13,7 @@ import torch
 from test_multi_ipu import FP32, Layers
 
 import poptorch
-from ipu_mlir.runtime import schedule
+from ipu_mlir.artifact import schedule
 from ipu_mlir.tools import ipu_translate
 
 # -- the schedule tables ---------------------------------------------------------------

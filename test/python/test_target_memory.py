@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 
 import poptorch
-from ipu_mlir.runtime.target import MK2, SMALL, default_target
+from ipu_mlir.support.target import MK2, SMALL, default_target
 from poptorch import _logging
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from torch_mlir import ir
@@ -40,3 +41,11 @@ def attr_value(attr: ir.Attribute) -> Any:
     if isinstance(attr, ir.DictAttr):
         return {attr[i].name: attr_value(attr[i].attr) for i in range(len(attr))}
     raise ValueError(f"unexpected attribute {attr}")
+
+
+def tensor_bytes(type_: ir.Type) -> int:
+    """Bytes of a static ranked tensor (i1 counts one byte per element, as on the IPU)."""
+    shaped = ir.RankedTensorType(type_)
+    element = shaped.element_type
+    width = ir.IntegerType(element).width if isinstance(element, ir.IntegerType) else {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[str(element)]
+    return math.prod(shaped.shape) * max(1, width // 8)

@@ -17,7 +17,7 @@ import html
 
 from torch_mlir import ir
 
-from ipu_mlir.compiler.pipeline_attrs import PLAN_ATTR
+from ipu_mlir.dialects.pipeline_attrs import PLAN_ATTR
 
 
 def pipelined_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, int]]]:

@@ -15,14 +15,15 @@ import torch
 from torch_mlir import ir
 
 from ipu_mlir.dialects import make_context
+from ipu_mlir.dialects.ipu import STRATEGY_ATTR, strategy_attribute
 from ipu_mlir.runtime.interpreter import Program
-from ipu_mlir.runtime.schedule import ScheduleSummary, memory_report, summarize
-from ipu_mlir.runtime.target import IpuTarget, default_target
+from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
+from ipu_mlir.support.target import IpuTarget, default_target
 
-from .codegen.executable import Executable
-from .frontend.capture import CapturedProgram, capture_inference
-from .pass_pipeline import run_pipeline
-from .pipelines import inference_pipeline, training_pipeline
+from ipu_mlir.artifact.executable import Executable
+from ipu_mlir.compiler.frontend.capture import CapturedProgram, capture_inference
+from ipu_mlir.compiler.pass_pipeline import run_pipeline
+from ipu_mlir.compiler.pipelines import inference_pipeline, training_pipeline
 
 
 @dataclasses.dataclass
@@ -77,8 +78,6 @@ class CompiledModel:
 
 def _attach_strategy(module: ir.Module, options: CompileOptions, training: bool) -> None:
     """Record the execution strategy on the function for ipu-assign-stages."""
-    from .transforms.ipu_assign_stages import STRATEGY_ATTR, strategy_attribute
-
     data = dict(options.execution or {"kind": "pipelined", "auto_stage": "same_as_ipu", "stages": []})
     data.update({
         "training": training,
@@ -197,7 +196,7 @@ class CompiledTraining:
 def compile_training(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
                      optimizer: OptimizerDescription) -> CompiledTraining:
     """Capture the joint forward + backward of ``model(*args, **kwargs)`` and compile a training step."""
-    from .frontend.training import capture_training
+    from ipu_mlir.compiler.frontend.training import capture_training
 
     timings: dict[str, float] = {}
     start = time.perf_counter()
