@@ -43,6 +43,17 @@ class PassOptionError(ValueError):
 
 
 @dataclasses.dataclass(frozen=True)
+class MlirPass:
+    """A pass of MLIR or torch-mlir in a typed pipeline, by its textual form
+    (``MlirPass("canonicalize")``, ``MlirPass("func.func(cse)")``)."""
+
+    text: str
+
+    def pipeline_text(self) -> str:
+        return self.text
+
+
+@dataclasses.dataclass(frozen=True)
 class ModulePass:
     """Base of ipu-mlir passes; subclasses set ``name`` and implement ``run``.
 

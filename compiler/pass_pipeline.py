@@ -14,13 +14,14 @@ import hashlib
 import os
 import shlex
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
 from . import registry
-from .pass_base import ModulePass, PassOptionError
+from .pass_base import MlirPass, ModulePass, PassOptionError
 
 
 class PipelineSyntaxError(ValueError):
@@ -114,8 +115,10 @@ def build_pass_manager(elements: list[PipelineElement], context: ir.Context) -> 
     return pm
 
 
-def pipeline_text(elements: list[PipelineElement]) -> str:
-    return ",".join(e.ours.pipeline_text() if e.ours else e.text for e in elements)
+def pipeline_text(elements: Sequence[PipelineElement | ModulePass | MlirPass]) -> str:
+    """The pipeline as ``ipu-opt -p`` text: parsed elements or a typed pipeline."""
+    return ",".join(e.pipeline_text() if not isinstance(e, PipelineElement) else e.ours.pipeline_text() if e.ours else e.text
+                    for e in elements)
 
 
 class PipelineError(RuntimeError):
@@ -137,13 +140,18 @@ def reproducer_dir() -> Path:
     return path
 
 
-def run_pipeline(module: ir.Module, pipeline: str, *, name: str = "pipeline") -> None:
-    """Run ``pipeline`` on ``module`` in place.
+def elements_of(steps: Sequence[ModulePass | MlirPass]) -> list[PipelineElement]:
+    """The elements of a typed pipeline (a list of pass objects)."""
+    return [PipelineElement(step.pipeline_text(), step if isinstance(step, ModulePass) else None) for step in steps]
+
+
+def run_pipeline(module: ir.Module, pipeline: str | Sequence[ModulePass | MlirPass], *, name: str = "pipeline") -> None:
+    """Run ``pipeline`` (text, or a list of pass objects) on ``module`` in place.
 
     On failure the module's IR as it was before the run is written to a reproducer
     file and a :class:`PipelineError` names the exact ``ipu-opt`` command to rerun it.
     """
-    elements = parse_pipeline(pipeline)
+    elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else elements_of(pipeline)
     before = module.operation.get_asm(enable_debug_info=True, assume_verified=True)
     pm = build_pass_manager(elements, module.context)
     try:
@@ -165,6 +173,7 @@ __all__ = [
     "PipelineError",
     "PipelineSyntaxError",
     "build_pass_manager",
+    "elements_of",
     "parse_pipeline",
     "pipeline_text",
     "run_pipeline",

@@ -1,86 +1,104 @@
-"""Named pass pipelines: the order in which the compiler runs its passes.
+"""The compile pipeline: which passes run, in which order, with which typed options.
 
-Each pipeline is a textual pipeline for ``ipu-opt -p`` and ``run_pipeline``; the
-comments say why each step is there.
+A pipeline is a list of pass objects (``BuildProgram(device_iterations=4)``) and MLIR
+passes (``MlirPass("canonicalize")``); :func:`ipu_mlir.compiler.pass_pipeline.pipeline_text`
+prints it as the text ``ipu-opt -p`` takes, for reproducers. One function builds the
+inference and the training pipeline; the comments say why each step is there.
 """
 
 from __future__ import annotations
 
-from ipu_mlir.support.target import IpuTarget
+import dataclasses
+from typing import Any
+
+from ipu_mlir.support.target import IpuTarget, default_target
+
+from .pass_base import MlirPass, ModulePass
+from .transforms.convert_torch_to_poplar import ConvertTorchToPoplar
+from .transforms.ipu_annotate_blocks import AnnotateBlocks
+from .transforms.ipu_assign_stages import AssignStages
+from .transforms.ipu_insert_training import InsertTraining
+from .transforms.ipu_raise_custom_ops import RaiseCustomOps
+from .transforms.pipeline_schedule import PipelineSchedule
+from .transforms.poplar_build_program import BuildProgram
+from .transforms.poplar_map_tiles import MapTiles
+from .transforms.poplar_plan_memory import PlanMemory
+
+PipelineStep = ModulePass | MlirPass
 
 
-def inference_pipeline(
-    *,
-    target: IpuTarget,
-    device_iterations: int,
-    output_mode: str,
-    return_period: int,
-    replication_factor: int = 1,
-    num_ipus: int = 1,
-) -> str:
-    """Torch dialect (as imported) -> tile-mapped, memory-planned poplar.graph."""
-    steps = [
-        # Block metadata from locations -> ipu.block attributes, read by later passes.
-        "ipu-annotate-blocks",
-        # Blocks + execution strategy -> pipeline stage and IPU of every op (rule checks).
-        "ipu-assign-stages",
-        # Compute ops -> popops / poplin / popnn; fails listing every unsupported op.
-        "convert-torch-to-poplar",
-        # Drop dead values (e.g. unused list constants) and merge duplicate constants.
-        "canonicalize",
-        "cse",
-        # The graph: variables, host streams, the device loop and the output mode.
-        (
-            f"poplar-build-program{{device-iterations={device_iterations} output-mode={output_mode} "
-            f"return-period={return_period} replication-factor={replication_factor} num-ipus={num_ipus} "
-            f"tiles-per-ipu={target.tiles_per_ipu}}}"
-        ),
-        # Every op of a multi-IPU step gets its pipeline stage (checked stage order); a
-        # pipelined step becomes pipeline.stage regions joined by send/recv and stash/restore.
-        f"pipeline-schedule{{device-iterations={device_iterations}}}",
-        # Tile mapping, then memory per IPU from sizes and liveness (compile error if too big).
-        f"poplar-map-tiles{{tiles-per-ipu={target.tiles_per_ipu} min-bytes-per-tile={target.min_bytes_per_tile}}}",
-        f"poplar-plan-memory{{bytes-per-tile={target.bytes_per_tile} tiles-per-ipu={target.tiles_per_ipu}}}",
-    ]
-    return ",".join(steps)
+@dataclasses.dataclass(frozen=True)
+class CompileOptions:
+    """Everything that changes what the compiler produces (and only that).
+
+    Arguments:
+      device_iterations: iterations of the on-device loop per host call (D).
+      output_mode: "all", "final", "sum" or "every_n".
+      return_period: n of every_n.
+      target: the emulated IPU (Mk2 by default, or ``IPU_MLIR_TARGET``).
+      gradient_accumulation: training only: micro-batches per weight update (G).
+      reduction: training only: accumulated gradients are the "mean" or the "sum".
+      strategy: training only: the mean is taken "post" accumulation or "running".
+      auto_loss_scaling: training only: adapt the loss scale to gradient overflow.
+      recompute: training only: pipelined stages recompute forward activations
+        (PopART's RecomputationType.Pipeline) instead of stashing them.
+      execution: the execution strategy as ``ipu-assign-stages`` reads it; None is the
+        default PipelinedExecution(AutoStage.SameAsIpu), which changes nothing without blocks.
+    """
+
+    device_iterations: int = 1
+    output_mode: str = "all"
+    return_period: int = 1
+    target: IpuTarget = dataclasses.field(default_factory=default_target)
+    gradient_accumulation: int = 1
+    reduction: str = "mean"
+    strategy: str = "post"
+    auto_loss_scaling: bool = False
+    recompute: bool = False
+    execution: Any = None
 
 
-def training_pipeline(
-    *,
-    target: IpuTarget,
-    device_iterations: int,
-    output_mode: str,
-    return_period: int,
-    gradient_accumulation: int = 1,
-    reduction: str = "mean",
-    strategy: str = "post",
-    auto_loss_scaling: bool = False,
-    recompute: bool = False,
-) -> str:
-    """Joint forward + backward Torch function -> training step in a poplar.graph."""
-    steps = [
+def compile_pipeline(options: CompileOptions, *, training: bool) -> list[PipelineStep]:
+    """Torch dialect as imported -> a tile-mapped, memory-planned ``poplar.graph``."""
+    target = options.target
+    steps: list[PipelineStep] = [
         # poptorch:: custom ops -> ipu ops (identity_loss, print_tensor, ...).
-        "ipu-raise-custom-ops",
-        "ipu-annotate-blocks",
-        "ipu-assign-stages",
+        RaiseCustomOps(),
+        # Block metadata from locations -> ipu.block attributes, read by later passes.
+        AnnotateBlocks(),
+        # Blocks + execution strategy -> pipeline stage and IPU of every op (rule checks).
+        AssignStages(),
+    ]
+    if training:
         # Loss scale as the backward seed; one optimizer update op per parameter
         # (with G > 1: gradient accumulators and an @update function).
-        f"ipu-insert-training{{gradient-accumulation={gradient_accumulation} reduction={reduction} strategy={strategy} "
-        f"auto-loss-scaling={'true' if auto_loss_scaling else 'false'}}}",
-        # Forward, backward and update ops -> poplar ops; dropout draws masks.
-        "convert-torch-to-poplar{training=true}",
-        "canonicalize",
-        "cse",
-        (
-            f"poplar-build-program{{device-iterations={device_iterations} gradient-accumulation={gradient_accumulation} "
-            f"output-mode={output_mode} return-period={return_period} tiles-per-ipu={target.tiles_per_ipu}}}"
-        ),
-        # Stage regions, send/recv, stash/restore of activations (or their recomputation).
-        (
-            f"pipeline-schedule{{recompute={str(recompute).lower()} device-iterations={device_iterations} "
-            f"gradient-accumulation={gradient_accumulation}}}"
-        ),
-        f"poplar-map-tiles{{tiles-per-ipu={target.tiles_per_ipu} min-bytes-per-tile={target.min_bytes_per_tile}}}",
-        f"poplar-plan-memory{{bytes-per-tile={target.bytes_per_tile} tiles-per-ipu={target.tiles_per_ipu}}}",
+        steps.append(InsertTraining(gradient_accumulation=options.gradient_accumulation, reduction=options.reduction,
+                                    strategy=options.strategy, auto_loss_scaling=options.auto_loss_scaling))
+    steps += [
+        # Compute ops -> popops / poplin / popnn (training: dropout draws masks); fails
+        # listing every unsupported op.
+        ConvertTorchToPoplar(training=training),
+        # Drop dead values (e.g. unused list constants) and merge duplicate constants.
+        MlirPass("canonicalize"),
+        MlirPass("cse"),
+        # The graph: variables, host streams, the device loop and the output mode.
+        BuildProgram(device_iterations=options.device_iterations,
+                     gradient_accumulation=options.gradient_accumulation if training else 1,
+                     output_mode=options.output_mode, return_period=options.return_period,
+                     tiles_per_ipu=target.tiles_per_ipu),
+        # Every op of a multi-IPU step gets its pipeline stage (checked stage order); a
+        # pipelined step becomes pipeline.stage regions joined by send/recv and
+        # stash/restore of activations (or their recomputation).
+        PipelineSchedule(recompute=options.recompute and training, device_iterations=options.device_iterations,
+                         gradient_accumulation=options.gradient_accumulation if training else 0),
+        # Tile mapping, then memory per IPU from sizes and liveness (compile error if too big).
+        MapTiles(tiles_per_ipu=target.tiles_per_ipu, min_bytes_per_tile=target.min_bytes_per_tile),
+        PlanMemory(bytes_per_tile=target.bytes_per_tile, tiles_per_ipu=target.tiles_per_ipu),
     ]
-    return ",".join(steps)
+    return steps
+
+
+def split_before(steps: list[PipelineStep], kind: type[ModulePass]) -> tuple[list[PipelineStep], list[PipelineStep]]:
+    """The steps before the first pass of class ``kind``, and the rest."""
+    index = next(i for i, step in enumerate(steps) if isinstance(step, kind))
+    return steps[:index], steps[index:]

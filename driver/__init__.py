@@ -4,21 +4,6 @@ runtime program. It is the one layer that calls both the compiler and the runtim
 
 from ipu_mlir.runtime.interpreter import DeviceStore
 
-from .compile import (
-    CompiledModel,
-    CompiledTraining,
-    CompileOptions,
-    OptimizerDescription,
-    compile_inference,
-    compile_training,
-)
+from .compile import CompiledProgram, CompileOptions, OptimizerDescription, compile_program
 
-__all__ = [
-    "CompileOptions",
-    "CompiledModel",
-    "CompiledTraining",
-    "DeviceStore",
-    "OptimizerDescription",
-    "compile_inference",
-    "compile_training",
-]
+__all__ = ["CompileOptions", "CompiledProgram", "DeviceStore", "OptimizerDescription", "compile_program"]

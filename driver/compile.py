@@ -1,8 +1,10 @@
 """The compiler driver: model + example inputs -> executable + decoded runtime program.
 
-``compile_inference`` chains the frontend capture, the inference pass pipeline and the
-runtime decoder. It is what ``poptorch.inferenceModel`` calls on the first run, and what
-``ipu_mlir.compile_inference`` exposes for direct use.
+``compile_program`` chains the frontend capture (inference, or the joint forward and
+backward for training), the compile pipeline (``compiler/pipelines.py``), the artifact
+and the runtime decoder. It is what ``poptorch.inferenceModel`` / ``trainingModel`` call
+on the first run, and what ``ipu_mlir.compile_inference`` exposes for direct use. It is
+the only layer that calls both the compiler and the runtime.
 """
 
 from __future__ import annotations
@@ -14,57 +16,35 @@ from typing import Any
 import torch
 from torch_mlir import ir
 
+from ipu_mlir.artifact.executable import Executable
+from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
+from ipu_mlir.compiler.frontend.capture import capture_inference
+from ipu_mlir.compiler.pass_pipeline import run_pipeline
+from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline, split_before
+from ipu_mlir.compiler.transforms.poplar_build_program import BuildProgram
 from ipu_mlir.dialects import make_context
 from ipu_mlir.dialects.ipu import STRATEGY_ATTR, strategy_attribute
 from ipu_mlir.runtime.interpreter import Program
-from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
-from ipu_mlir.support.target import IpuTarget, default_target
-
-from ipu_mlir.artifact.executable import Executable
-from ipu_mlir.compiler.frontend.capture import CapturedProgram, capture_inference
-from ipu_mlir.compiler.pass_pipeline import run_pipeline
-from ipu_mlir.compiler.pipelines import inference_pipeline, training_pipeline
 
 
 @dataclasses.dataclass
-class CompileOptions:
-    """What the inference pipeline needs to know.
+class CompiledProgram:
+    """A compiled model: its captured signature, the serializable executable and the
+    decoded program, for inference or for a training step.
 
-    Arguments:
-      device_iterations: iterations of the on-device loop per host call (D).
-      output_mode: "all", "final", "sum" or "every_n".
-      return_period: n of every_n.
-      target: the emulated IPU (Mk2 by default).
-      gradient_accumulation, reduction, strategy: training only (G, Mean/Sum, Post/Running).
-      recompute: training only: pipelined stages recompute activations instead of stashing them.
+    ``captured`` is the frontend's ``CapturedProgram`` (inference) or ``TrainingCapture``
+    (training); ``arguments`` are the (kind, name) of the step function's device
+    variables that the host provides (weights, buffers, optimizer state ...).
     """
 
-    device_iterations: int = 1
-    output_mode: str = "all"
-    return_period: int = 1
-    target: IpuTarget = dataclasses.field(default_factory=default_target)
-    gradient_accumulation: int = 1
-    reduction: str = "mean"  # accumulated gradients: "mean" or "sum"
-    strategy: str = "post"  # mean strategy: "post" or "running"
-    auto_loss_scaling: bool = False
-    # Pipelined training recomputes forward activations in the backward stages
-    # (PopART's RecomputationType.Pipeline) instead of stashing them.
-    recompute: bool = False
-    # The execution strategy as ipu-assign-stages reads it (see its Strategy); None: the
-    # default PipelinedExecution(AutoStage.SameAsIpu), which changes nothing without blocks.
-    execution: dict[str, Any] | None = None
-
-
-@dataclasses.dataclass
-class CompiledModel:
-    """A compiled model: its signature, the serializable executable and the decoded program."""
-
-    captured: CapturedProgram
+    captured: Any
     executable: Executable
     program: Program
     context: ir.Context
     module: ir.Module
     timings: dict[str, float]
+    arguments: list[tuple[str, str]]
+    training: bool
 
     def memory_per_ipu(self) -> dict[int, dict[str, int]]:
         return memory_report(_graph_of(self.module))
@@ -96,42 +76,6 @@ def _graph_of(module: ir.Module) -> ir.Operation:
         if op.operation.name == "poplar.graph":
             return op.operation
     raise RuntimeError("the compiled module holds no poplar.graph")
-
-
-def compile_inference(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions) -> CompiledModel:
-    """Capture ``model(*args, **kwargs)`` (micro-batch inputs) and compile it for the IPU Model."""
-    timings: dict[str, float] = {}
-    start = time.perf_counter()
-    context = make_context()
-    captured = capture_inference(model, args, kwargs, context)
-    timings["capture"] = time.perf_counter() - start
-
-    start = time.perf_counter()
-    _attach_strategy(captured.module, options, training=False)
-    pipeline = "ipu-raise-custom-ops," + inference_pipeline(
-        target=options.target,
-        device_iterations=options.device_iterations,
-        output_mode=options.output_mode,
-        return_period=options.return_period,
-    )
-    run_pipeline(captured.module, pipeline, name=type(model).__name__)
-    timings["passes"] = time.perf_counter() - start
-
-    start = time.perf_counter()
-    metadata = {
-        "kind": "inference",
-        "weights": [w.name for w in captured.weights],
-        "inputs": [i.name for i in captured.inputs],
-        "outputs": len(captured.outputs),
-        "device_iterations": options.device_iterations,
-        "output_mode": options.output_mode,
-        "return_period": options.return_period,
-        "target": options.target.to_dict(),
-    }
-    executable = Executable.from_module(captured.module, metadata)
-    program = Program(_graph_of(captured.module))
-    timings["decode"] = time.perf_counter() - start
-    return CompiledModel(captured, executable, program, context, captured.module, timings)
 
 
 @dataclasses.dataclass
@@ -176,74 +120,70 @@ class OptimizerDescription:
         return ir.DictAttr.get(entries)
 
 
-@dataclasses.dataclass
-class CompiledTraining:
-    """A compiled training step: the joint capture's roles, the executable and the program."""
-
-    captured: Any  # compiler.frontend.training.TrainingCapture
-    executable: Executable
-    program: Program
-    context: ir.Context
-    module: ir.Module
-    timings: dict[str, float]
-    arguments: list[tuple[str, str]]  # (kind, name) of the step function's arguments after training insertion
-
-    memory_per_ipu = CompiledModel.memory_per_ipu
-    schedule = CompiledModel.schedule
-    ir_text = CompiledModel.ir_text
-
-
-def compile_training(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
-                     optimizer: OptimizerDescription) -> CompiledTraining:
-    """Capture the joint forward + backward of ``model(*args, **kwargs)`` and compile a training step."""
-    from ipu_mlir.compiler.frontend.training import capture_training
-
+def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
+                    optimizer: OptimizerDescription | None = None) -> CompiledProgram:
+    """Capture ``model(*args, **kwargs)`` (micro-batch inputs) and compile it for the IPU
+    Model: for inference, or with ``optimizer`` a training step (forward, backward and
+    the optimizer's update in one program)."""
+    training = optimizer is not None
+    name = type(model).__name__
     timings: dict[str, float] = {}
     start = time.perf_counter()
     context = make_context()
-    captured = capture_training(model, args, kwargs, context)
+    if training:
+        from ipu_mlir.compiler.frontend.training import capture_training
+
+        captured = capture_training(model, args, kwargs, context)
+    else:
+        captured = capture_inference(model, args, kwargs, context)
     timings["capture"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    func = captured.module.body.operations[0]
-    with context, ir.Location.unknown(context):
-        func.attributes["ipu.optimizer"] = optimizer.attribute()
-    _attach_strategy(captured.module, options, training=True)
-    pipeline = training_pipeline(
-        target=options.target,
-        device_iterations=options.device_iterations,
-        output_mode=options.output_mode,
-        return_period=options.return_period,
-        gradient_accumulation=options.gradient_accumulation,
-        reduction=options.reduction,
-        strategy=options.strategy,
-        auto_loss_scaling=options.auto_loss_scaling,
-        recompute=options.recompute,
-    )
-    # The argument roles after ipu-insert-training, read before poplar-build-program
-    # consumes the function: run the pipeline in two parts.
-    split = pipeline.index("poplar-build-program")
-    run_pipeline(captured.module, pipeline[:split].rstrip(","), name=type(model).__name__)
+    module = captured.module
+    if optimizer is not None:
+        func = module.body.operations[0]
+        with context, ir.Location.unknown(context):
+            func.attributes["ipu.optimizer"] = optimizer.attribute()
+    _attach_strategy(module, options, training=training)
+    # The roles of the step function's arguments after ipu-insert-training are read
+    # before poplar-build-program consumes the function: run the pipeline in two parts.
+    before_build, rest = split_before(compile_pipeline(options, training=training), BuildProgram)
+    run_pipeline(module, before_build, name=name)
+    arguments = _argument_roles(module) if training else [
+        (kind, spec.name) for spec, kind in zip(captured.weights, captured.weight_kinds, strict=True)]
+    run_pipeline(module, rest, name=name)
+    timings["passes"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    metadata: dict[str, Any] = {
+        "kind": "training" if training else "inference",
+        "arguments": arguments,
+        "device_iterations": options.device_iterations,
+        "output_mode": options.output_mode,
+        "return_period": options.return_period,
+        "target": options.target.to_dict(),
+    }
+    if optimizer is not None:
+        metadata["optimizer"] = dataclasses.asdict(optimizer)
+    else:
+        metadata.update(inputs=[i.name for i in captured.inputs], outputs=len(captured.outputs))
+    executable = Executable.from_module(module, metadata)
+    program = Program(_graph_of(module))
+    timings["decode"] = time.perf_counter() - start
+    return CompiledProgram(captured, executable, program, context, module, timings, arguments, training)
+
+
+def _argument_roles(module: ir.Module) -> list[tuple[str, str]]:
+    """(kind, name) of the arguments of the step function (and of ``@update`` with
+    gradient accumulation), each once, in order."""
     arguments: list[tuple[str, str]] = []
-    for func in captured.module.body.operations:  # @main, and @update with gradient accumulation
+    for func in module.body.operations:  # @main, and @update with gradient accumulation
         for attr in ir.ArrayAttr(func.attributes["arg_attrs"]):
             entry = ir.DictAttr(attr)
             role = (ir.StringAttr(entry["ipu.kind"]).value, ir.StringAttr(entry["ipu.name"]).value)
             if role not in arguments:
                 arguments.append(role)
-    run_pipeline(captured.module, pipeline[split:], name=type(model).__name__)
-    timings["passes"] = time.perf_counter() - start
+    return arguments
 
-    start = time.perf_counter()
-    metadata = {
-        "kind": "training",
-        "arguments": arguments,
-        "device_iterations": options.device_iterations,
-        "output_mode": options.output_mode,
-        "optimizer": dataclasses.asdict(optimizer),
-        "target": options.target.to_dict(),
-    }
-    executable = Executable.from_module(captured.module, metadata)
-    program = Program(_graph_of(captured.module))
-    timings["decode"] = time.perf_counter() - start
-    return CompiledTraining(captured, executable, program, context, captured.module, timings, arguments)
+
+__all__ = ["CompileOptions", "CompiledProgram", "OptimizerDescription", "compile_program"]

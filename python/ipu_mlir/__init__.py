@@ -1,7 +1,9 @@
 """ipu-mlir: a PopTorch-compatible compiler from PyTorch through MLIR to an emulated IPU.
 
-Sub-packages: ``dialects`` (ipu / pipeline / poplar), ``compiler`` (frontend, passes,
-pipelines, codegen), ``runtime`` (the IPU Model) and ``tools`` (ipu-opt, ipu-translate).
+Sub-packages (docs/ARCHITECTURE.md): ``support`` and ``dialects`` (ipu / pipeline / poplar)
+under everything, ``compiler`` (frontend, passes, pipelines), ``artifact`` (the compiled
+executable), ``runtime`` (the IPU Model), ``driver`` (compile = capture + passes + runtime
+program) and ``tools`` (ipu-opt, ipu-translate).
 Nothing heavy is imported here, so ``ipu-opt`` starts fast; :func:`compile_inference`
 loads the compiler on first use.
 
@@ -17,21 +19,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ipu_mlir.driver import CompiledModel
+    from ipu_mlir.driver import CompiledProgram
 
 __version__ = "0.1.0"
 
 
-def compile_inference(model: Any, args: tuple, kwargs: dict[str, Any] | None = None, **options: Any) -> CompiledModel:
+def compile_inference(model: Any, args: tuple, kwargs: dict[str, Any] | None = None, **options: Any) -> CompiledProgram:
     """Compile ``model(*args, **kwargs)`` (micro-batch inputs) for the IPU Model.
 
     ``options`` are the fields of :class:`ipu_mlir.driver.CompileOptions`
     (device_iterations, output_mode, return_period, target).
     """
-    from ipu_mlir.driver import CompileOptions
-    from ipu_mlir.driver import compile_inference as compile_
+    from ipu_mlir.driver import CompileOptions, compile_program
 
-    return compile_(model, args, kwargs or {}, CompileOptions(**options))
+    return compile_program(model, args, kwargs or {}, CompileOptions(**options))
 
 
 __all__ = ["compile_inference", "__version__"]

@@ -333,11 +333,7 @@ class PoplarExecutor:
 
     def _arguments(self) -> list[tuple[str, str]]:
         """(kind, name) of every device variable the host provides."""
-        compiled = self._compiled
-        if self._training:
-            return list(compiled.arguments)
-        return [(kind if kind != "constant" else "constant", spec.name)
-                for spec, kind in zip(compiled.captured.weights, compiled.captured.weight_kinds, strict=True)]
+        return list(self._compiled.arguments)
 
     def _hyper_value(self, name: str) -> float:
         described = self._ipu_optimizer
@@ -486,7 +482,7 @@ class PoplarExecutor:
         )
 
     def _compile(self, args: tuple, kwargs: dict[str, Any], leaves: list[_Leaf]) -> None:
-        from ipu_mlir.driver import CompileOptions, compile_inference
+        from ipu_mlir.driver import CompileOptions, OptimizerDescription, compile_program
 
         factor = self._factor()
         for leaf in leaves:
@@ -507,15 +503,14 @@ class PoplarExecutor:
             )
         micro_args, micro_kwargs = pytree.tree_map(lambda t: self._micro(t, factor), (args, kwargs))
         mode = self._options.resolved_output_mode(self._training)
-        options = CompileOptions(
-            device_iterations=self._options.device_iterations,
-            output_mode=_OUTPUT_MODE_NAMES[mode],
-            return_period=self._options.output_return_period or 1,
-            execution=_strategy_data(self._options),
-        )
+        settings: dict[str, Any] = {
+            "device_iterations": self._options.device_iterations,
+            "output_mode": _OUTPUT_MODE_NAMES[mode],
+            "return_period": self._options.output_return_period or 1,
+            "execution": _strategy_data(self._options),
+        }
+        description = None
         if self._training:
-            from ipu_mlir.driver import OptimizerDescription, compile_training
-
             from .optim import describe
 
             self._ipu_optimizer = describe(self._optimizer, self._parameter_names())
@@ -525,18 +520,18 @@ class PoplarExecutor:
                 constants=_constants(described), max_grad_norm=described.max_grad_norm,
             )
             training = self._options.Training
-            options.gradient_accumulation = training.gradient_accumulation
-            options.reduction = "sum" if training.accumulation_and_replication_reduction_type == ReductionType.Sum else "mean"
             strategy = training.mean_accumulation_and_replication_reduction_strategy
             running = strategy == MeanReductionStrategy.Running or any(
                 dtype == torch.float16 for dtype in described.accum_types.values()
             )  # SEMANTICS: a float16 accumulator forces the running mean
-            options.strategy = "running" if running else "post"
-            options.auto_loss_scaling = bool(training.auto_loss_scaling)
-            options.recompute = self._options._Popart.recompute_pipeline
-            self._compiled = compile_training(self._model, micro_args, micro_kwargs, options, description)
-        else:
-            self._compiled = compile_inference(self._model, micro_args, micro_kwargs, options)
+            settings.update(
+                gradient_accumulation=training.gradient_accumulation,
+                reduction="sum" if training.accumulation_and_replication_reduction_type == ReductionType.Sum else "mean",
+                strategy="running" if running else "post",
+                auto_loss_scaling=bool(training.auto_loss_scaling),
+                recompute=self._options._Popart.recompute_pipeline,
+            )
+        self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings), description)
         if self._options._Popart.recompute_pipeline and (not self._training or self._compiled.schedule().kind != "pipelined"):
             _logging.warn_once("autoRecomputation", (
                 "Options._Popart.set('autoRecomputation', 3) has no effect here: only pipelined training "
