@@ -3,6 +3,14 @@
 // Use: torch-mlir-opt --irdl-file=dialects/poplar.irdl.mlir <file>
 module {
   irdl.dialect @poplar {
+    irdl.operation @gcl_all_reduce {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"op" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
     irdl.operation @graph {
       %0 = irdl.base "#builtin.integer" 
       %1 = irdl.base "#builtin.integer" 
@@ -82,13 +90,189 @@ module {
       %0 = irdl.base "#builtin.string" 
       irdl.attributes {"callee" = %0}
     }
-    irdl.operation @gcl_all_reduce {
+    irdl.operation @poplin_matmul {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @poplin_linear {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, weights: %1, bias: %2)
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @poplin_conv {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, weights: %1, bias: variadic %2)
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.dense_array" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"stride" = %3, "padding" = %4, "dilation" = %5, "groups" = %6}
+      %7 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %7)
+    }
+    irdl.operation @poplin_conv_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, input: %1, weights: %2)
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.dense_array" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"stride" = %3, "padding" = %4, "dilation" = %5, "groups" = %6}
+      %7 = irdl.base "!builtin.tensor" 
+      %8 = irdl.base "!builtin.tensor" 
+      %9 = irdl.base "!builtin.tensor" 
+      irdl.results(grad_input: variadic %7, grad_weights: variadic %8, grad_bias: variadic %9)
+    }
+    irdl.operation @popnn_pool {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)
       %1 = irdl.base "#builtin.string" 
-      irdl.attributes {"op" = %1}
+      %2 = irdl.base "#builtin.dense_array" 
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.integer" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %1, "kernel" = %2, "stride" = %3, "padding" = %4, "ceil_mode" = %5, "count_include_pad" = %6}
+      %7 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %7)
+    }
+    irdl.operation @popnn_pool_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, grad: %1)
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.dense_array" 
+      %6 = irdl.base "#builtin.integer" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %2, "kernel" = %3, "stride" = %4, "padding" = %5, "ceil_mode" = %6, "count_include_pad" = %7}
+      %8 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %8)
+    }
+    irdl.operation @popnn_max_pool_with_indices {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.dense_array" 
+      %2 = irdl.base "#builtin.dense_array" 
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kernel" = %1, "stride" = %2, "padding" = %3, "ceil_mode" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5, indices: %6)
+    }
+    irdl.operation @popnn_max_pool_grad_with_indices {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
       %2 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %2)
+      irdl.operands(input: %0, grad: %1, indices: %2)
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.dense_array" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kernel" = %3, "stride" = %4, "padding" = %5, "ceil_mode" = %6}
+      %7 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %7)
+    }
+    irdl.operation @popnn_norm {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, scale: %1, bias: %2, stats: variadic %3)
+      %4 = irdl.base "#builtin.string" 
+      %5 = irdl.base "#builtin.float" 
+      %6 = irdl.base "#builtin.integer" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %4, "epsilon" = %5, "num_groups" = %6, "num_dims" = %7}
+      %8 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %8)
+    }
+    irdl.operation @popnn_norm_training {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, scale: %1, bias: %2, running_stats: variadic %3)
+      %4 = irdl.base "#builtin.string" 
+      %5 = irdl.base "#builtin.float" 
+      %6 = irdl.base "#builtin.float" 
+      %7 = irdl.base "#builtin.integer" 
+      %8 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %4, "epsilon" = %5, "momentum" = %6, "num_groups" = %7, "num_dims" = %8}
+      %9 = irdl.base "!builtin.tensor" 
+      %10 = irdl.base "!builtin.tensor" 
+      %11 = irdl.base "!builtin.tensor" 
+      %12 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %9, mean: %10, invstd: %11, new_running_stats: variadic %12)
+    }
+    irdl.operation @popnn_norm_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, input: %1, mean: %2, invstd: %3, scale: %4)
+      %5 = irdl.base "#builtin.string" 
+      %6 = irdl.base "#builtin.float" 
+      %7 = irdl.base "#builtin.integer" 
+      %8 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %5, "epsilon" = %6, "num_groups" = %7, "num_dims" = %8}
+      %9 = irdl.base "!builtin.tensor" 
+      %10 = irdl.base "!builtin.tensor" 
+      %11 = irdl.base "!builtin.tensor" 
+      irdl.results(grad_input: %9, grad_scale: %10, grad_bias: %11)
+    }
+    irdl.operation @popnn_nonlinearity {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %1, "dim" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @popnn_nonlinearity_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, saved: %1)
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %2, "dim" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @popnn_nll_loss {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(log_probs: %0, target: %1)
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"reduction" = %2, "ignore_index" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @popnn_nll_loss_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, log_probs: %1, target: %2)
+      %3 = irdl.base "#builtin.string" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"reduction" = %3, "ignore_index" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5)
     }
     irdl.operation @popops_add {
       %0 = irdl.base "!builtin.tensor" 
@@ -127,6 +311,14 @@ module {
       irdl.attributes {"expr" = %3}
       %4 = irdl.base "!builtin.tensor" 
       irdl.results(result: %4)
+    }
+    irdl.operation @popops_map_in_place {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(in1: %0, in2: variadic %1, in3: variadic %2)
+      %3 = irdl.base "#builtin.string" 
+      irdl.attributes {"expr" = %3}
     }
     irdl.operation @popops_cast {
       %0 = irdl.base "!builtin.tensor" 
@@ -197,157 +389,6 @@ module {
       irdl.attributes {"low" = %1, "high" = %2, "value" = %3}
       %4 = irdl.base "!builtin.tensor" 
       irdl.results(result: %4)
-    }
-    irdl.operation @poplin_matmul {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      irdl.operands(lhs: %0, rhs: %1)
-      %2 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %2)
-    }
-    irdl.operation @poplin_conv {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      %2 = irdl.base "!builtin.tensor" 
-      irdl.operands(input: %0, weights: %1, bias: variadic %2)
-      %3 = irdl.base "#builtin.dense_array" 
-      %4 = irdl.base "#builtin.dense_array" 
-      %5 = irdl.base "#builtin.dense_array" 
-      %6 = irdl.base "#builtin.integer" 
-      irdl.attributes {"stride" = %3, "padding" = %4, "dilation" = %5, "groups" = %6}
-      %7 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %7)
-    }
-    irdl.operation @popnn_pool {
-      %0 = irdl.base "!builtin.tensor" 
-      irdl.operands(input: %0)
-      %1 = irdl.base "#builtin.string" 
-      %2 = irdl.base "#builtin.dense_array" 
-      %3 = irdl.base "#builtin.dense_array" 
-      %4 = irdl.base "#builtin.dense_array" 
-      %5 = irdl.base "#builtin.integer" 
-      %6 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %1, "kernel" = %2, "stride" = %3, "padding" = %4, "ceil_mode" = %5, "count_include_pad" = %6}
-      %7 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %7)
-    }
-    irdl.operation @popnn_norm {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      %2 = irdl.base "!builtin.tensor" 
-      %3 = irdl.base "!builtin.tensor" 
-      irdl.operands(input: %0, scale: %1, bias: %2, stats: variadic %3)
-      %4 = irdl.base "#builtin.string" 
-      %5 = irdl.base "#builtin.float" 
-      %6 = irdl.base "#builtin.integer" 
-      %7 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %4, "epsilon" = %5, "num_groups" = %6, "num_dims" = %7}
-      %8 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %8)
-    }
-    irdl.operation @popnn_nonlinearity {
-      %0 = irdl.base "!builtin.tensor" 
-      irdl.operands(input: %0)
-      %1 = irdl.base "#builtin.string" 
-      %2 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %1, "dim" = %2}
-      %3 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %3)
-    }
-    irdl.operation @popnn_nonlinearity_grad {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      irdl.operands(grad: %0, saved: %1)
-      %2 = irdl.base "#builtin.string" 
-      %3 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %2, "dim" = %3}
-      %4 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %4)
-    }
-    irdl.operation @popnn_norm_training {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      %2 = irdl.base "!builtin.tensor" 
-      %3 = irdl.base "!builtin.tensor" 
-      irdl.operands(input: %0, scale: %1, bias: %2, running_stats: variadic %3)
-      %4 = irdl.base "#builtin.string" 
-      %5 = irdl.base "#builtin.float" 
-      %6 = irdl.base "#builtin.float" 
-      %7 = irdl.base "#builtin.integer" 
-      %8 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %4, "epsilon" = %5, "momentum" = %6, "num_groups" = %7, "num_dims" = %8}
-      %9 = irdl.base "!builtin.tensor" 
-      %10 = irdl.base "!builtin.tensor" 
-      %11 = irdl.base "!builtin.tensor" 
-      %12 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %9, mean: %10, invstd: %11, new_running_stats: variadic %12)
-    }
-    irdl.operation @popnn_norm_grad {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      %2 = irdl.base "!builtin.tensor" 
-      %3 = irdl.base "!builtin.tensor" 
-      %4 = irdl.base "!builtin.tensor" 
-      irdl.operands(grad: %0, input: %1, mean: %2, invstd: %3, scale: %4)
-      %5 = irdl.base "#builtin.string" 
-      %6 = irdl.base "#builtin.float" 
-      %7 = irdl.base "#builtin.integer" 
-      %8 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %5, "epsilon" = %6, "num_groups" = %7, "num_dims" = %8}
-      %9 = irdl.base "!builtin.tensor" 
-      %10 = irdl.base "!builtin.tensor" 
-      %11 = irdl.base "!builtin.tensor" 
-      irdl.results(grad_input: %9, grad_scale: %10, grad_bias: %11)
-    }
-    irdl.operation @poplin_conv_grad {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      %2 = irdl.base "!builtin.tensor" 
-      irdl.operands(grad: %0, input: %1, weights: %2)
-      %3 = irdl.base "#builtin.dense_array" 
-      %4 = irdl.base "#builtin.dense_array" 
-      %5 = irdl.base "#builtin.dense_array" 
-      %6 = irdl.base "#builtin.integer" 
-      irdl.attributes {"stride" = %3, "padding" = %4, "dilation" = %5, "groups" = %6}
-      %7 = irdl.base "!builtin.tensor" 
-      %8 = irdl.base "!builtin.tensor" 
-      %9 = irdl.base "!builtin.tensor" 
-      irdl.results(grad_input: variadic %7, grad_weights: variadic %8, grad_bias: variadic %9)
-    }
-    irdl.operation @popnn_pool_grad {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      irdl.operands(input: %0, grad: %1)
-      %2 = irdl.base "#builtin.string" 
-      %3 = irdl.base "#builtin.dense_array" 
-      %4 = irdl.base "#builtin.dense_array" 
-      %5 = irdl.base "#builtin.dense_array" 
-      %6 = irdl.base "#builtin.integer" 
-      %7 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %2, "kernel" = %3, "stride" = %4, "padding" = %5, "ceil_mode" = %6, "count_include_pad" = %7}
-      %8 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %8)
-    }
-    irdl.operation @popnn_nll_loss {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      irdl.operands(log_probs: %0, target: %1)
-      %2 = irdl.base "#builtin.string" 
-      %3 = irdl.base "#builtin.integer" 
-      irdl.attributes {"reduction" = %2, "ignore_index" = %3}
-      %4 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %4)
-    }
-    irdl.operation @popnn_nll_loss_grad {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      %2 = irdl.base "!builtin.tensor" 
-      irdl.operands(grad: %0, log_probs: %1, target: %2)
-      %3 = irdl.base "#builtin.string" 
-      %4 = irdl.base "#builtin.integer" 
-      irdl.attributes {"reduction" = %3, "ignore_index" = %4}
-      %5 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %5)
     }
     irdl.operation @popops_multi_update_add {
       %0 = irdl.base "!builtin.tensor" 

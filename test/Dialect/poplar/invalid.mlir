@@ -1,6 +1,6 @@
 // RUN: ipu-opt %s --split-input-file --verify-diagnostics
 
-// At least one case per verifier rule of the poplar dialect (dialects/poplar.py), with the
+// At least one case per verifier rule of the poplar dialect (dialects/poplar/), with the
 // message a user sees. Ops that take operands sit in a func.func that provides them.
 
 // ===== op structure: regions, results, operands, operandSegmentSizes and resultSegmentSizes as declared (checked before any rule)
@@ -2180,5 +2180,171 @@ func.func @case219(%a: tensor<2x3xf32>) {
 func.func @case220(%a: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.broadcast' op element type must not change}}
   %0 = "poplar.broadcast"(%a) : (tensor<3xf32>) -> tensor<2x3xbf16>
+  return
+}
+
+// -----
+
+// ===== poplar.poplin_linear (formed by poplar-fuse-linear)
+
+func.func @case221(%x: tensor<2x4x1xf32>, %w: tensor<3x4xf32>, %b: tensor<3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_linear' op input and weights must be rank 2, got ranks 3 and 2}}
+  %0 = "poplar.poplin_linear"(%x, %w, %b) : (tensor<2x4x1xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @case222(%x: tensor<2x4xf32>, %w: tensor<3x5xf32>, %b: tensor<3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_linear' op input [2, 4] and weights [3, 5] must share the contracting (last) dim}}
+  %0 = "poplar.poplin_linear"(%x, %w, %b) : (tensor<2x4xf32>, tensor<3x5xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @case223(%x: tensor<2x4xf32>, %w: tensor<3x4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.poplin_linear' op bias shape must be [3] (the weights' rows), got [4]}}
+  %0 = "poplar.poplin_linear"(%x, %w, %b) : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @case224(%x: tensor<2x4xf32>, %w: tensor<3x4xf32>, %b: tensor<3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_linear' op result shape must be [2, 3], got [3, 2]}}
+  %0 = "poplar.poplin_linear"(%x, %w, %b) : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @case225(%x: tensor<2x4xf32>, %w: tensor<3x4xf32>, %b: tensor<3xf16>) {
+  // expected-error@+1 {{'poplar.poplin_linear' op input, weights, bias and result must share one element type, got f16, f32}}
+  %0 = "poplar.poplin_linear"(%x, %w, %b) : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf16>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// ===== poplar.popops_map_in_place (formed by poplar-plan-in-place): the rules of popops_map, written into in1
+
+func.func @case226(%w: tensor<3xf32>) {
+  // expected-error@+1 {{'poplar.popops_map_in_place' op expects 0 results, got 1}}
+  %0 = "poplar.popops_map_in_place"(%w) {expr = "neg(_1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @case227(%w: tensor<3xf32>) {
+  // expected-error@+1 {{'poplar.popops_map_in_place' op has an invalid expression "sub(_1)": 'sub' takes 2 arguments, got 1}}
+  "poplar.popops_map_in_place"(%w) {expr = "sub(_1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @case228(%w: tensor<3xf32>) {
+  // expected-error@+1 {{'poplar.popops_map_in_place' op expression "add(_1, _2)" reads [1, 2] but the op has 1 operands}}
+  "poplar.popops_map_in_place"(%w) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @case229(%w: tensor<3xf32>, %g: tensor<2xf32>) {
+  // expected-error@+1 {{'poplar.popops_map_in_place' op operand shapes [[3], [2]] do not broadcast}}
+  "poplar.popops_map_in_place"(%w, %g) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @case230(%w: tensor<3xf32>, %g: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popops_map_in_place' op the broadcast shape [2, 3] of the operands must be in1's shape [3]: the result is written into in1}}
+  "poplar.popops_map_in_place"(%w, %g) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @case231(%w: tensor<3xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{'poplar.popops_map_in_place' op in1 is overwritten, so it must not also be in2 or in3}}
+  "poplar.popops_map_in_place"(%w, %w, %lr) {expr = "sub(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<3xf32>, tensor<3xf32>, tensor<f32>) -> ()
+  return
+}
+
+// -----
+
+// ===== poplar.popnn_max_pool_with_indices and poplar.popnn_max_pool_grad_with_indices (formed by poplar-share-pool-indices)
+
+func.func @case232(%x: tensor<3x8xf32>) {
+  // expected-error@+1 {{'poplar.popnn_max_pool_with_indices' op input must have rank >= 3 ([N, C, *spatial]), got rank 2}}
+  %0:2 = "poplar.popnn_max_pool_with_indices"(%x) {kernel = array<i64: 2>, stride = array<i64: 2>, padding = array<i64: 0>, ceil_mode = false} : (tensor<3x8xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>)
+  return
+}
+
+// -----
+
+func.func @case233(%x: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{'poplar.popnn_max_pool_with_indices' op padding [2, 2] must be at most half the kernel [2, 2]}}
+  %0:2 = "poplar.popnn_max_pool_with_indices"(%x) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 2, 2>, ceil_mode = false} : (tensor<1x3x8x8xf32>) -> (tensor<1x3x6x6xf32>, tensor<1x3x6x6xi64>)
+  return
+}
+
+// -----
+
+func.func @case234(%x: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{'poplar.popnn_max_pool_with_indices' op result shape must be [1, 3, 4, 4], got [1, 3, 8, 8]}}
+  %0:2 = "poplar.popnn_max_pool_with_indices"(%x) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>) -> (tensor<1x3x8x8xf32>, tensor<1x3x4x4xi64>)
+  return
+}
+
+// -----
+
+func.func @case235(%x: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{'poplar.popnn_max_pool_with_indices' op result and input must share one element type}}
+  %0:2 = "poplar.popnn_max_pool_with_indices"(%x) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>) -> (tensor<1x3x4x4xf16>, tensor<1x3x4x4xi64>)
+  return
+}
+
+// -----
+
+func.func @case236(%x: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{'poplar.popnn_max_pool_with_indices' op indices shape must be the pooled shape [1, 3, 4, 4], got [1, 3, 16]}}
+  %0:2 = "poplar.popnn_max_pool_with_indices"(%x) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x3x16xi64>)
+  return
+}
+
+// -----
+
+func.func @case237(%x: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{'poplar.popnn_max_pool_with_indices' op indices must have integer elements, got f32}}
+  %0:2 = "poplar.popnn_max_pool_with_indices"(%x) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>)
+  return
+}
+
+// -----
+
+func.func @case238(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x3x3xf32>, %i: tensor<1x3x4x4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_max_pool_grad_with_indices' op grad shape must be the pooled shape [1, 3, 4, 4], got [1, 3, 3, 3]}}
+  %0 = "poplar.popnn_max_pool_grad_with_indices"(%x, %g, %i) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>, tensor<1x3x3x3xf32>, tensor<1x3x4x4xi64>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @case239(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<1x3x3x3xi64>) {
+  // expected-error@+1 {{'poplar.popnn_max_pool_grad_with_indices' op indices shape must be the pooled shape [1, 3, 4, 4], got [1, 3, 3, 3]}}
+  %0 = "poplar.popnn_max_pool_grad_with_indices"(%x, %g, %i) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x3x3x3xi64>) -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<1x3x4x4xi64>) {
+  // expected-error@+1 {{'poplar.popnn_max_pool_grad_with_indices' op result type tensor<1x3x8x8xf16> must equal input type tensor<1x3x8x8xf32>}}
+  %0 = "poplar.popnn_max_pool_grad_with_indices"(%x, %g, %i) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>) -> tensor<1x3x8x8xf16>
   return
 }

@@ -1,5 +1,5 @@
 // Round trip of every poplar op in generic form: ipu-opt parses and verifies it (the
-// Python verifiers of dialects/poplar.py), prints it, and parses its own output again.
+// Python verifiers of dialects/poplar/), prints it, and parses its own output again.
 // RUN: ipu-opt %s --split-input-file | FileCheck %s --check-prefixes=CHECK,FLAT
 // RUN: ipu-opt %s --split-input-file | ipu-opt --split-input-file | FileCheck %s --check-prefixes=CHECK,FLAT
 //
@@ -386,6 +386,22 @@
 %cat3 = "poplar.concat"(%cat2, %clamp) {dim = 1 : i64} : (tensor<2x6xf32>, tensor<2x3xf32>) -> tensor<2x9xf32>
 // FLAT: %[[BC:.*]] = "poplar.broadcast"(%[[ROW]]) : (tensor<3xf32>) -> tensor<4x2x3xf32>
 %bc = "poplar.broadcast"(%row) : (tensor<3xf32>) -> tensor<4x2x3xf32>
+// The ops the poplar-* execution passes form. A linear layer x · wᵀ + b of the [2, 4]
+// matmul result with the [3, 4] weights (out x in) and a [3] bias.
+// FLAT: %[[LIN:.*]] = "poplar.poplin_linear"(%[[MM]], %[[W]], %[[ROW]]) : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+%lin = "poplar.poplin_linear"(%mm, %w, %row) : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// An SGD step written into %a in place: the other operands broadcast to %a's shape.
+// FLAT: "poplar.popops_map_in_place"(%[[A]], %[[ROW]], %[[LO]]) {expr = "sub(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3xf32>, tensor<3xf32>, tensor<f32>) -> ()
+"poplar.popops_map_in_place"(%a, %row, %lo) {expr = "sub(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3xf32>, tensor<3xf32>, tensor<f32>) -> ()
+// FLAT: "poplar.popops_map_in_place"(%[[A]]) {expr = "neg(_1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> ()
+"poplar.popops_map_in_place"(%a) {expr = "neg(_1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> ()
+// The max pool above, keeping its argmax for the gradient (i64 or i32 indices).
+// FLAT: %[[MAXPI:.*]]:2 = "poplar.popnn_max_pool_with_indices"(%[[IMG]]) {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>) -> (tensor<1x4x3x3xf32>, tensor<1x4x3x3xi64>)
+%maxpi:2 = "poplar.popnn_max_pool_with_indices"(%img) {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x4x5x5xf32>) -> (tensor<1x4x3x3xf32>, tensor<1x4x3x3xi64>)
+// FLAT: %[[MAXPI_G:.*]] = "poplar.popnn_max_pool_grad_with_indices"(%[[IMG]], %[[MAXPI]]#0, %[[MAXPI]]#1) {ceil_mode = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xi64>) -> tensor<1x4x5x5xf32>
+%maxpi_g = "poplar.popnn_max_pool_grad_with_indices"(%img, %maxpi#0, %maxpi#1) {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x4x5x5xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xi64>) -> tensor<1x4x5x5xf32>
+// FLAT: %[[MAXPI32:.*]]:2 = "poplar.popnn_max_pool_with_indices"(%[[A3]]) {ceil_mode = false, kernel = array<i64: 2>, padding = array<i64: 0>, stride = array<i64: 1>} : (tensor<1x2x3xf32>) -> (tensor<1x2x2xf32>, tensor<1x2x2xi32>)
+%maxpi32:2 = "poplar.popnn_max_pool_with_indices"(%a3) {kernel = array<i64: 2>, stride = array<i64: 1>, padding = array<i64: 0>, ceil_mode = false} : (tensor<1x2x3xf32>) -> (tensor<1x2x2xf32>, tensor<1x2x2xi32>)
 // A constant whose value lives in a resource blob, as importers write large literals.
 // FLAT: %[[BLOB:.*]] = "poplar.constant"() {ipu = 0 : i64, value = dense_resource<weights> : tensor<2xf32>} : () -> tensor<2xf32>
 %blob = "poplar.constant"() {value = dense_resource<weights> : tensor<2xf32>, ipu = 0 : i64} : () -> tensor<2xf32>

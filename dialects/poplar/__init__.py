@@ -1,0 +1,96 @@
+"""The ``poplar`` dialect: a Poplar graph program, one op per Poplar/PopLibs construct.
+
+A ``poplar.graph`` holds the graph's data (``variable``, ``constant``, ``remote_buffer``,
+``host_stream``), its functions and its control program (``program_*``). Tensor values
+follow Poplar's model: a value names a tensor of the graph; compute ops
+(``popops_*``, ``poplin_*``, ``popnn_*``) and views (``reshape``, ``slice``, ...) make new
+tensors, and only program ops (``program_copy``, ``program_stream_copy``) and in-place
+ops (``popops_scaled_add_to``, ``popops_map_in_place``) write into existing ones. The
+IPU Model runtime executes this dialect; ``ipu-translate --poplar-to-cpp`` prints it as
+Poplar C++.
+
+Op names mirror the C++ API with the namespace joined by an underscore
+(``poplar.popops_add`` for ``popops::add``, ``poplar.program_copy`` for
+``poplar::program::Copy``): IRDL, which defines our dialects, allows no dot inside an
+op name. The ops live in one module per Poplar library (``graph``: the graph, its data
+and programs; ``popops``, ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
+methods of ``poplar::Tensor``); this package re-exports all of them.
+"""
+
+from torch_mlir import ir
+
+from .base import Poplar, PoplarOp, Tensor, TensorResult, broadcast_shapes
+from .gcl import AllReduceOp
+from .graph import (
+    VARIABLE_KINDS,
+    CallOp,
+    ConstantOp,
+    CopyOp,
+    FunctionOp,
+    GraphOp,
+    HostStreamOp,
+    PrintTensorOp,
+    RemoteBufferOp,
+    RepeatOp,
+    SequenceOp,
+    StreamCopyOp,
+    SyncOp,
+    VariableOp,
+)
+from .poplin import ConvGradOp, ConvOp, LinearOp, MatMulOp
+from .popnn import (
+    NONLINEARITIES,
+    NORM_STATS,
+    MaxPoolGradWithIndicesOp,
+    MaxPoolWithIndicesOp,
+    NllLossGradOp,
+    NllLossOp,
+    NonLinearityGradOp,
+    NonLinearityOp,
+    NormGradOp,
+    NormOp,
+    NormTrainingOp,
+    PoolGradOp,
+    PoolOp,
+)
+from .popops import (
+    MAP_FUNCTIONS,
+    AddOp,
+    ArgMaxOp,
+    ArgMinOp,
+    CastOp,
+    DivOp,
+    GatherOp,
+    MapInPlaceOp,
+    MapOp,
+    MulOp,
+    MultiSliceOp,
+    MultiUpdateAddOp,
+    PadOp,
+    ReduceOp,
+    ScaledAddToOp,
+    SubOp,
+    map_expression_args,
+    parse_map_expression,
+)
+from .poprand import DropoutOp
+from .views import BroadcastOp, ConcatOp, DimShuffleOp, ReshapeOp, SliceOp
+
+
+def register_traits() -> None:
+    """Attach the traits ``ext`` cannot declare: regions without terminators."""
+    for name in ("poplar.graph", "poplar.function", "poplar.program_sequence", "poplar.program_repeat"):
+        ir.NoTerminatorTrait.attach(name)
+
+
+__all__ = [
+    "MAP_FUNCTIONS", "NONLINEARITIES", "NORM_STATS", "VARIABLE_KINDS",
+    "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
+    "ConvGradOp", "ConvOp", "CopyOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
+    "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulOp", "MaxPoolGradWithIndicesOp",
+    "MaxPoolWithIndicesOp", "MulOp", "MultiSliceOp", "MultiUpdateAddOp", "NllLossGradOp", "NllLossOp",
+    "NonLinearityGradOp", "NonLinearityOp", "NormGradOp", "NormOp", "NormTrainingOp", "PadOp", "Poplar", "PoplarOp",
+    "PoolGradOp", "PoolOp", "PrintTensorOp", "ReduceOp", "RemoteBufferOp", "RepeatOp", "ReshapeOp", "ScaledAddToOp",
+    "SequenceOp", "SliceOp", "StreamCopyOp", "SubOp", "SyncOp", "Tensor", "TensorResult", "VariableOp",
+    "broadcast_shapes", "map_expression_args", "parse_map_expression", "register_traits",
+]

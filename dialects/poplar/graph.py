@@ -1,0 +1,294 @@
+"""Graph-level ``poplar`` ops: the graph, its data (variables, constants, host streams,
+remote buffers), its functions, and the control programs (``poplar::program::*``) that
+order compute and move data.
+"""
+
+from typing import Any
+
+from torch_mlir import ir
+from torch_mlir.dialects import ext
+
+from .._base import I64ArrayAttr, Rules
+from .base import PoplarOp, Tensor, TensorResult
+
+VARIABLE_KINDS = ("weight", "buffer", "optimizer_state", "accumulator", "activation", "input", "output", "scalar")
+
+
+def _name_of(op: ir.Operation) -> str | None:
+    """The ``name`` attribute of ``op`` if it is a string. Siblings may not be verified
+    yet when a verifier looks at them, so nothing about them can be assumed."""
+    attrs = op.attributes
+    if "name" not in attrs or not isinstance(attrs["name"], ir.StringAttr):
+        return None
+    return ir.StringAttr(attrs["name"]).value
+
+
+def _find_in_graph(op: ir.OpView, op_name: str, name: str) -> ir.Operation | None:
+    """The ``op_name`` op named ``name`` in the ``poplar.graph`` enclosing ``op``."""
+    graph = op.operation.parent
+    while graph is not None and graph.name != "poplar.graph":
+        graph = graph.parent
+    if graph is None:
+        return None
+    for candidate in graph.regions[0].blocks[0].operations:
+        if candidate.operation.name == op_name and _name_of(candidate.operation) == name:
+            return candidate.operation
+    return None
+
+
+class GraphOp(PoplarOp, name="graph"):
+    """A Poplar graph for a target of ``num_ipus`` IPUs x ``replication_factor`` replicas.
+
+    Semantics: the body holds the graph's variables, constants, streams, remote buffers,
+    functions and exactly one ``poplar.program_sequence`` named ``"main"`` (the program
+    the engine runs). ``tiles_per_ipu`` (>= 1) comes from the target.
+
+    Example:
+      "poplar.graph"() ({ ... }) {num_ipus = 1 : i64, replication_factor = 1 : i64,
+                                  tiles_per_ipu = 1472 : i64} : () -> ()
+    """
+
+    num_ipus: ir.IntegerAttr
+    replication_factor: ir.IntegerAttr
+    tiles_per_ipu: ir.IntegerAttr
+    body: ext.Region
+
+    def check(self, v: Rules) -> None:
+        v.int("num_ipus", min=1, max=64)
+        v.int("replication_factor", min=1)
+        v.int("tiles_per_ipu", min=1)
+        # A generic-form region may have no block; MLIR allows at most one here.
+        ops = list(self.body.blocks[0].operations) if len(self.body.blocks) else []
+        names: dict[str, str] = {}
+        mains = 0
+        for op in ops:
+            name = _name_of(op.operation)
+            if name is not None and op.operation.name in _NAMED_GRAPH_OPS:
+                v.require(name not in names, f"defines \"{name}\" twice ({names.get(name)} and {op.operation.name})")
+                names[name] = op.operation.name
+            if op.operation.name == "poplar.program_sequence" and name == "main":
+                mains += 1
+        v.require(mains == 1, f"must hold exactly one 'poplar.program_sequence' named \"main\" (the program the engine runs), got {mains}")
+
+
+class VariableOp(PoplarOp, name="variable"):
+    """A tensor variable of the graph, on IPU ``ipu``.
+
+    Semantics: ``kind`` says what it holds (weight, buffer, optimizer_state,
+    accumulator, activation, input, output, scalar); ``name`` (unique in the graph) is
+    the parameter path for weights. ``tiles`` is the linear tile mapping
+    ``array<i64: first_tile, num_tiles>``, empty until ``poplar-map-tiles`` runs.
+
+    Example:
+      %w = "poplar.variable"() {name = "fc.weight", kind = "weight", ipu = 0 : i64,
+                                tiles = array<i64>} : () -> tensor<4x3xf32>
+    """
+
+    name: ir.StringAttr
+    kind: ir.StringAttr
+    ipu: ir.IntegerAttr
+    tiles: I64ArrayAttr
+    result: TensorResult
+
+    def check(self, v: Rules) -> None:
+        v.string("name", nonempty=True)
+        v.string("kind", choices=VARIABLE_KINDS)
+        v.int("ipu", min=0)
+        tiles = v.i64_array("tiles", min=0)
+        v.require(len(tiles) in (0, 2), f"attribute 'tiles' must be empty or [first_tile, num_tiles], got {tiles}")
+        v.require(len(tiles) == 0 or tiles[1] >= 1, "attribute 'tiles' must map to at least one tile")
+        Rules.ranked(self.result, "result")
+
+
+class ConstantOp(PoplarOp, name="constant", traits=[ext.Pure]):
+    """A constant tensor on IPU ``ipu`` (``graph.addConstant``).
+
+    Example:
+      %c = "poplar.constant"() {value = dense<1.0> : tensor<2xf32>, ipu = 0 : i64} : () -> tensor<2xf32>
+    """
+
+    value: Any
+    ipu: ir.IntegerAttr
+    result: TensorResult
+
+    def check(self, v: Rules) -> None:
+        attr = v._attr("value")
+        v.require(_is_dense_elements(attr), f"attribute 'value' must be dense elements, got {attr}")
+        v.int("ipu", min=0)
+        v.require(attr.type == self.result.type, f"value type {attr.type} must equal result type {self.result.type}")
+
+
+def _is_dense_elements(attr: ir.Attribute) -> bool:
+    """``dense<...>`` or ``dense_resource<...>``. The bindings do not downcast the latter,
+    so ``isinstance`` cannot see it; a cast can."""
+    if isinstance(attr, ir.DenseElementsAttr):
+        return True
+    try:
+        ir.DenseResourceElementsAttr(attr)
+    except ValueError:
+        return False
+    return True
+
+
+class RemoteBufferOp(PoplarOp, name="remote_buffer"):
+    """Streaming (off-chip) memory holding ``repeats`` (>= 1) tensors of ``type``.
+
+    Example:
+      "poplar.remote_buffer"() {name = "fc.weight", type = tensor<4x3xf32>, repeats = 1 : i64} : () -> ()
+    """
+
+    name: ir.StringAttr
+    type: ir.TypeAttr
+    repeats: ir.IntegerAttr
+
+    def check(self, v: Rules) -> None:
+        v.string("name", nonempty=True)
+        v.require(isinstance(v.type_attr("type"), ir.RankedTensorType), "attribute 'type' must be a ranked tensor type")
+        v.int("repeats", min=1)
+
+
+class HostStreamOp(PoplarOp, name="host_stream"):
+    """A FIFO between the host and the device (``graph.addHostToDeviceFIFO`` and back).
+
+    Semantics: ``direction`` is ``"host_to_device"`` (inputs, one element per
+    ``program_stream_copy``) or ``"device_to_host"`` (outputs). ``type`` is one element.
+
+    Example:
+      "poplar.host_stream"() {name = "input.x", direction = "host_to_device", type = tensor<2x4xf32>} : () -> ()
+    """
+
+    name: ir.StringAttr
+    direction: ir.StringAttr
+    type: ir.TypeAttr
+
+    def check(self, v: Rules) -> None:
+        v.string("name", nonempty=True)
+        v.string("direction", choices=("host_to_device", "device_to_host"))
+        v.require(isinstance(v.type_attr("type"), ir.RankedTensorType), "attribute 'type' must be a ranked tensor type")
+
+
+class FunctionOp(PoplarOp, name="function"):
+    """A reusable program (``poplar::Function``) called with ``poplar.program_call``.
+
+    Example:
+      "poplar.function"() ({ ... }) {name = "stage0"} : () -> ()
+    """
+
+    name: ir.StringAttr
+    body: ext.Region
+
+    def check(self, v: Rules) -> None:
+        v.string("name", nonempty=True)
+
+
+_NAMED_GRAPH_OPS = ("poplar.variable", "poplar.remote_buffer", "poplar.host_stream", "poplar.function")
+
+
+class SequenceOp(PoplarOp, name="program_sequence"):
+    """Runs its body's programs in order (``poplar::program::Sequence``).
+
+    Example:
+      "poplar.program_sequence"() ({ ... }) {name = "main"} : () -> ()
+    """
+
+    name: ir.StringAttr
+    body: ext.Region
+
+    def check(self, v: Rules) -> None:
+        v.string("name")
+
+
+class RepeatOp(PoplarOp, name="program_repeat"):
+    """Runs its body ``count`` (>= 1) times (``poplar::program::Repeat``): the device loop
+    over device iterations or gradient-accumulation micro-batches.
+
+    Example:
+      "poplar.program_repeat"() ({ ... }) {count = 4 : i64} : () -> ()
+    """
+
+    count: ir.IntegerAttr
+    body: ext.Region
+
+    def check(self, v: Rules) -> None:
+        v.int("count", min=1)
+
+
+class CopyOp(PoplarOp, name="program_copy"):
+    """Copies ``source`` into ``destination`` (``poplar::program::Copy``); the two may sit on
+    different IPUs, which makes it an inter-IPU exchange.
+
+    Example:
+      "poplar.program_copy"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> ()
+    """
+
+    source: Tensor
+    destination: Tensor
+
+    def check(self, v: Rules) -> None:
+        v.require(self.source.type == self.destination.type, f"source type {self.source.type} must equal destination type {self.destination.type}")
+
+
+class StreamCopyOp(PoplarOp, name="program_stream_copy"):
+    """Moves one element between host stream ``stream`` and ``tensor``.
+
+    Semantics: for a host-to-device stream the next host element is written into
+    ``tensor``; for a device-to-host stream ``tensor`` is appended to the host's
+    buffer. The stream must be declared in the enclosing graph with the same type.
+
+    Example:
+      "poplar.program_stream_copy"(%x) {stream = "input.x"} : (tensor<2x4xf32>) -> ()
+    """
+
+    tensor: Tensor
+    stream: ir.StringAttr
+
+    def check(self, v: Rules) -> None:
+        name = v.string("stream", nonempty=True)
+        decl = _find_in_graph(self, "poplar.host_stream", name)
+        v.require(decl is not None, f"refers to host stream \"{name}\", which the enclosing 'poplar.graph' does not declare")
+        declared_attr = decl.attributes["type"] if "type" in decl.attributes else None
+        declared = ir.TypeAttr(declared_attr).value if isinstance(declared_attr, ir.TypeAttr) else declared_attr
+        v.require(declared == self.tensor.type, f"tensor type {self.tensor.type} must equal the type of stream \"{name}\" ({declared})")
+
+
+class SyncOp(PoplarOp, name="program_sync"):
+    """Synchronises tiles (``poplar::program::Sync``); ``kind`` is ``"internal"`` (the
+    tiles of one IPU), ``"external"`` (all IPUs) or ``"global"``.
+
+    Example:
+      "poplar.program_sync"() {kind = "external"} : () -> ()
+    """
+
+    kind: ir.StringAttr
+
+    def check(self, v: Rules) -> None:
+        v.string("kind", choices=("internal", "external", "global"))
+
+
+class PrintTensorOp(PoplarOp, name="program_print_tensor"):
+    """Prints ``tensor`` on the host with ``title`` when the program reaches this point
+    (``poplar::program::PrintTensor``).
+
+    Example:
+      "poplar.program_print_tensor"(%t) {title = "activations"} : (tensor<2x3xf32>) -> ()
+    """
+
+    tensor: Tensor
+    title: ir.StringAttr
+
+    def check(self, v: Rules) -> None:
+        v.string("title")
+
+
+class CallOp(PoplarOp, name="program_call"):
+    """Runs the ``poplar.function`` named ``callee`` (``poplar::program::Call``).
+
+    Example:
+      "poplar.program_call"() {callee = "stage0"} : () -> ()
+    """
+
+    callee: ir.StringAttr
+
+    def check(self, v: Rules) -> None:
+        name = v.string("callee", nonempty=True)
+        v.require(_find_in_graph(self, "poplar.function", name) is not None, f"calls \"{name}\", which the enclosing 'poplar.graph' does not define")
