@@ -3,7 +3,7 @@
 For each optimizer (SGD separate / combined, with and without momentum; Adam; AdamW;
 RMSprop plain / centered / momentum; LAMB), N optimizer steps on the emulated IPU give
 the same weights, per-micro-batch losses, outputs and optimizer state as eager PyTorch
-with ``torch.optim`` (LAMB: the reference below, written from the paper's formulas).
+with ``torch.optim`` (LAMB: ``helpers.models.RefLAMB``, written from the paper's formulas).
 
 The grid covers gradient accumulation (G), device iterations (D), Mean / Sum reductions,
 Running / Post mean strategies, loss scaling, velocity scaling (SGD combined) and
@@ -27,68 +27,15 @@ from typing import Any
 import pytest
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
+from helpers import FP32
+from helpers.checks import assert_named_close, assert_parameters_close, eager_accumulated_step
+from helpers.models import MLPClassifier, RefLAMB
 
 import poptorch
 from poptorch import MeanReductionStrategy, OutputMode, ReductionType
 
-FP32 = {"rtol": 1e-5, "atol": 1e-6}
 MICRO_BATCH = 4  # B
 HOST_CALLS = 3  # host batches per test: N optimizer steps = HOST_CALLS x D
-
-
-class MLP(nn.Module):
-    """A 2-layer MLP that returns (logits, CrossEntropyLoss)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.l1 = nn.Linear(6, 12)
-        self.l2 = nn.Linear(12, 3)
-        self.loss = nn.CrossEntropyLoss()
-
-    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        out = self.l2(F.relu(self.l1(x)))
-        return out, self.loss(out, y)
-
-
-# ---------------------------------------------------------------------------------------
-# LAMB reference (from the paper's formulas, independent of poptorch.optim.LAMB.step)
-# ---------------------------------------------------------------------------------------
-class RefLAMB:
-    """m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; optional bias correction;
-    u = m^ / (sqrt(v^) + eps) + wd w; w -= lr * min(||w||, max_weight_norm) / ||u|| * u,
-    with the ratio 1 when either norm is 0."""
-
-    def __init__(self, params: Any, lr: float, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, bias_correction: bool = True, max_weight_norm: float | None = None) -> None:
-        self.params = list(params)
-        self.lr, (self.b1, self.b2), self.eps, self.wd = lr, betas, eps, weight_decay
-        self.bias_correction = bias_correction
-        self.max_weight_norm = math.inf if max_weight_norm is None else max_weight_norm
-        self.state: dict[torch.Tensor, dict[str, Any]] = {}
-
-    def zero_grad(self) -> None:
-        for p in self.params:
-            p.grad = None
-
-    @torch.no_grad()
-    def step(self) -> None:
-        for w in self.params:
-            g = w.grad
-            st = self.state.setdefault(w, {"step": torch.tensor(0.0), "exp_avg": torch.zeros_like(w),
-                                            "exp_avg_sq": torch.zeros_like(w)})
-            st["step"] += 1
-            t = float(st["step"])
-            m = st["exp_avg"].mul_(self.b1).add_((1 - self.b1) * g)
-            v = st["exp_avg_sq"].mul_(self.b2).add_((1 - self.b2) * g * g)
-            if self.bias_correction:
-                m = m / (1 - self.b1**t)
-                v = v / (1 - self.b2**t)
-            u = m / (v.sqrt() + self.eps) + self.wd * w
-            w_norm = min(float(w.norm()), self.max_weight_norm)
-            u_norm = float(u.norm())
-            ratio = w_norm / u_norm if w_norm > 0 and u_norm > 0 else 1.0
-            w.sub_(self.lr * ratio * u)
 
 
 # ---------------------------------------------------------------------------------------
@@ -173,9 +120,7 @@ class Config:
 # ---------------------------------------------------------------------------------------
 def _data(config: Config, seed: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
     generator = torch.Generator().manual_seed(seed)
-    n = MICRO_BATCH * config.D * config.G
-    return [(torch.randn(n, 6, generator=generator), torch.randint(0, 3, (n,), generator=generator))
-            for _ in range(HOST_CALLS)]
+    return [MLPClassifier.batch(MICRO_BATCH * config.D * config.G, generator) for _ in range(HOST_CALLS)]
 
 
 def _options(config: Config) -> poptorch.Options:
@@ -202,21 +147,16 @@ def _ipu_kwargs(config: Config) -> dict[str, Any]:
 def run_eager(model: nn.Module, optimizer: Any, config: Config, data: list) -> tuple[list, list]:
     """Losses and outputs per host call, as OutputMode.All returns them."""
     losses, outputs = [], []
+    rows_per_step = MICRO_BATCH * config.G
     for x, y in data:
-        xs, ys = torch.split(x, MICRO_BATCH), torch.split(y, MICRO_BATCH)
         call_losses, call_outputs = [], []
-        for d in range(config.D):
-            optimizer.zero_grad()
-            for g in range(config.G):
-                i = d * config.G + g
-                out, loss = model(xs[i], ys[i])
-                scaled = loss / config.G if config.reduction == ReductionType.Mean else loss
-                scaled.backward()
-                call_losses.append(loss.detach())
-                call_outputs.append(out.detach())
-            if config.max_grad_norm is not None:
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-            optimizer.step()
+        for step in range(config.D):
+            rows = slice(step * rows_per_step, (step + 1) * rows_per_step)
+            step_losses, step_outputs = eager_accumulated_step(
+                model, optimizer, MICRO_BATCH, x[rows], y[rows],
+                mean=config.reduction == ReductionType.Mean, max_grad_norm=config.max_grad_norm)
+            call_losses += step_losses
+            call_outputs += step_outputs
         losses.append(torch.stack(call_losses))
         outputs.append(torch.cat(call_outputs))
     return losses, outputs
@@ -235,7 +175,7 @@ def run_ipu(model: nn.Module, optimizer: torch.optim.Optimizer, config: Config, 
 def check_against_eager(case_name: str, config: Config) -> None:
     case = CASES[case_name]
     torch.manual_seed(0)
-    model = MLP()
+    model = MLPClassifier()
     reference = copy.deepcopy(model)
     data = _data(config, seed=1)
 
@@ -250,10 +190,8 @@ def check_against_eager(case_name: str, config: Config) -> None:
         for call, (got, want) in enumerate(zip(outputs, ref_outputs, strict=True)):
             torch.testing.assert_close(got, want, **FP32, msg=lambda m, c=call: f"outputs of host call {c}: {m}")
         # Reading the user's model syncs the device's weights back (lazily).
+        assert_parameters_close(model, reference)
         ref_params = dict(reference.named_parameters())
-        for name, param in model.named_parameters():
-            torch.testing.assert_close(param.detach(), ref_params[name].detach(), **FP32,
-                                       msg=lambda m, n=name: f"weight {n}: {m}")
         # The optimizer's state_dict() downloads the device state into optimizer.state.
         optimizer.state_dict()
         for name, param in model.named_parameters():
@@ -332,7 +270,7 @@ def test_grid_covers_the_issue() -> None:
 def test_clipping_is_active() -> None:
     """The max_grad_norm cases really clip: the eager gradient norm exceeds 0.05."""
     torch.manual_seed(0)
-    model = MLP()
+    model = MLPClassifier()
     x, y = _data(BASE, seed=1)[0]
     model(x, y)[1].backward()
     norm = torch.nn.utils.clip_grad_norm_(model.parameters(), math.inf)
@@ -344,7 +282,7 @@ def test_loss_scaling_gives_the_same_weights() -> None:
     results = []
     for scaling in (None, 1000.0):
         torch.manual_seed(0)
-        model = MLP()
+        model = MLPClassifier()
         kwargs = {} if scaling is None else {"loss_scaling": scaling}
         optimizer = poptorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, **kwargs)
         config = Config(G=2)
@@ -352,7 +290,6 @@ def test_loss_scaling_gives_the_same_weights() -> None:
         training.destroy()
         results.append(({n: p.detach().clone() for n, p in model.named_parameters()}, losses))
     (w0, l0), (w1, l1) = results
-    for name in w0:
-        torch.testing.assert_close(w1[name], w0[name], **FP32)
+    assert_named_close(w1, w0)
     for a, b in zip(l0, l1, strict=True):
         torch.testing.assert_close(b, a, **FP32)

@@ -18,33 +18,14 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from helpers import EXACT, FP16_TRAINED, FP32
+from helpers.checks import assert_state_dicts_close, eager_accumulated_step
+from helpers.models import MLPClassifier, RefLAMB
 
 import poptorch
 from poptorch import OutputMode
 
-FP32 = {"rtol": 1e-5, "atol": 1e-6}
-# fp16 has an 11-bit significand (eps = 2**-10 ~ 9.8e-4): the device may round or order
-# accumulations differently from eager, and after a few SGD steps differences of a few
-# ulps (of values ~1) can build up, so compare within 1e-2 relative / 2e-3 absolute.
-FP16 = {"rtol": 1e-2, "atol": 2e-3}
 B = 4  # micro-batch
-
-
-class MLP(nn.Module):
-    """2-layer MLP; with a target it also returns CrossEntropyLoss (training), without it
-    only the logits (inference)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.l1 = nn.Linear(6, 12)
-        self.l2 = nn.Linear(12, 3)
-        self.loss = nn.CrossEntropyLoss()
-
-    def forward(self, x: torch.Tensor, y: torch.Tensor | None = None) -> Any:
-        out = self.l2(F.relu(self.l1(x)))
-        if y is None:
-            return out
-        return out, self.loss(out, y)
 
 
 class CNN(nn.Module):
@@ -78,16 +59,15 @@ class DropoutMLP(nn.Module):
 
 
 def _data(n: int = B, seed: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
-    generator = torch.Generator().manual_seed(seed)
-    return torch.randn(n, 6, generator=generator), torch.randint(0, 3, (n,), generator=generator)
+    return MLPClassifier.batch(n, torch.Generator().manual_seed(seed))
 
 
 X, Y = _data()
 
 
-def _mlp() -> MLP:
+def _mlp() -> MLPClassifier:
     torch.manual_seed(0)
-    return MLP()
+    return MLPClassifier()
 
 
 def _raw(module: nn.Module, name: str) -> torch.Tensor:
@@ -117,14 +97,6 @@ class Eager:
         return losses
 
 
-def assert_weights(model: nn.Module, reference: nn.Module, tolerance: dict = FP32) -> None:
-    want = reference.state_dict()
-    got = model.state_dict()
-    assert list(got) == list(want)
-    for name in want:
-        torch.testing.assert_close(got[name], want[name], **tolerance, msg=lambda m, n=name: f"{n}: {m}")
-
-
 @pytest.fixture
 def wrappers():
     """Destroys the training wrappers a test made (restores the model classes)."""
@@ -143,7 +115,7 @@ def _train(model: nn.Module, wrappers: list, options: poptorch.Options | None = 
 # =======================================================================================
 # Weight sync
 # =======================================================================================
-READERS: dict[str, Callable[[MLP], dict[str, torch.Tensor]]] = {
+READERS: dict[str, Callable[[MLPClassifier], dict[str, torch.Tensor]]] = {
     "attribute": lambda m: {"l1.weight": m.l1.weight, "l1.bias": m.l1.bias, "l2.weight": m.l2.weight,
                             "l2.bias": m.l2.bias},
     "parameters": lambda m: dict(zip(["l1.weight", "l1.bias", "l2.weight", "l2.bias"], m.parameters(), strict=True)),
@@ -164,7 +136,7 @@ def test_reading_the_model_after_training_syncs_lazily(reader: str, wrappers: li
         training(X, Y)
     eager.step(3)
     # Lazy: nothing has come back to the host yet.
-    torch.testing.assert_close(_raw(model.l1, "weight"), initial["l1.weight"], rtol=0, atol=0)
+    torch.testing.assert_close(_raw(model.l1, "weight"), initial["l1.weight"], **EXACT)
     got = READERS[reader](model)
     want = dict(eager.model.named_parameters())
     for name, value in got.items():
@@ -219,7 +191,7 @@ def test_copy_weights_to_device_uploads_host_changes(wrappers: list) -> None:
     training.copyWeightsToDevice()
     training(X, Y)
     eager.step(1)
-    assert_weights(model, eager.model)
+    assert_state_dicts_close(model, eager.model)
 
 
 def test_copy_weights_to_device_without_host_read_keeps_trained_weights(wrappers: list) -> None:
@@ -231,7 +203,7 @@ def test_copy_weights_to_device_without_host_read_keeps_trained_weights(wrappers
     training.copyWeightsToDevice()
     training(X, Y)
     eager.step(3)
-    assert_weights(model, eager.model)
+    assert_state_dicts_close(model, eager.model)
 
 
 def test_copy_weights_to_device_keeps_optimizer_state(wrappers: list) -> None:
@@ -245,7 +217,7 @@ def test_copy_weights_to_device_keeps_optimizer_state(wrappers: list) -> None:
     training(X, Y)
     training(X, Y)
     eager.step(4)
-    assert_weights(model, eager.model)
+    assert_state_dicts_close(model, eager.model)
 
 
 def _inference_matches(inference: poptorch.PoplarExecutor, eager: Eager) -> None:
@@ -307,7 +279,7 @@ def test_load_state_dict_then_copy_weights_to_device(wrappers: list) -> None:
     training.copyWeightsToDevice()
     training(X, Y)
     eager.step(1)  # one step from the initial weights
-    assert_weights(model, eager.model)
+    assert_state_dicts_close(model, eager.model)
 
 
 def test_model_load_state_dict_after_training_is_what_reads_return(wrappers: list) -> None:
@@ -317,7 +289,7 @@ def test_model_load_state_dict_after_training_is_what_reads_return(wrappers: lis
     training(X, Y)
     training(X, Y)
     model.load_state_dict(initial)
-    torch.testing.assert_close(model.l1.weight.detach(), initial["l1.weight"], rtol=0, atol=0)
+    torch.testing.assert_close(model.l1.weight.detach(), initial["l1.weight"], **EXACT)
 
 
 def test_executor_load_state_dict_resyncs_the_device(wrappers: list) -> None:
@@ -330,7 +302,7 @@ def test_executor_load_state_dict_resyncs_the_device(wrappers: list) -> None:
     training.load_state_dict(initial)
     training(X, Y)
     eager.step(1)
-    assert_weights(model, eager.model)
+    assert_state_dicts_close(model, eager.model)
 
 
 def test_batchnorm_running_statistics_are_updated_on_device(wrappers: list) -> None:
@@ -347,14 +319,11 @@ def test_batchnorm_running_statistics_are_updated_on_device(wrappers: list) -> N
     optimizer = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
     for x, y in batches:
         training(x, y)
-        optimizer.zero_grad()
-        for xs, ys in zip(x.split(B), y.split(B), strict=True):
-            (reference(xs, ys)[1] / 2).backward()
-        optimizer.step()
+        eager_accumulated_step(reference, optimizer, B, x, y)
     torch.testing.assert_close(model.bn.running_mean, reference.bn.running_mean, **FP32)
     torch.testing.assert_close(model.bn.running_var, reference.bn.running_var, **FP32)
     assert int(model.bn.num_batches_tracked) == int(reference.bn.num_batches_tracked) == 6
-    assert_weights(model, reference)
+    assert_state_dicts_close(model, reference)
 
 
 def test_torch_save_after_training_gives_trained_weights(tmp_path, wrappers: list) -> None:
@@ -372,9 +341,9 @@ def test_torch_save_after_training_gives_trained_weights(tmp_path, wrappers: lis
     for name in want:
         torch.testing.assert_close(loaded[name], want[name], **FP32)
     # And into a fresh model.
-    fresh = MLP()
+    fresh = MLPClassifier()
     fresh.load_state_dict(loaded)
-    assert_weights(fresh, eager.model)
+    assert_state_dicts_close(fresh, eager.model)
 
 
 def test_set_optimizer_changes_lr_without_recompiling(wrappers: list) -> None:
@@ -395,7 +364,7 @@ def test_set_optimizer_changes_lr_without_recompiling(wrappers: list) -> None:
     assert training._compiled is compiled
     for got, expected in zip(losses, want, strict=True):
         torch.testing.assert_close(got.detach().as_subclass(torch.Tensor), expected, **FP32)
-    assert_weights(model, eager.model)
+    assert_state_dicts_close(model, eager.model)
 
 
 def test_set_optimizer_lr_really_changes_the_update(wrappers: list) -> None:
@@ -415,38 +384,6 @@ def test_set_optimizer_lr_really_changes_the_update(wrappers: list) -> None:
 
 
 # -- the optimizer's state_dict() holds the device state -----------------------------------
-class _RefLAMB:
-    """LAMB from the paper's formulas (as in test_training.py), for the state comparison."""
-
-    def __init__(self, params: Any, lr: float, betas: tuple[float, float], eps: float = 1e-8,
-                 weight_decay: float = 0.0) -> None:
-        self.params = list(params)
-        self.lr, (self.b1, self.b2), self.eps, self.wd = lr, betas, eps, weight_decay
-        self.state: dict[torch.Tensor, dict[str, Any]] = {}
-
-    def zero_grad(self) -> None:
-        for p in self.params:
-            p.grad = None
-
-    @torch.no_grad()
-    def step(self) -> None:
-        for w in self.params:
-            g = w.grad
-            st = self.state.setdefault(w, {"step": torch.tensor(0.0), "exp_avg": torch.zeros_like(w),
-                                            "exp_avg_sq": torch.zeros_like(w)})
-            st["step"] += 1
-            t = float(st["step"])
-            st["exp_avg"].mul_(self.b1).add_((1 - self.b1) * g)
-            st["exp_avg_sq"].mul_(self.b2).add_((1 - self.b2) * g * g)
-            m = st["exp_avg"] / (1 - self.b1**t)
-            v = st["exp_avg_sq"] / (1 - self.b2**t)
-            u = m / (v.sqrt() + self.eps) + self.wd * w
-            w_norm, u_norm = float(w.norm()), float(u.norm())
-            ratio = w_norm / u_norm if w_norm > 0 and u_norm > 0 else 1.0
-            w.sub_(self.lr * ratio * u)
-
-
-
 STATE_CASES: dict[str, tuple[Callable, Callable]] = {
     "sgd_momentum": (lambda p: poptorch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1),
                      lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1)),
@@ -459,7 +396,7 @@ STATE_CASES: dict[str, tuple[Callable, Callable]] = {
     "rmsprop_centered_momentum": (lambda p: poptorch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True),
                                   lambda p: torch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True)),
     "lamb": (lambda p: poptorch.optim.LAMB(p, lr=0.01, betas=(0.9, 0.999), weight_decay=0.01),
-             lambda p: _RefLAMB(p, lr=0.01, betas=(0.9, 0.999), weight_decay=0.01)),
+             lambda p: RefLAMB(p, lr=0.01, betas=(0.9, 0.999), weight_decay=0.01)),
 }
 
 
@@ -491,7 +428,7 @@ def test_optimizer_state_dict_holds_the_device_state(case: str, wrappers: list) 
                 assert float(got[key]) == float(value), (key, got[key], value)
             else:
                 torch.testing.assert_close(got[key], value, **FP32, msg=lambda m, i=index, k=key: f"{i} {k}: {m}")
-    assert_weights(model, reference)
+    assert_state_dicts_close(model, reference)
 
 
 def test_optimizer_state_dict_continues_on_the_cpu(wrappers: list) -> None:
@@ -517,7 +454,7 @@ def test_optimizer_state_dict_continues_on_the_cpu(wrappers: list) -> None:
         opt.zero_grad()
         net(X, Y)[1].backward()
         opt.step()
-    assert_weights(model, reference)
+    assert_state_dicts_close(model, reference)
 
 
 def test_destroy_restores_the_model_class(wrappers: list) -> None:
@@ -528,19 +465,19 @@ def test_destroy_restores_the_model_class(wrappers: list) -> None:
     training(X, Y)
     training(X, Y)
     eager.step(2)
-    assert type(model) is not MLP and isinstance(model, MLP)  # the host-sync subclass while wrapped
+    assert type(model) is not MLPClassifier and isinstance(model, MLPClassifier)  # the host-sync subclass while wrapped
     training.destroy()
     for name, module in model.named_modules():
         assert type(module) is classes[name], name
-    assert type(model) is MLP
+    assert type(model) is MLPClassifier
     assert type(model.l1) is nn.Linear
     # destroy() brought the trained weights back first.
-    assert_weights(model, eager.model)
+    assert_state_dicts_close(model, eager.model)
     # The model can be wrapped again.
     again = _train(model, wrappers)
     again(X, Y)
     eager.step()
-    assert_weights(model, eager.model)
+    assert_state_dicts_close(model, eager.model)
 
 
 # =======================================================================================
@@ -603,7 +540,7 @@ def test_combined_losses_are_accepted(wrappers: list) -> None:
     want.backward()
     optimizer.step()
     torch.testing.assert_close(loss.detach().as_subclass(torch.Tensor), want.detach(), **FP32)
-    assert_weights(model, reference)
+    assert_state_dicts_close(model, reference)
 
 
 class SquaredOutput(nn.Module):
@@ -631,7 +568,7 @@ def test_identity_loss_trains(reduction: str, wrappers: list) -> None:
         want.backward()
         optimizer.step()
         torch.testing.assert_close(got.detach().as_subclass(torch.Tensor), want.detach(), **FP32)
-    assert_weights(model, reference)
+    assert_state_dicts_close(model, reference)
 
 
 BACKWARD = re.escape("backward() was called on an output of a PopTorch training model")
@@ -693,17 +630,12 @@ def test_error_double_wrapping(wrappers: list) -> None:
 # =======================================================================================
 # Output shapes in training (D = 2, G = 2: four micro-batches per call)
 # =======================================================================================
-def _eager_micro_losses(model: MLP, x: torch.Tensor, y: torch.Tensor, d: int, g: int) -> torch.Tensor:
+def _eager_micro_losses(model: MLPClassifier, x: torch.Tensor, y: torch.Tensor, d: int, g: int) -> torch.Tensor:
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     losses = []
-    xs, ys = x.split(B), y.split(B)
     for step in range(d):
-        optimizer.zero_grad()
-        for micro in range(g):
-            loss = model(xs[step * g + micro], ys[step * g + micro])[1]
-            (loss / g).backward()
-            losses.append(loss.detach())
-        optimizer.step()
+        rows = slice(step * g * B, (step + 1) * g * B)
+        losses += eager_accumulated_step(model, optimizer, B, x[rows], y[rows])[0]
     return torch.stack(losses)
 
 
@@ -780,7 +712,7 @@ def test_dropout_is_active_in_training() -> None:
 # =======================================================================================
 def test_half_model_trains(wrappers: list) -> None:
     torch.manual_seed(0)
-    model = MLP().half()
+    model = MLPClassifier().half()
     eager = Eager(model)
     training = _train(model, wrappers)
     x, y = _data(4 * B, seed=4)
@@ -790,7 +722,7 @@ def test_half_model_trains(wrappers: list) -> None:
     assert all(loss.dtype == torch.float16 for loss in losses)
     assert all(torch.isfinite(loss) for loss in losses)
     assert float(losses[-1]) < float(losses[0])
-    torch.testing.assert_close(torch.stack(losses), torch.stack(want), **FP16)
+    torch.testing.assert_close(torch.stack(losses), torch.stack(want), **FP16_TRAINED)
     for p in model.parameters():
         assert p.dtype == torch.float16
-    assert_weights(model, eager.model, FP16)
+    assert_state_dicts_close(model, eager.model, FP16_TRAINED)
