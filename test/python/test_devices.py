@@ -12,11 +12,11 @@ import copy
 import pytest
 import torch
 import torch.nn as nn
+from helpers import FP32
+from helpers.checks import assert_parameters_close, eager_accumulated_step
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import poptorch
-
-FP32 = {"rtol": 1e-5, "atol": 1e-6}
 
 
 class TwoIpus(nn.Module):
@@ -44,14 +44,9 @@ def test_pipelined_training_on_placed_ipus_matches_eager(devices: object) -> Non
     x, y = torch.randn(12, 8), torch.randint(0, 3, (12,))
     for _ in range(2):
         out, loss = training(x, y)
-        eager.zero_grad()
-        for i in range(3):
-            _, eager_loss = reference(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])
-            (eager_loss / 3).backward()
-        eager.step()
+        eager_accumulated_step(reference, eager, 4, x, y)
     assert out.device.type == "cpu" and loss.device.type == "cpu"
-    for (name, p), q in zip(model.named_parameters(), reference.parameters(), strict=True):
-        torch.testing.assert_close(p, q, **FP32, msg=lambda m, name=name: f"{name}: {m}")
+    assert_parameters_close(model, reference)
     assert {ipu: store.device.type for ipu, store in training._stores.items()} == {0: "cpu", 1: "cpu"}
     assert all(store.placed for store in training._stores.values())
     # The optimizer state comes back to the host (state_dict() reads the device's).

@@ -9,51 +9,16 @@ import copy
 import pytest
 import torch
 import torch.nn as nn
+from helpers import EXACT, FP32
+from helpers.checks import (
+    assert_named_close,
+    assert_parameters_close,
+    eager_accumulated_step,
+    eager_per_micro_batch,
+)
+from helpers.models import LayersOverIpus, execution_strategy
 
 import poptorch
-
-FP32 = {"rtol": 1e-5, "atol": 1e-6}
-
-
-class Layers(nn.Module):
-    def __init__(self, style: str, ipus: int) -> None:
-        super().__init__()
-        self.style, self.ipus = style, ipus
-        self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in range(4))
-        self.head = nn.Linear(8, 3)
-        self.loss = nn.CrossEntropyLoss()
-        if style == "begin_block":  # BeginBlock on existing layers
-            for index, layer in enumerate(self.layers):
-                poptorch.BeginBlock(layer, f"layer{index}", ipu_id=index * ipus // 4)
-
-    def forward(self, x: torch.Tensor, target: torch.Tensor):  # noqa: ANN201
-        # The head and the loss run in the last block, so nothing after the first
-        # Block is left outside one (SEMANTICS: such ops are an error).
-        def last(v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            out = self.head(torch.relu(self.layers[3](v)))
-            return out, self.loss(out, target)
-
-        for index, layer in enumerate(self.layers[:3]):
-            ipu = index * self.ipus // 4
-            if self.style == "block":  # inline Block with f-string ids
-                with poptorch.Block(f"layer{index}", ipu_id=ipu):
-                    x = torch.relu(layer(x))
-            elif self.style == "block_function":
-                x = poptorch.BlockFunction(f"layer{index}", ipu_id=ipu)(lambda v, layer=layer: torch.relu(layer(v)))(x)
-            else:
-                x = torch.relu(layer(x))
-        ipu = 3 * self.ipus // 4
-        if self.style == "block":
-            with poptorch.Block("layer3", ipu_id=ipu):
-                return last(x)
-        if self.style == "block_function":
-            return poptorch.BlockFunction("layer3", ipu_id=ipu)(last)(x)
-        return last(x)
-
-
-def _strategy(kind: str, ipus: int) -> poptorch.ExecutionStrategy:
-    stages = [poptorch.Stage(f"layer{i}").ipu(i * ipus // 4) for i in range(4)]
-    return poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages)
 
 
 @pytest.mark.parametrize("style", ["begin_block", "block", "block_function"])
@@ -61,14 +26,13 @@ def _strategy(kind: str, ipus: int) -> poptorch.ExecutionStrategy:
 @pytest.mark.parametrize("kind", ["sharded", "pipelined"])
 def test_inference_over_ipus_matches_one_ipu_and_eager(style: str, ipus: int, kind: str) -> None:
     torch.manual_seed(0)
-    model = Layers(style, ipus).eval()
+    model = LayersOverIpus(style, ipus).eval()
     x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
     options = poptorch.Options().deviceIterations(4)
-    options.setExecutionStrategy(_strategy(kind, ipus))
+    options.setExecutionStrategy(LayersOverIpus.strategy(kind, ipus))
     wrapper = poptorch.inferenceModel(model, options)
     out, loss = wrapper(x, y)
-    with torch.no_grad():
-        expected = torch.cat([model(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])[0] for i in range(4)])
+    expected = torch.cat([logits for logits, _ in eager_per_micro_batch(model, 4, x, y)])
     torch.testing.assert_close(out, expected, **FP32)
     memory = wrapper._compiled.memory_per_ipu()
     assert sorted(memory) == list(range(ipus))  # every IPU holds part of the model
@@ -80,7 +44,7 @@ def test_inference_over_ipus_matches_one_ipu_and_eager(style: str, ipus: int, ki
 @pytest.mark.parametrize("ipus", [2, 4])
 def test_pipelined_training_over_ipus_matches_eager(style: str, ipus: int) -> None:
     torch.manual_seed(1)
-    model = Layers(style, ipus)
+    model = LayersOverIpus(style, ipus)
     reference = copy.deepcopy(model)
     stages = ipus  # one forward stage per IPU: G >= 2p - 1
     accumulation = 2 * stages - 1
@@ -91,13 +55,8 @@ def test_pipelined_training_over_ipus_matches_eager(style: str, ipus: int) -> No
     x, y = torch.randn(4 * accumulation, 8), torch.randint(0, 3, (4 * accumulation,))
     for _ in range(2):
         training(x, y)
-        eager.zero_grad()
-        for i in range(accumulation):
-            _, loss = reference(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])
-            (loss / accumulation).backward()
-        eager.step()
-    for (name, p), q in zip(model.named_parameters(), reference.parameters(), strict=True):
-        torch.testing.assert_close(p, q, **FP32, msg=lambda m, name=name: f"{name}: {m}")
+        eager_accumulated_step(reference, eager, 4, x, y)
+    assert_parameters_close(model, reference)
     memory = training._compiled.memory_per_ipu()
     assert sorted(memory) == list(range(ipus))
     # Forward activations wait for their backward stage: every IPU but the last (whose
@@ -114,9 +73,9 @@ def test_pipelined_training_over_ipus_matches_eager(style: str, ipus: int) -> No
 
 def test_stage_ids_from_fstrings_and_inter_ipu_copies() -> None:
     torch.manual_seed(2)
-    model = Layers("block", 2).eval()
+    model = LayersOverIpus("block", 2).eval()
     options = poptorch.Options().deviceIterations(2)
-    options.setExecutionStrategy(poptorch.ShardedExecution(*[poptorch.Stage(f"layer{i}").ipu(i // 2) for i in range(4)]))
+    options.setExecutionStrategy(LayersOverIpus.strategy("sharded", 2))
     wrapper = poptorch.inferenceModel(model, options)
     wrapper(torch.randn(4, 8), torch.randint(0, 3, (4,)))
     text = wrapper._compiled.ir_text()
@@ -125,7 +84,7 @@ def test_stage_ids_from_fstrings_and_inter_ipu_copies() -> None:
 
 
 def test_pipelined_training_needs_enough_accumulation() -> None:
-    model = Layers("block", 2)
+    model = LayersOverIpus("block", 2)
     options = poptorch.Options()
     options.Training.gradientAccumulation(2)  # 2 stages need G >= 3
     with pytest.raises(RuntimeError, match=r"pipelined training over 2 stages needs gradientAccumulation >= 2 x 2 - 1 = 3, got 2"):
@@ -133,7 +92,7 @@ def test_pipelined_training_needs_enough_accumulation() -> None:
 
 
 def test_pipelined_inference_needs_enough_device_iterations() -> None:
-    model = Layers("block", 4).eval()
+    model = LayersOverIpus("block", 4).eval()
     with pytest.raises(RuntimeError, match=r"pipelined inference over 4 stages needs deviceIterations >= 4, got 2"):
         poptorch.inferenceModel(model, poptorch.Options().deviceIterations(2))(torch.randn(8, 8), torch.randint(0, 3, (8,)))
 
@@ -166,13 +125,13 @@ def test_non_power_of_two_ipus_and_auto_round() -> None:
 @pytest.mark.parametrize("mode", ["All", "Final", "Sum", "EveryN"])
 def test_pipelined_output_modes_match_sharded(mode: str) -> None:
     torch.manual_seed(4)
-    model = Layers("block", 2).eval()
+    model = LayersOverIpus("block", 2).eval()
     x, y = torch.randn(32, 8), torch.randint(0, 3, (32,))
     results = {}
     for kind in ("pipelined", "sharded"):
         options = poptorch.Options().deviceIterations(8)
         options.outputMode(getattr(poptorch.OutputMode, mode), **({"output_return_period": 2} if mode == "EveryN" else {}))
-        options.setExecutionStrategy(_strategy(kind, 2))
+        options.setExecutionStrategy(LayersOverIpus.strategy(kind, 2))
         wrapper = poptorch.inferenceModel(model, options)
         results[kind] = wrapper(x, y)
         if kind == "pipelined" and mode != "EveryN":  # EveryN's loop runs micro-batch by micro-batch
@@ -202,7 +161,7 @@ def test_outputs_from_early_stages_and_inputs_match_eager(kind: str) -> None:
     x, y = torch.randn(16, 8), torch.randn(16, 8)
     options = poptorch.Options().deviceIterations(4)
     stages = [poptorch.Stage("s0").ipu(0), poptorch.Stage("s1").ipu(1)]
-    options.setExecutionStrategy(poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages))
+    options.setExecutionStrategy(execution_strategy(kind, stages))
     outputs = poptorch.inferenceModel(model, options)(x, y)
     with torch.no_grad():
         for got, expected in zip(outputs, model(x, y), strict=True):
@@ -239,7 +198,7 @@ def _train_buffered(kind: str, update_in_first: bool) -> tuple[torch.Tensor, dic
     options = poptorch.Options()
     options.Training.gradientAccumulation(3)
     stages = [poptorch.Stage("s0").ipu(0), poptorch.Stage("s1").ipu(1)]
-    options.setExecutionStrategy(poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages))
+    options.setExecutionStrategy(execution_strategy(kind, stages))
     training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
     torch.manual_seed(7)
     loss = training(torch.randn(12, 8), torch.randn(12, 8))
@@ -252,8 +211,7 @@ def test_pipelined_buffer_updated_in_a_stage_and_read_by_the_next() -> None:
     loss, state = _train_buffered("pipelined", update_in_first=True)
     expected_loss, expected_state = _train_buffered("sharded", update_in_first=True)
     torch.testing.assert_close(loss, expected_loss, **FP32)
-    for name, value in expected_state.items():
-        torch.testing.assert_close(state[name], value, **FP32, msg=lambda m, name=name: f"{name}: {m}")
+    assert_named_close(state, expected_state)
 
 
 def test_pipelined_buffer_read_before_the_stage_that_updates_it_is_an_error() -> None:
@@ -293,8 +251,7 @@ def test_pipelined_dropout_overlaps_and_draws_the_sharded_masks() -> None:
         options = poptorch.Options().randomSeed(5)
         options.Training.gradientAccumulation(5)
         stages = [poptorch.Stage("front").ipu(0), poptorch.Stage("back").ipu(1)]
-        strategy = poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages)
-        options.setExecutionStrategy(strategy)
+        options.setExecutionStrategy(execution_strategy(kind, stages))
         training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
         losses[kind] = [training(x, y)[1].clone() for _ in range(2)]
         weights[kind] = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -304,24 +261,23 @@ def test_pipelined_dropout_overlaps_and_draws_the_sharded_masks() -> None:
             trace = training._compiled.program.last_trace
             assert sorted((stage, mb) for _, _, stage, mb, _, _ in trace) == [(s, m) for s in range(3) for m in range(5)]
     for a, b in zip(losses["sharded"], losses["pipelined"], strict=True):
-        torch.testing.assert_close(a, b, rtol=0, atol=0)
+        torch.testing.assert_close(a, b, **EXACT)
     assert not torch.equal(losses["pipelined"][0], losses["pipelined"][1])  # fresh masks each call
-    for name, value in weights["pipelined"].items():
-        torch.testing.assert_close(value, weights["sharded"][name], rtol=0, atol=0, msg=lambda m, name=name: f"{name}: {m}")
+    assert_named_close(weights["pipelined"], weights["sharded"], EXACT)
 
 
 def test_pipelined_every_n_records_the_device_iterations_on_the_schedule() -> None:
     """EveryN splits the device loop around the step; the schedule still says D = 8."""
     torch.manual_seed(0)
-    model = Layers("begin_block", 4).eval()
+    model = LayersOverIpus("begin_block", 4).eval()
     options = poptorch.Options().deviceIterations(8)
     options.outputMode(poptorch.OutputMode.EveryN, output_return_period=4)
-    options.setExecutionStrategy(_strategy("pipelined", 4))
+    options.setExecutionStrategy(LayersOverIpus.strategy("pipelined", 4))
     inference = poptorch.inferenceModel(model, options)
     x, y = torch.randn(32, 8), torch.randint(0, 3, (32,))
     out, _ = inference(x, y)
-    with torch.no_grad():
-        expected = torch.cat([model(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])[0] for i in (3, 7)])
+    micro_batches = eager_per_micro_batch(model, 4, x, y)
+    expected = torch.cat([micro_batches[i][0] for i in (3, 7)])
     torch.testing.assert_close(out, expected, **FP32)
     assert "device_iterations = 8 : i64, gradient_accumulation = 1 : i64, kind = \"pipelined\"" in inference._compiled.ir_text()
 
@@ -358,11 +314,6 @@ def test_pipelined_training_with_a_skip_connection_across_ipus_matches_eager() -
     x, y = torch.randn(28, 8), torch.randint(0, 8, (28,))
     for _ in range(2):
         training(x, y)
-        eager.zero_grad()
-        for i in range(7):
-            _, loss = reference(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])
-            (loss / 7).backward()
-        eager.step()
-    for (name, p), q in zip(model.named_parameters(), reference.parameters(), strict=True):
-        torch.testing.assert_close(p, q, **FP32, msg=lambda m, name=name: f"{name}: {m}")
+        eager_accumulated_step(reference, eager, 4, x, y)
+    assert_parameters_close(model, reference)
     assert training._compiled.schedule().kind == "pipelined"

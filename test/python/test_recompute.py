@@ -12,11 +12,13 @@ import logging
 import pytest
 import torch
 import torch.nn as nn
+from helpers import EXACT, FP32
+from helpers.checks import assert_named_close, assert_parameters_close, eager_accumulated_step
+from helpers.models import execution_strategy
 
 import poptorch
 from poptorch import _logging
 
-FP32 = {"rtol": 1e-5, "atol": 1e-6}
 MICRO_BATCH, FEATURES, HIDDEN = 4, 8, 16
 ACCUMULATION = 3  # G >= 2p - 1 for p = 2 stages
 
@@ -56,14 +58,8 @@ def _train(recompute: bool, checkpoint: bool = False, steps: int = 2) -> tuple[p
     y = torch.randint(0, 3, (MICRO_BATCH * ACCUMULATION,))
     for _ in range(steps):
         training(x, y)
-        eager.zero_grad()
-        for i in range(ACCUMULATION):
-            part = slice(i * MICRO_BATCH, (i + 1) * MICRO_BATCH)
-            _, loss = reference(x[part], y[part])
-            (loss / ACCUMULATION).backward()
-        eager.step()
-    for (name, p), q in zip(model.named_parameters(), reference.parameters(), strict=True):
-        torch.testing.assert_close(p, q, **FP32, msg=lambda m, name=name: f"{name}: {m}")
+        eager_accumulated_step(reference, eager, MICRO_BATCH, x, y)
+    assert_parameters_close(model, reference)
     return training, model
 
 
@@ -115,7 +111,7 @@ def test_checkpoint_without_recomputation_changes_nothing() -> None:
     assert with_checkpoint._compiled.memory_per_ipu() == without._compiled.memory_per_ipu()
     # Outside a pipeline the checkpoint is the identity.
     x = torch.randn(MICRO_BATCH, FEATURES)
-    torch.testing.assert_close(poptorch.recomputationCheckpoint(x), x, rtol=0, atol=0)
+    torch.testing.assert_close(poptorch.recomputationCheckpoint(x), x, **EXACT)
 
 
 def test_recomputation_outside_pipelined_training_warns_once(caplog: pytest.LogCaptureFixture) -> None:
@@ -183,13 +179,11 @@ def test_recomputation_stashes_values_computed_from_updated_state() -> None:
         options.Training.gradientAccumulation(ACCUMULATION)
         options._Popart.set("autoRecomputation", 3)
         stages = [poptorch.Stage("s0").ipu(0), poptorch.Stage("s1").ipu(1)]
-        strategy = poptorch.PipelinedExecution(*stages) if kind == "pipelined" else poptorch.ShardedExecution(*stages)
-        options.setExecutionStrategy(strategy)
+        options.setExecutionStrategy(execution_strategy(kind, stages))
         training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
         training(x, torch.zeros(12, 4))
         states[kind] = {k: v.detach().clone() for k, v in model.state_dict().items()}
-    for name, value in states["pipelined"].items():
-        torch.testing.assert_close(value, states["sharded"][name], **FP32, msg=lambda m, name=name: f"{name}: {m}")
+    assert_named_close(states["pipelined"], states["sharded"])
 
 
 class Chain(nn.Module):
@@ -226,8 +220,7 @@ def test_recomputation_over_more_stages_matches_sharded(ipus: tuple[int, ...]) -
         options.Training.gradientAccumulation(accumulation)
         options._Popart.set("autoRecomputation", 3)
         blocks = [poptorch.Stage(f"b{i}").ipu(ipu) for i, ipu in enumerate(ipus)]
-        options.setExecutionStrategy(poptorch.PipelinedExecution(*blocks) if kind == "pipelined"
-                                     else poptorch.ShardedExecution(*blocks))
+        options.setExecutionStrategy(execution_strategy(kind, blocks))
         training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
         losses = [training(x, y)[1].clone() for _ in range(2)]
         results[kind] = (losses, {k: v.detach().clone() for k, v in model.state_dict().items()})
@@ -235,5 +228,4 @@ def test_recomputation_over_more_stages_matches_sharded(ipus: tuple[int, ...]) -
             assert training._compiled.ir_text().count('"pipeline.recv"') == training._compiled.ir_text().count('"pipeline.send"')
     for a, b in zip(results["sharded"][0], results["pipelined"][0], strict=True):
         torch.testing.assert_close(a, b, **FP32)
-    for name, value in results["pipelined"][1].items():
-        torch.testing.assert_close(value, results["sharded"][1][name], **FP32, msg=lambda m, name=name: f"{name}: {m}")
+    assert_named_close(results["pipelined"][1], results["sharded"][1])

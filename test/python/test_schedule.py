@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_multi_ipu import FP32, Layers
+from helpers import FP32
+from helpers.checks import eager_per_micro_batch
+from helpers.models import LayersOverIpus
 
 import poptorch
 from ipu_mlir.artifact import schedule
@@ -78,19 +80,18 @@ def _rows(text: str) -> list[list[str]]:
 @pytest.fixture(scope="module")
 def inference() -> tuple[poptorch.PoplarExecutor, torch.Tensor, torch.Tensor]:
     torch.manual_seed(0)
-    model = Layers("block", 2).eval()
+    model = LayersOverIpus("block", 2).eval()
     wrapper = poptorch.inferenceModel(model, poptorch.Options().deviceIterations(4))  # pipelined by default
     x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
     out, _ = wrapper(x, y)
-    with torch.no_grad():
-        expected = torch.cat([model(x[i * 4 : (i + 1) * 4], y[i * 4 : (i + 1) * 4])[0] for i in range(4)])
+    expected = torch.cat([logits for logits, _ in eager_per_micro_batch(model, 4, x, y)])
     return wrapper, out, expected
 
 
 @pytest.fixture(scope="module")
 def training() -> poptorch.PoplarExecutor:
     torch.manual_seed(1)
-    model = Layers("block", 2)
+    model = LayersOverIpus("block", 2)
     options = poptorch.Options()
     options.Training.gradientAccumulation(3)  # 2 forward stages: G >= 2 x 2 - 1
     wrapper = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
@@ -151,7 +152,7 @@ def test_schedule_rejects_unknown_format(inference) -> None:  # noqa: ANN001
 
 
 def test_schedule_before_compilation_is_an_error() -> None:
-    wrapper = poptorch.inferenceModel(Layers("block", 2).eval(), poptorch.Options().deviceIterations(4))
+    wrapper = poptorch.inferenceModel(LayersOverIpus("block", 2).eval(), poptorch.Options().deviceIterations(4))
     with pytest.raises(RuntimeError, match="not compiled"):
         wrapper.schedule()
 
@@ -173,7 +174,7 @@ def test_pipelined_training_trace_and_schedule(training) -> None:  # noqa: ANN00
 
 def test_training_schedule_counts_accumulation_micro_batches_not_device_iterations() -> None:
     torch.manual_seed(3)
-    model = Layers("block", 2)
+    model = LayersOverIpus("block", 2)
     options = poptorch.Options().deviceIterations(5)
     options.Training.gradientAccumulation(3)
     wrapper = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
@@ -189,8 +190,8 @@ def test_training_schedule_counts_accumulation_micro_batches_not_device_iteratio
 def test_sharded_schedule_keeps_one_ipu_busy_per_step() -> None:
     torch.manual_seed(2)
     options = poptorch.Options().deviceIterations(4)
-    options.setExecutionStrategy(poptorch.ShardedExecution(*[poptorch.Stage(f"layer{i}").ipu(i // 2) for i in range(4)]))
-    wrapper = poptorch.inferenceModel(Layers("block", 2).eval(), options)
+    options.setExecutionStrategy(LayersOverIpus.strategy("sharded", 2))
+    wrapper = poptorch.inferenceModel(LayersOverIpus("block", 2).eval(), options)
     wrapper(torch.randn(16, 8), torch.randint(0, 3, (16,)))
     text = wrapper.schedule()
     assert text.startswith("sharded schedule:")
