@@ -9,11 +9,11 @@ import re
 import pytest
 import torch
 import torch.nn as nn
+from helpers import EXACT, FP32
+from helpers.checks import eager_per_micro_batch
 
 import poptorch
 from poptorch import OutputMode
-
-FP32 = {"rtol": 1e-5, "atol": 1e-6}
 
 
 # ---------------------------------------------------------------------------------------
@@ -24,9 +24,8 @@ def example() -> tuple[nn.Linear, torch.Tensor, torch.Tensor]:
     torch.manual_seed(0)
     model = nn.Linear(6, 20)
     x = torch.randn(10, 1, 5, 6)
-    with torch.no_grad():
-        # One micro-batch of shape [1, 5, 6] per iteration: eager output of micro-batch i.
-        micro = torch.stack([model(x[i : i + 1]) for i in range(10)])  # [10, 1, 1, 5, 20]
+    # One micro-batch of shape [1, 5, 6] per iteration: eager output of micro-batch i.
+    micro = torch.stack(eager_per_micro_batch(model, 1, x))  # [10, 1, 1, 5, 20]
     return model, x, micro
 
 
@@ -103,8 +102,7 @@ def test_scalar_output(d: int, mode: OutputMode, period: int | None, iterations)
     out = poptorch.inferenceModel(
         model, poptorch.Options().deviceIterations(d).outputMode(mode, period)
     )(x)
-    with torch.no_grad():
-        per_iteration = torch.stack([model(c) for c in x.chunk(d)])
+    per_iteration = torch.stack(eager_per_micro_batch(model, 2, x))
     if iterations is None:
         assert out.shape == ()
         torch.testing.assert_close(out, per_iteration[0], **FP32)
@@ -130,9 +128,9 @@ def test_input_passed_through_and_integer_output() -> None:
     out, index = poptorch.inferenceModel(
         PassThroughAndArgmax(), poptorch.Options().deviceIterations(4)
     )(x)
-    torch.testing.assert_close(out, x, rtol=0, atol=0)
+    torch.testing.assert_close(out, x, **EXACT)
     assert index.dtype == torch.int64
-    torch.testing.assert_close(index, x.argmax(-1), rtol=0, atol=0)
+    torch.testing.assert_close(index, x.argmax(-1), **EXACT)
 
 
 class Argmax(nn.Module):
@@ -148,7 +146,7 @@ def test_sum_of_an_integer_output() -> None:
     )(x)
     assert out.dtype == torch.int64 and out.shape == (2,)
     torch.testing.assert_close(
-        out, torch.stack([c.argmax(-1) for c in x.chunk(4)]).sum(0), rtol=0, atol=0
+        out, torch.stack([c.argmax(-1) for c in x.chunk(4)]).sum(0), **EXACT
     )
 
 

@@ -24,15 +24,13 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils._pytree as pytree
+from helpers import FP16_FORWARD, FP32
+from helpers.checks import eager_per_micro_batch
 
 import poptorch
 from poptorch import OutputMode, _logging
 
 MICRO_BATCH = 2  # B: the batch one replica sees in one step
-FP32 = {"rtol": 1e-5, "atol": 1e-6}
-# fp16 carries an 11-bit significand (eps = 2**-10 ~ 9.8e-4): the device may accumulate
-# matmuls in a different order than eager, so allow about one fp16 ulp.
-FP16 = {"rtol": 1e-3, "atol": 1e-3}
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,7 +217,7 @@ FAMILIES = {
             ),
         ),
         Family(
-            "half_precision", _half_mlp, lambda n: ((torch.randn(n, 8).half(),), {}), dict(FP16)
+            "half_precision", _half_mlp, lambda n: ((torch.randn(n, 8).half(),), {}), dict(FP16_FORWARD)
         ),
         Family("print_and_is_running_on_ipu", PrintModel, lambda n: ((torch.randn(n, 4),), {})),
         Family(
@@ -666,8 +664,7 @@ def test_buffer_updated_in_forward_stays_on_the_device_and_matches_eager() -> No
     x = torch.randn(16, 8)
     for _ in range(2):  # the buffer carries over between micro-batches and calls
         out = wrapper(x)
-        with torch.no_grad():
-            expected = torch.cat([reference(x[i * 4 : (i + 1) * 4]) for i in range(4)])
-        torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-6)
+        expected = torch.cat(eager_per_micro_batch(reference, 4, x))
+        torch.testing.assert_close(out, expected, **FP32)
     wrapper.copyWeightsToHost()
-    torch.testing.assert_close(model.acc, reference.acc, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(model.acc, reference.acc, **FP32)

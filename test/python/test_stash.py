@@ -4,10 +4,8 @@ micro-batches update before the restoring stage runs."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import torch
+from helpers import EXACT, IPU_OPT, run_tool
 from torch_mlir import ir
 
 from ipu_mlir.dialects import make_context
@@ -49,8 +47,9 @@ STATE_READ_TWO_STAGES_LATER = """
 def test_a_stashed_update_is_not_overwritten_by_later_micro_batches(tmp_path) -> None:  # noqa: ANN001
     source = tmp_path / "step.mlir"
     source.write_text(STATE_READ_TWO_STAGES_LATER)
-    scheduled = subprocess.run([sys.executable, "-m", "ipu_mlir.tools.ipu_opt", str(source), "-p", "pipeline-schedule"],
-                               capture_output=True, text=True, check=True).stdout
+    result = run_tool(IPU_OPT, str(source), "-p", "pipeline-schedule")
+    assert result.returncode == 0, result.stderr
+    scheduled = result.stdout
     assert scheduled.count('"pipeline.stash"') == 1
     with make_context(), ir.Location.unknown():
         module = ir.Module.parse(scheduled)
@@ -61,4 +60,4 @@ def test_a_stashed_update_is_not_overwritten_by_later_micro_batches(tmp_path) ->
         program.close()
     assert program.sequential_reason is None  # it ran as a pipeline
     assert [out.tolist() for out in outputs] == [[2.0, 2.0], [5.0, 5.0], [9.0, 9.0], [14.0, 14.0]]
-    torch.testing.assert_close(stores[0].tensors["state"], torch.full((2,), 10.0), rtol=0, atol=0)
+    torch.testing.assert_close(stores[0].tensors["state"], torch.full((2,), 10.0), **EXACT)
