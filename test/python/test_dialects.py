@@ -8,12 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers import REPEAT_COUNT_ERROR
 from torch_mlir import ir
 
 from ipu_mlir import dialects
 from ipu_mlir.dialects import poplar
-
-REPEAT_COUNT_ERROR = "'poplar.program_repeat' op attribute 'count' must be >= 1, got 0"
 
 
 @pytest.fixture

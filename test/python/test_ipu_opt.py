@@ -14,13 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import IPU_OPT, IPU_TRANSLATE, REPEAT_COUNT_ERROR, REPO, run_tool
 
 from ipu_mlir.compiler import registry
-
-BIN = Path(sys.executable).parent
-IPU_OPT = str(BIN / "ipu-opt")
-IPU_TRANSLATE = str(BIN / "ipu-translate")
-REPO = Path(__file__).resolve().parents[2]
 
 # A valid poplar program (the smallest graph the verifier accepts).
 GRAPH = """\
@@ -49,13 +45,6 @@ BAD_REPEAT = """\
 "poplar.program_repeat"() ({
 }) {count = 0 : i64} : () -> ()
 """
-BAD_REPEAT_ERROR = "'poplar.program_repeat' op attribute 'count' must be >= 1, got 0"
-
-
-def run(tool: str, *args: str, input: str | bytes | None = None, binary: bool = False) -> subprocess.CompletedProcess:
-    """Run a tool; text in and out unless the input is bytes or ``binary`` is set."""
-    text = not (binary or isinstance(input, bytes))
-    return subprocess.run([tool, *args], input=input, capture_output=True, text=text, timeout=60)
 
 
 def error_lines(result: subprocess.CompletedProcess) -> list[str]:
@@ -74,7 +63,7 @@ def graph_file(tmp_path: Path) -> Path:
 
 
 def test_garbage_on_stdin_is_one_located_error() -> None:
-    result = run(IPU_OPT, input="this is not MLIR\n")
+    result = run_tool(IPU_OPT, input="this is not MLIR\n")
     assert result.returncode == 1
     [line] = error_lines(result)
     assert re.fullmatch(r"<stdin>:1:1: error: .+", line), line
@@ -84,7 +73,7 @@ def test_garbage_on_stdin_is_one_located_error() -> None:
 def test_garbage_in_a_file_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.mlir"
     path.write_text(GRAPH + "%0 = oops\n")
-    result = run(IPU_OPT, str(path))
+    result = run_tool(IPU_OPT, str(path))
     assert result.returncode == 1
     [line] = error_lines(result)
     assert line.startswith(f"{path}:10:"), line
@@ -94,14 +83,14 @@ def test_garbage_in_a_file_names_the_file_and_line(tmp_path: Path) -> None:
 def test_verifier_failure_is_one_located_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.mlir"
     path.write_text(BAD_REPEAT)
-    result = run(IPU_OPT, str(path))
+    result = run_tool(IPU_OPT, str(path))
     assert result.returncode == 1
-    assert error_lines(result) == [f"{path}:2:1: error: {BAD_REPEAT_ERROR}"]
+    assert error_lines(result) == [f"{path}:2:1: error: {REPEAT_COUNT_ERROR}"]
 
 
 @pytest.mark.parametrize("args", [["-p", "no-such-pass"], ["--no-such-pass"]], ids=["pipeline", "flag"])
 def test_unknown_pass_is_named(graph_file: Path, args: list[str]) -> None:
-    result = run(IPU_OPT, str(graph_file), *args)
+    result = run_tool(IPU_OPT, str(graph_file), *args)
     assert result.returncode != 0
     [line] = error_lines(result)
     assert "'no-such-pass'" in line
@@ -117,7 +106,7 @@ def test_unknown_pass_is_named(graph_file: Path, args: list[str]) -> None:
     ids=["ipu-mlir-pass", "mlir-pass"],
 )
 def test_bad_pass_option_is_one_line(graph_file: Path, pipeline: str, named: list[str]) -> None:
-    result = run(IPU_OPT, str(graph_file), "-p", pipeline)
+    result = run_tool(IPU_OPT, str(graph_file), "-p", pipeline)
     assert result.returncode != 0
     [line] = error_lines(result)
     for word in named:
@@ -126,13 +115,13 @@ def test_bad_pass_option_is_one_line(graph_file: Path, pipeline: str, named: lis
 
 def test_unreadable_inputs_are_clean_errors(tmp_path: Path) -> None:
     missing = tmp_path / "missing.mlir"
-    result = run(IPU_OPT, str(missing))
+    result = run_tool(IPU_OPT, str(missing))
     assert result.returncode != 0
     assert error_lines(result) == [f"ipu-opt: error: cannot read '{missing}': No such file or directory"]
 
     bytecode = tmp_path / "graph.mlirbc"
-    bytecode.write_bytes(run(IPU_TRANSLATE, "--mlir-to-bytecode", input=GRAPH.encode()).stdout)
-    result = run(IPU_OPT, str(bytecode))
+    bytecode.write_bytes(run_tool(IPU_TRANSLATE, "--mlir-to-bytecode", input=GRAPH.encode()).stdout)
+    result = run_tool(IPU_OPT, str(bytecode))
     assert result.returncode != 0
     [line] = error_lines(result)
     assert "is not UTF-8 text" in line and "ipu-translate --bytecode-to-mlir" in line
@@ -163,7 +152,7 @@ def test_a_verifier_bug_is_one_located_line_not_a_traceback(tmp_path: Path, monk
 
 
 def test_list_passes_shows_every_registered_pass_with_its_summary() -> None:
-    result = run(IPU_OPT, "--list-passes")
+    result = run_tool(IPU_OPT, "--list-passes")
     assert result.returncode == 0
     for name in registry.pass_names():
         summary = registry.load_pass(name).summary()
@@ -173,7 +162,7 @@ def test_list_passes_shows_every_registered_pass_with_its_summary() -> None:
 
 def test_output_file(graph_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.mlir"
-    result = run(IPU_OPT, str(graph_file), "-o", str(out))
+    result = run_tool(IPU_OPT, str(graph_file), "-o", str(out))
     assert result.returncode == 0 and result.stdout == ""
     text = out.read_text()
     assert text.startswith('"builtin.module"() ({')
@@ -183,24 +172,24 @@ def test_output_file(graph_file: Path, tmp_path: Path) -> None:
 def test_split_input_file_joins_outputs_and_keeps_line_numbers(tmp_path: Path) -> None:
     path = tmp_path / "chunks.mlir"
     path.write_text(GRAPH + "// -----\n" + TORCH_FUNC + "// -----\n" + BAD_REPEAT)
-    result = run(IPU_OPT, str(path), "--split-input-file")
+    result = run_tool(IPU_OPT, str(path), "--split-input-file")
     assert result.returncode == 1
     chunks = result.stdout.split("\n// -----\n")
     assert len(chunks) == 2  # the failing chunk prints nothing
     assert '"poplar.graph"' in chunks[0] and '"func.func"' in chunks[1]
     bad_line = GRAPH.count("\n") + TORCH_FUNC.count("\n") + 2 + 2
-    assert error_lines(result) == [f"{path}:{bad_line}:1: error: {BAD_REPEAT_ERROR}"]
+    assert error_lines(result) == [f"{path}:{bad_line}:1: error: {REPEAT_COUNT_ERROR}"]
 
 
-@pytest.mark.parametrize(("expected", "status"), [(BAD_REPEAT_ERROR, 0), ("must be >= 2", 1)], ids=["right", "wrong"])
+@pytest.mark.parametrize(("expected", "status"), [(REPEAT_COUNT_ERROR, 0), ("must be >= 2", 1)], ids=["right", "wrong"])
 def test_verify_diagnostics(tmp_path: Path, expected: str, status: int) -> None:
     path = tmp_path / "expect.mlir"
     path.write_text(BAD_REPEAT.replace("\n\"poplar", f"\n// expected-error@+1 {{{{{expected}}}}}\n\"poplar", 1))
-    result = run(IPU_OPT, str(path), "--verify-diagnostics")
+    result = run_tool(IPU_OPT, str(path), "--verify-diagnostics")
     assert result.returncode == status
     if status:
         lines = error_lines(result)
-        assert f"{path}:3: error: unexpected error: {BAD_REPEAT_ERROR}" in lines
+        assert f"{path}:3: error: unexpected error: {REPEAT_COUNT_ERROR}" in lines
         assert f'{path}:2: error: expected error "{expected}" on line 3 was not produced' in lines
     else:
         assert result.stderr == ""
@@ -209,7 +198,7 @@ def test_verify_diagnostics(tmp_path: Path, expected: str, status: int) -> None:
 def test_passes_as_flags_and_print_ir_after_all(tmp_path: Path) -> None:
     path = tmp_path / "forward.mlir"
     path.write_text(TORCH_FUNC)
-    result = run(IPU_OPT, str(path), "--ipu-annotate-blocks", "--mlir-print-ir-after-all")
+    result = run_tool(IPU_OPT, str(path), "--ipu-annotate-blocks", "--mlir-print-ir-after-all")
     assert result.returncode == 0
     annotated = '"torch.aten.relu"(%arg0) {ipu.block = #ipu.block<"enc", 1 : i64>}'
     assert annotated in result.stdout
@@ -232,22 +221,22 @@ def test_ipu_opt_does_not_import_torch() -> None:
 
 
 def test_translate_poplar_to_cpp_is_a_clear_error(graph_file: Path) -> None:
-    result = run(IPU_TRANSLATE, "--poplar-to-cpp", str(graph_file))
+    result = run_tool(IPU_TRANSLATE, "--poplar-to-cpp", str(graph_file))
     assert result.returncode == 1 and result.stdout == ""
     [line] = error_lines(result)
     assert line.startswith("ipu-translate: error: --poplar-to-cpp is not implemented yet")
 
 
 def test_translate_bytecode_round_trip(graph_file: Path) -> None:
-    bytecode = run(IPU_TRANSLATE, "--mlir-to-bytecode", str(graph_file), binary=True)
+    bytecode = run_tool(IPU_TRANSLATE, "--mlir-to-bytecode", str(graph_file), binary=True)
     assert bytecode.returncode == 0 and bytecode.stdout.startswith(b"ML\xefR")
-    text = run(IPU_TRANSLATE, "--bytecode-to-mlir", input=bytecode.stdout)
+    text = run_tool(IPU_TRANSLATE, "--bytecode-to-mlir", input=bytecode.stdout)
     assert text.returncode == 0
-    assert text.stdout.decode() == run(IPU_OPT, str(graph_file)).stdout
+    assert text.stdout.decode() == run_tool(IPU_OPT, str(graph_file)).stdout
 
 
 def test_translate_errors_are_located_on_stdin() -> None:
-    result = run(IPU_TRANSLATE, "--mlir-to-bytecode", input="garbage\n")
+    result = run_tool(IPU_TRANSLATE, "--mlir-to-bytecode", input="garbage\n")
     assert result.returncode == 1
     [line] = error_lines(result)
     assert line.startswith("<stdin>:1:1: error: ")
@@ -274,7 +263,7 @@ def test_failed_pipeline_writes_a_reproducer(tmp_path: Path, monkeypatch: pytest
     argv = shlex.split(error.command)
     assert argv[0] == "ipu-opt" and "-p" in argv
     assert argv[argv.index("-p") + 1] == "canonicalize,ipu-annotate-blocks{inherit-from-producers=false}"
-    rerun = run(IPU_OPT, *argv[1:])
+    rerun = run_tool(IPU_OPT, *argv[1:])
     assert rerun.returncode == 1
     assert error_lines(rerun) == error.diagnostics
 

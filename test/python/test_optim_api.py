@@ -8,32 +8,17 @@ import copy
 import logging
 import math
 import pickle
-import sys
-from pathlib import Path
 
 import pytest
 import torch
+from helpers import EXACT, poptorch_warnings
 
-try:
-    import poptorch  # noqa: F401
-except ImportError:  # the package is not installed yet: use the source tree
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
-
-from poptorch import _logging, optim  # noqa: E402
+from poptorch import optim
 
 NO_EFFECT = "has no effect in the IPU Model emulator"
 F32 = torch.float32
 
-
-@pytest.fixture(autouse=True)
-def _clean_logging():
-    _logging.reset_warn_once()
-    yield
-    _logging.reset_warn_once()
-
-
-def _warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "poptorch" and r.levelno == logging.WARNING]
+pytestmark = pytest.mark.usefixtures("fresh_poptorch_logging")
 
 
 class _Net(torch.nn.Module):
@@ -174,7 +159,7 @@ def test_no_effect_options_warn_once(net, caplog, cls, kwargs, name):
     caplog.set_level(logging.WARNING, logger="poptorch")
     cls(net.parameters(), **kwargs)
     cls(net.parameters(), **kwargs)
-    warnings = [w for w in _warnings(caplog) if f"({name}=" in w]
+    warnings = [w for w in poptorch_warnings(caplog) if f"({name}=" in w]
     assert len(warnings) == 1, warnings
     assert NO_EFFECT in warnings[0] and f"poptorch.optim.{cls.__name__}" in warnings[0]
 
@@ -186,15 +171,15 @@ def test_defaults_do_not_warn(net, caplog):
     optim.AdamW(net.parameters())
     optim.RMSprop(net.parameters())
     optim.LAMB(net.parameters())
-    assert _warnings(caplog) == []
+    assert poptorch_warnings(caplog) == []
 
 
 def test_velocity_scaling_with_separate_variant_warns(net, caplog):
     caplog.set_level(logging.WARNING, logger="poptorch")
     optim.SGD(net.parameters(), lr=0.1, momentum=0.9, velocity_scaling=2.0, use_combined_accum=True)
-    assert _warnings(caplog) == []
+    assert poptorch_warnings(caplog) == []
     optim.SGD(net.parameters(), lr=0.1, momentum=0.9, velocity_scaling=2.0)
-    assert any("use_combined_accum=True" in w for w in _warnings(caplog))
+    assert any("use_combined_accum=True" in w for w in poptorch_warnings(caplog))
 
 
 # --- variable_attrs ---------------------------------------------------------------------------
@@ -479,4 +464,4 @@ def test_cpu_step_matches_torch(ours, theirs):
             p.grad = g.clone()
             opt.step()
         results.append(p.detach())
-    torch.testing.assert_close(results[0], results[1], rtol=0, atol=0)
+    torch.testing.assert_close(results[0], results[1], **EXACT)

@@ -6,18 +6,12 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import sys
-from pathlib import Path
 
 import pytest
+from helpers import poptorch_warnings
 
-try:
-    import poptorch  # noqa: F401
-except ImportError:  # the package is not installed yet: use the source tree
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
-
-from poptorch import _logging, enums, execution_strategy, options  # noqa: E402
-from poptorch.enums import (  # noqa: E402
+from poptorch import _logging, enums, execution_strategy, options
+from poptorch.enums import (
     AutoStage,
     CommGroupType,
     ConnectionType,
@@ -28,7 +22,7 @@ from poptorch.enums import (  # noqa: E402
     ReductionType,
     SyncPattern,
 )
-from poptorch.execution_strategy import (  # noqa: E402
+from poptorch.execution_strategy import (
     ExecutionStrategy,
     ParallelPhasedExecution,
     Phase,
@@ -37,19 +31,11 @@ from poptorch.execution_strategy import (  # noqa: E402
     ShardedExecution,
     Stage,
 )
-from poptorch.options import Options, TensorLocationSettings  # noqa: E402
+from poptorch.options import Options, TensorLocationSettings
 
 IGNORED_TEXT = "has no effect in the IPU Model emulator"
 
-
-@pytest.fixture(autouse=True)
-def _clean_logging():
-    """Each test starts with no warn-once keys seen and the logger at its current level."""
-    level = _logging.logger.level
-    _logging.reset_warn_once()
-    yield
-    _logging.logger.setLevel(level)
-    _logging.reset_warn_once()
+pytestmark = pytest.mark.usefixtures("fresh_poptorch_logging")
 
 
 @pytest.fixture(autouse=True)
@@ -61,14 +47,6 @@ def _clean_env(monkeypatch):
         "OMPI_COMM_WORLD_RANK",
     ):
         monkeypatch.delenv(name, raising=False)
-
-
-def _warnings(caplog) -> list[str]:
-    return [
-        r.getMessage()
-        for r in caplog.records
-        if r.name == "poptorch" and r.levelno == logging.WARNING
-    ]
 
 
 # --- defaults and chaining ----------------------------------------------------------------
@@ -326,7 +304,7 @@ def test_mean_reduction_strategy_post_and_loss_is_flagged_deprecated(caplog):
         training.mean_accumulation_and_replication_reduction_strategy
         is MeanReductionStrategy.PostAndLoss
     )
-    assert any("deprecated" in m for m in _warnings(caplog))
+    assert any("deprecated" in m for m in poptorch_warnings(caplog))
 
 
 def test_cross_option_rules_are_checked_by_validate():
@@ -433,7 +411,7 @@ def test_log_level_env_var_is_read_at_import(monkeypatch, caplog):
         monkeypatch.setenv("POPTORCH_LOG_LEVEL", "LOUD")
         importlib.reload(_logging)
         assert _logging.logger.level == logging.INFO
-        message = " ".join(_warnings(caplog))
+        message = " ".join(poptorch_warnings(caplog))
         assert "POPTORCH_LOG_LEVEL" in message and "'LOUD'" in message
         assert "TRACE, DEBUG, INFO, WARN, ERR, OFF" in message
         assert len([h for h in _logging.logger.handlers if h.get_name() == "poptorch-console"]) == 1
@@ -481,18 +459,18 @@ def test_warn_once_fires_once_per_key(caplog):
     _logging.warn_once("k", "first")
     _logging.warn_once("k", "second")
     _logging.warn_once("other", "third")
-    assert _warnings(caplog) == ["first", "third"]
+    assert poptorch_warnings(caplog) == ["first", "third"]
     _logging.reset_warn_once()
     _logging.warn_once("k", "again")
-    assert _warnings(caplog)[-1] == "again"
+    assert poptorch_warnings(caplog)[-1] == "again"
 
 
 def test_ignored_option_warns_once_naming_the_option(caplog):
     Options().connectionType(ConnectionType.Always)  # the default: nothing to report
-    assert _warnings(caplog) == []
+    assert poptorch_warnings(caplog) == []
     Options().connectionType(ConnectionType.Never)
     Options().connectionType(ConnectionType.OnDemand)
-    messages = _warnings(caplog)
+    messages = poptorch_warnings(caplog)
     assert len(messages) == 1
     assert "Options.connectionType(ConnectionType.Never)" in messages[0]
     assert IGNORED_TEXT in messages[0]
@@ -502,7 +480,7 @@ def test_honoured_options_do_not_warn(caplog):
     opts = Options().deviceIterations(3).logCycleCount(True).enableProfiling("/tmp/p")
     opts.Precision.enableFloatingPointExceptions(True)
     opts.Precision.enableStochasticRounding(False)
-    assert _warnings(caplog) == []
+    assert poptorch_warnings(caplog) == []
 
 
 @pytest.mark.parametrize("name", options.EMULATOR_IGNORED_OPTIONS)
@@ -521,7 +499,7 @@ def test_each_ignored_option_is_a_real_setter_that_warns(name, caplog):
     *group, method = name.split(".")
     target = getattr(opts, group[0]) if group else opts
     getattr(target, method)(values.get(name, True))
-    messages = _warnings(caplog)
+    messages = poptorch_warnings(caplog)
     assert len(messages) == 1
     assert f"Options.{name}(" in messages[0] and IGNORED_TEXT in messages[0]
 
