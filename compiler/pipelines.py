@@ -14,6 +14,7 @@ from typing import Any
 from ipu_mlir.support.target import IpuTarget, default_target
 
 from .pass_base import MlirPass, ModulePass
+from .transforms.convert_ipu_to_poplar import ConvertIpuToPoplar
 from .transforms.convert_torch_to_poplar import ConvertTorchToPoplar
 from .transforms.ipu_annotate_blocks import AnnotateBlocks
 from .transforms.ipu_assign_stages import AssignStages
@@ -78,6 +79,8 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         # Compute ops -> popops / poplin / popnn (training: dropout draws masks); fails
         # listing every unsupported op.
         ConvertTorchToPoplar(training=training),
+        # Training: the optimizer updates and gradient accumulation it kept -> poplar ops.
+        *([ConvertIpuToPoplar()] if training else []),
         # Drop dead values (e.g. unused list constants) and merge duplicate constants.
         MlirPass("canonicalize"),
         MlirPass("cse"),

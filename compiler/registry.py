@@ -15,6 +15,7 @@ from .pass_base import ModulePass
 _PASSES: dict[str, str] = {
     "ipu-annotate-blocks": "ipu_annotate_blocks:AnnotateBlocks",
     "convert-torch-to-poplar": "convert_torch_to_poplar:ConvertTorchToPoplar",
+    "convert-ipu-to-poplar": "convert_ipu_to_poplar:ConvertIpuToPoplar",
     "ipu-raise-custom-ops": "ipu_raise_custom_ops:RaiseCustomOps",
     "ipu-insert-training": "ipu_insert_training:InsertTraining",
     "ipu-assign-stages": "ipu_assign_stages:AssignStages",
@@ -22,6 +23,9 @@ _PASSES: dict[str, str] = {
     "pipeline-schedule": "pipeline_schedule:PipelineSchedule",
     "poplar-map-tiles": "poplar_map_tiles:MapTiles",
     "poplar-plan-memory": "poplar_plan_memory:PlanMemory",
+    "poplar-fuse-linear": "poplar_fuse_linear:FuseLinear",
+    "poplar-plan-in-place": "poplar_plan_in_place:PlanInPlace",
+    "poplar-share-pool-indices": "poplar_share_pool_indices:SharePoolIndices",
 }
 
 

@@ -1,11 +1,14 @@
 // RUN: ipu-opt %s -p 'convert-torch-to-poplar{training=true}' --split-input-file | FileCheck %s
 // RUN: ipu-opt %s -p convert-torch-to-poplar --split-input-file | FileCheck %s --check-prefix=INFER
+// RUN: ipu-opt %s -p 'convert-torch-to-poplar{training=true},convert-ipu-to-poplar' --split-input-file | FileCheck %s --check-prefix=BOTH
 
 // Inputs are trimmed from the joint forward + backward functions that capture_training
 // gives for small models (Linear, Conv2d, BatchNorm2d, LayerNorm, GroupNorm, pooling,
 // Dropout, Embedding with MSELoss / NLLLoss), and from ipu-insert-training's output for
 // the optimizer updates. The backward ops lower to the gradient ops of the poplar
-// dialect; the detach ops of the capture are identities.
+// dialect; the detach ops of the capture are identities. The optimizer updates and
+// gradient accumulation stay ipu ops over the converted tensors: convert-ipu-to-poplar
+// lowers them (its own test has one case per optimizer).
 
 // Activation gradients are popnn_nonlinearity_grad. ReLU's reads the saved ReLU output
 // (as the capture passes it to threshold_backward; it is > 0 exactly where the input
@@ -358,133 +361,13 @@ func.func @select_slice_normalised(%g: !torch.vtensor<[2,4],f32>, %gslice: !torc
 
 // -----
 
-// SGD without momentum (ipu-insert-training's ipu.sgd_update for Linear(3, 2)'s weight):
-// the gradient is unscaled by loss_scaling, weight decay adds weight_decay * w, and the
-// weight steps by lr times it. Momentum, dampening and velocity_scaling are not read.
-// CHECK-LABEL: sym_name = "sgd_plain"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2x3xf32>, %[[G:arg[0-9]+]]: tensor<2x3xf32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[DAMP:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[VS:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[G]], %[[LS]]) {expr = "div(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
-// CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[UNSCALED]], %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[DECAYED]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
-// CHECK-NEXT: "func.return"(%[[NEW]])
-func.func @sgd_plain(%w: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>, %lr: !torch.vtensor<[],f32>, %mom: !torch.vtensor<[],f32>, %damp: !torch.vtensor<[],f32>, %wd: !torch.vtensor<[],f32>, %vs: !torch.vtensor<[],f32>, %ls: !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32> {
-  %0 = "ipu.sgd_update"(%w, %g, %lr, %mom, %damp, %wd, %vs, %ls) {hyper_names = ["lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"], nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 6>, resultSegmentSizes = array<i32: 1, 0, 0>, variant = "separate", with_momentum = false} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32>
-  return %0 : !torch.vtensor<[2,3],f32>
-}
-
-// -----
-
-// SGD with momentum: v * momentum + (1 - dampening) * g, where on the first step (step
-// count 0) momentum and dampening count as 0, so the velocity becomes the gradient
-// itself (as torch.optim.SGD does) and one expression updates v in place. The new velocity is the step
-// direction and the second result; the third is the step count plus one.
-// velocity_scaling is not read (it belongs to the combined variant).
-// CHECK-LABEL: sym_name = "sgd_momentum"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2xf32>, %[[G:arg[0-9]+]]: tensor<2xf32>, %[[V:arg[0-9]+]]: tensor<2xf32>, %[[T:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[DAMP:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[VS:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[G]], %[[LS]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[UNSCALED]], %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[FIRST:.*]] = "poplar.popops_map"(%[[T]]) {expr = "eq(_1, 0.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<i1>
-// CHECK-NEXT: %[[MOMEFF:.*]] = "poplar.popops_map"(%[[FIRST]], %[[MOM]]) {expr = "select(_1, 0.0, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[KEEP:.*]] = "poplar.popops_map"(%[[FIRST]], %[[DAMP]]) {expr = "select(_1, 1.0, sub(1.0, _2))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[KEEP]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
-// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%[[V]], %[[MOMEFF]], %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT: %[[NEXT:.*]] = "poplar.popops_map"(%[[T]]) {expr = "add(_1, 1.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[VEL]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
-// CHECK-NEXT: "func.return"(%[[NEW]], %[[VEL]], %[[NEXT]])
-func.func @sgd_momentum(%w: !torch.vtensor<[2],f32>, %g: !torch.vtensor<[2],f32>, %v: !torch.vtensor<[2],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %momentum: !torch.vtensor<[],f32>, %dampening: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %velocity_scaling: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>) {
-  %0:3 = "ipu.sgd_update"(%w, %g, %v, %t, %lr, %momentum, %dampening, %weight_decay, %velocity_scaling, %loss_scaling) {nesterov = false, variant = "separate", with_momentum = true, hyper_names = ["lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 1, 1, 6>, resultSegmentSizes = array<i32: 1, 1, 1>} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>)
-  return %0#0, %0#1, %0#2 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>
-}
-// -----
-
-// Nesterov momentum: the step direction is g + momentum * v_new (v_new, with the
-// first-step rule, is still the state update).
-// CHECK-LABEL: sym_name = "sgd_nesterov"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2xf32>, %[[G:arg[0-9]+]]: tensor<2xf32>, %[[V:arg[0-9]+]]: tensor<2xf32>, %[[T:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[DAMP:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[VS:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[G]], %[[LS]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[UNSCALED]], %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[FIRST:.*]] = "poplar.popops_map"(%[[T]]) {expr = "eq(_1, 0.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<i1>
-// CHECK-NEXT: %[[MOMEFF:.*]] = "poplar.popops_map"(%[[FIRST]], %[[MOM]]) {expr = "select(_1, 0.0, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[KEEP:.*]] = "poplar.popops_map"(%[[FIRST]], %[[DAMP]]) {expr = "select(_1, 1.0, sub(1.0, _2))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[KEEP]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
-// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%[[V]], %[[MOMEFF]], %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT: %[[DIR:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[VEL]], %[[MOM]]) {expr = "add(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
-// CHECK-NEXT: %[[NEXT:.*]] = "poplar.popops_map"(%[[T]]) {expr = "add(_1, 1.0)"
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[DIR]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))"
-// CHECK-NEXT: "func.return"(%[[NEW]], %[[VEL]], %[[NEXT]])
-func.func @sgd_nesterov(%w: !torch.vtensor<[2],f32>, %g: !torch.vtensor<[2],f32>, %v: !torch.vtensor<[2],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %momentum: !torch.vtensor<[],f32>, %dampening: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %velocity_scaling: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>) {
-  %0:3 = "ipu.sgd_update"(%w, %g, %v, %t, %lr, %momentum, %dampening, %weight_decay, %velocity_scaling, %loss_scaling) {nesterov = true, variant = "separate", with_momentum = true, hyper_names = ["lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 1, 1, 6>, resultSegmentSizes = array<i32: 1, 1, 1>} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>)
-  return %0#0, %0#1, %0#2 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>
-}
-// -----
-
-// PopTorch's combined variant (use_combined_accum): one velocity kept scaled by
-// velocity_scaling (vs). The gradient is scaled by vs / loss_scaling (one scalar) and
-// the decay by vs * weight_decay; the velocity follows the same first-step rule; the
-// weight steps by lr / vs times it, which is the separate variant's update.
-// CHECK-LABEL: sym_name = "sgd_combined"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2xf32>, %[[G:arg[0-9]+]]: tensor<2xf32>, %[[V:arg[0-9]+]]: tensor<2xf32>, %[[T:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[DAMP:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[VS:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK-NEXT: %[[GSCALE:.*]] = "poplar.popops_map"(%[[VS]], %[[LS]]) {expr = "div(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<f32>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[SCALED:.*]] = "poplar.popops_map"(%[[G]], %[[GSCALE]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
-// CHECK-NEXT: %[[DSCALE:.*]] = "poplar.popops_map"(%[[VS]], %[[WD]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<f32>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[SCALED]], %[[W]], %[[DSCALE]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[FIRST:.*]] = "poplar.popops_map"(%[[T]]) {expr = "eq(_1, 0.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<i1>
-// CHECK-NEXT: %[[MOMEFF:.*]] = "poplar.popops_map"(%[[FIRST]], %[[MOM]]) {expr = "select(_1, 0.0, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[KEEP:.*]] = "poplar.popops_map"(%[[FIRST]], %[[DAMP]]) {expr = "select(_1, 1.0, sub(1.0, _2))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[KEEP]]) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
-// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%[[V]], %[[MOMEFF]], %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2xf32>, tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT: %[[STEP:.*]] = "poplar.popops_map"(%[[LR]], %[[VS]]) {expr = "div(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<f32>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[VEL]], %[[STEP]]) {expr = "sub(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[NEXT:.*]] = "poplar.popops_map"(%[[T]]) {expr = "add(_1, 1.0)"
-// CHECK-NEXT: "func.return"(%[[NEW]], %[[VEL]], %[[NEXT]])
-func.func @sgd_combined(%w: !torch.vtensor<[2],f32>, %g: !torch.vtensor<[2],f32>, %v: !torch.vtensor<[2],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %momentum: !torch.vtensor<[],f32>, %dampening: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %velocity_scaling: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>) {
-  %0:3 = "ipu.sgd_update"(%w, %g, %v, %t, %lr, %momentum, %dampening, %weight_decay, %velocity_scaling, %loss_scaling) {nesterov = false, variant = "combined", with_momentum = true, hyper_names = ["lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 1, 1, 6>, resultSegmentSizes = array<i32: 1, 1, 1>} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>)
-  return %0#0, %0#1, %0#2 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>
-}
-// -----
-
-// Combined with Nesterov: the direction g' + momentum * v is in the scaled domain too,
-// so lr / vs applies to it.
-// CHECK-LABEL: sym_name = "sgd_combined_nesterov"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2xf32>, %{{.*}}, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[DAMP:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[VS:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK: %[[DECAYED:.*]] = "poplar.popops_map"(%{{.*}}, %[[W]], %{{.*}}) {expr = "add(_1, mul(_2, _3))"
-// CHECK: %[[DAMPED:.*]] = "poplar.popops_map"(%[[DECAYED]], %{{.*}}) {expr = "mul(_1, _2)"
-// CHECK-NEXT: %[[VEL:.*]] = "poplar.popops_map"(%{{.*}}, %{{.*}}, %[[DAMPED]]) {expr = "add(mul(_1, _2), _3)"
-// CHECK-NEXT: %[[DIR:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[VEL]], %[[MOM]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[STEP:.*]] = "poplar.popops_map"(%{{.*}}, %[[VS]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[DIR]], %[[STEP]]) {expr = "sub(_1, mul(_2, _3))"
-// CHECK: "func.return"(%[[NEW]], %[[VEL]], %{{.*}})
-func.func @sgd_combined_nesterov(%w: !torch.vtensor<[2],f32>, %g: !torch.vtensor<[2],f32>, %v: !torch.vtensor<[2],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %momentum: !torch.vtensor<[],f32>, %dampening: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %velocity_scaling: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>) {
-  %0:3 = "ipu.sgd_update"(%w, %g, %v, %t, %lr, %momentum, %dampening, %weight_decay, %velocity_scaling, %loss_scaling) {nesterov = true, variant = "combined", with_momentum = true, hyper_names = ["lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 1, 1, 6>, resultSegmentSizes = array<i32: 1, 1, 1>} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>)
-  return %0#0, %0#1, %0#2 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>
-}
-// -----
-
-// Gradient accumulation: Sum, and Mean with the Post strategy (the update divides by
-// G), add the gradient into the accumulator; Sum ignores the strategy. Mean with the
-// Running strategy keeps the running mean acc + (g - acc) / count (count from 1, so
-// the first micro-batch's gradient replaces the zeroed accumulator).
-// CHECK-LABEL: sym_name = "accumulate_grad"
-// CHECK: ^bb0(%[[ACC:arg[0-9]+]]: tensor<2x3xf32>, %[[G:arg[0-9]+]]: tensor<2x3xf32>, %[[COUNT:arg[0-9]+]]: tensor<f32>):
-// CHECK-NEXT: %[[POST:.*]] = "poplar.popops_map"(%[[ACC]], %[[G]]) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
-// CHECK-NEXT: %[[SUM:.*]] = "poplar.popops_map"(%[[ACC]], %[[G]]) {expr = "add(_1, _2)"
-// CHECK-NEXT: %[[SUMR:.*]] = "poplar.popops_map"(%[[ACC]], %[[G]]) {expr = "add(_1, _2)"
-// CHECK-NEXT: %[[RUNNING:.*]] = "poplar.popops_map"(%[[ACC]], %[[G]], %[[COUNT]]) {expr = "add(_1, div(sub(_2, _1), _3))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
-// CHECK-NEXT: "func.return"(%[[POST]], %[[SUM]], %[[SUMR]], %[[RUNNING]])
-func.func @accumulate_grad(%acc: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>, %count: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>) {
-  %0 = "ipu.accumulate_grad"(%acc, %g, %count) {reduction = "mean", strategy = "post"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32>
-  %1 = "ipu.accumulate_grad"(%acc, %g, %count) {reduction = "sum", strategy = "post"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32>
-  %2 = "ipu.accumulate_grad"(%acc, %g, %count) {reduction = "sum", strategy = "running"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32>
-  %3 = "ipu.accumulate_grad"(%acc, %g, %count) {reduction = "mean", strategy = "running"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32>
-  return %0, %1, %2, %3 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>
-}
-// -----
-
 // The @update function of ipu-insert-training{gradient-accumulation=4} (SGD without
-// momentum, max_grad_norm = 1) lowers whole: the mean (accumulator / 4) is one map,
-// the global-norm clipping is a reduction, a root, a division by the loss scale and
-// the clamp min(max_norm / (norm + 1e-6), 1), and the zeroed accumulator and counter
-// are constants.
+// momentum, max_grad_norm = 1): the mean (accumulator / 4) is one map, the global-norm
+// clipping is a reduction, a root, a division by the loss scale and the clamp
+// min(max_norm / (norm + 1e-6), 1), and the zeroed accumulator and counter are
+// constants. The ipu.sgd_update stays, with its attributes, over the converted clipped
+// gradient and the function's tensor arguments; with convert-ipu-to-poplar after it
+// (BOTH) the function lowers whole, the update's maps in the op's place.
 // CHECK-LABEL: sym_name = "update"
 // CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<3xf32>, %[[ACC:arg[0-9]+]]: tensor<3xf32>, %[[LS:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>,
 // CHECK-NEXT: %[[MEAN:.*]] = "poplar.popops_map"(%[[ACC]]) {expr = "div(_1, 4.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
@@ -497,12 +380,20 @@ func.func @accumulate_grad(%acc: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[
 // CHECK-NEXT: %[[RATIO:.*]] = "poplar.popops_map"(%[[INV]]) {expr = "mul(_1, 1.0)"
 // CHECK-NEXT: %[[COEF:.*]] = "poplar.popops_map"(%[[RATIO]]) {expr = "min(_1, 1.0)"
 // CHECK-NEXT: %[[CLIPPED:.*]] = "poplar.popops_mul"(%[[MEAN]], %[[COEF]]) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
-// CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[CLIPPED]], %[[LS]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[UNSCALED]], %[[W]], %{{.*}}) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[DECAYED]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))"
+// CHECK-NEXT: %[[NEW:.*]] = "ipu.sgd_update"(%[[W]], %[[CLIPPED]], %[[LR]], %[[MOM:arg[0-9]+]], %[[DAMP:arg[0-9]+]], %[[WD:arg[0-9]+]], %[[VS:arg[0-9]+]], %[[LS]]) {hyper_names = ["lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"], nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 6>, resultSegmentSizes = array<i32: 1, 0, 0>, variant = "separate", with_momentum = false} : (tensor<3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<3xf32>
 // CHECK-NEXT: %[[ZACC:.*]] = "poplar.constant"() {ipu = 0 : i64, value = dense<0.000000e+00> : tensor<3xf32>} : () -> tensor<3xf32>
 // CHECK-NEXT: %[[ZCOUNT:.*]] = "poplar.constant"() {ipu = 0 : i64, value = dense<0.000000e+00> : tensor<f32>} : () -> tensor<f32>
 // CHECK-NEXT: "func.return"(%[[NEW]], %[[ZACC]], %[[ZCOUNT]])
+// BOTH-LABEL: sym_name = "update"
+// BOTH: ^bb0(%[[W:arg[0-9]+]]: tensor<3xf32>, %[[ACC:arg[0-9]+]]: tensor<3xf32>, %[[LS:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[DAMP:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>,
+// BOTH: %[[CLIPPED:.*]] = "poplar.popops_mul"(%{{.*}}, %{{.*}}) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// BOTH-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[CLIPPED]], %[[LS]]) {expr = "div(_1, _2)"
+// BOTH-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[UNSCALED]], %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
+// BOTH-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[DECAYED]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))"
+// BOTH-NEXT: %[[ZACC:.*]] = "poplar.constant"() {ipu = 0 : i64, value = dense<0.000000e+00> : tensor<3xf32>}
+// BOTH-NEXT: %[[ZCOUNT:.*]] = "poplar.constant"() {ipu = 0 : i64, value = dense<0.000000e+00> : tensor<f32>}
+// BOTH-NEXT: "func.return"(%[[NEW]], %[[ZACC]], %[[ZCOUNT]])
+// BOTH-NOT: ipu.sgd_update
 "func.func"() <{arg_attrs = [{ipu.kind = "parameter", ipu.name = "w"}, {ipu.kind = "accumulator", ipu.name = "w/accum"}, {ipu.kind = "hyper", ipu.name = "loss_scaling"}, {ipu.kind = "hyper", ipu.name = "0.lr"}, {ipu.kind = "hyper", ipu.name = "0.momentum"}, {ipu.kind = "hyper", ipu.name = "0.dampening"}, {ipu.kind = "hyper", ipu.name = "0.weight_decay"}, {ipu.kind = "hyper", ipu.name = "0.velocity_scaling"}, {ipu.kind = "accumulator", ipu.name = "accumulation_count"}], function_type = (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[],f32>), res_attrs = [{ipu.kind = "weight_update", ipu.name = "w"}, {ipu.kind = "accumulator_update", ipu.name = "w/accum"}, {ipu.kind = "accumulator_update", ipu.name = "accumulation_count"}], sym_name = "update"}> ({
 ^bb0(%arg5: !torch.vtensor<[3],f32>, %arg6: !torch.vtensor<[3],f32>, %arg7: !torch.vtensor<[],f32>, %arg8: !torch.vtensor<[],f32>, %arg9: !torch.vtensor<[],f32>, %arg10: !torch.vtensor<[],f32>, %arg11: !torch.vtensor<[],f32>, %arg12: !torch.vtensor<[],f32>, %arg13: !torch.vtensor<[],f32>):
   %7 = "torch.constant.int"() <{value = 4 : i64}> : () -> !torch.int
@@ -530,157 +421,26 @@ func.func @accumulate_grad(%acc: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[
 
 // -----
 
-// Adam as torch.optim.Adam computes it: the step count t = step + 1 (also the new
-// step); g = grad / loss_scaling + weight_decay * w (L2); m = lerp(m, g, 1 - beta1);
-// v = beta2 v + (1 - beta2) g^2; then w -= lr / (1 - beta1^t) * m / (sqrt(v) /
-// sqrt(1 - beta2^t) + eps).
-// CHECK-LABEL: sym_name = "adam"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2x3xf32>, %[[G:arg[0-9]+]]: tensor<2x3xf32>, %[[M:arg[0-9]+]]: tensor<2x3xf32>, %[[V:arg[0-9]+]]: tensor<2x3xf32>, %[[T:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[B1:arg[0-9]+]]: tensor<f32>, %[[B2:arg[0-9]+]]: tensor<f32>, %[[EPS:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK-NEXT: %[[STEP:.*]] = "poplar.popops_map"(%[[T]]) {expr = "add(_1, 1.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[G]], %[[LS]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[UNSCALED]], %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[NEWM:.*]] = "poplar.popops_map"(%[[M]], %[[DECAYED]], %[[B1]]) {expr = "add(_1, mul(sub(1.0, _3), sub(_2, _1)))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
-// CHECK-NEXT: %[[VB2:.*]] = "poplar.popops_map"(%[[V]], %[[B2]]) {expr = "mul(_1, _2)"
-// CHECK-NEXT: %[[NEWV:.*]] = "poplar.popops_map"(%[[VB2]], %[[DECAYED]], %[[B2]]) {expr = "add(_1, mul(mul(_2, _2), sub(1.0, _3)))"
-// CHECK-NEXT: %[[STEPSIZE:.*]] = "poplar.popops_map"(%[[LR]], %[[B1]], %[[STEP]]) {expr = "div(_1, sub(1.0, pow(_2, _3)))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[BC2:.*]] = "poplar.popops_map"(%[[B2]], %[[STEP]]) {expr = "sqrt(sub(1.0, pow(_1, _2)))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<f32>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[DENOM:.*]] = "poplar.popops_map"(%[[NEWV]], %[[BC2]], %[[EPS]]) {expr = "add(div(sqrt(_1), _2), _3)"
-// CHECK-NEXT: %[[RATIO:.*]] = "poplar.popops_map"(%[[NEWM]], %[[DENOM]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[RATIO]], %[[STEPSIZE]]) {expr = "sub(_1, mul(_2, _3))"
-// CHECK-NEXT: "func.return"(%[[NEW]], %[[NEWM]], %[[NEWV]], %[[STEP]])
-func.func @adam(%w: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>, %m: !torch.vtensor<[2,3],f32>, %v: !torch.vtensor<[2,3],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %beta1: !torch.vtensor<[],f32>, %beta2: !torch.vtensor<[],f32>, %eps: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) {
-  %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr, %beta1, %beta2, %eps, %weight_decay, %loss_scaling) {bias_correction = true, variant = "adam", hyper_names = ["lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 6>, resultSegmentSizes = array<i32: 1, 2, 1>} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>)
-  return %0#0, %0#1, %0#2, %0#3 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>
-}
-// -----
-
-// AdamW decouples the decay: w first becomes w * (1 - lr * weight_decay) and the
-// gradient is only unscaled; the final step starts from the decayed weight.
-// CHECK-LABEL: sym_name = "adamw"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2x3xf32>, %[[G:arg[0-9]+]]: tensor<2x3xf32>, %[[M:arg[0-9]+]]: tensor<2x3xf32>, %[[V:arg[0-9]+]]: tensor<2x3xf32>, %[[T:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[B1:arg[0-9]+]]: tensor<f32>, %[[B2:arg[0-9]+]]: tensor<f32>, %[[EPS:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK-NEXT: %[[STEP:.*]] = "poplar.popops_map"(%[[T]]) {expr = "add(_1, 1.0)"
-// CHECK-NEXT: %[[DECAYEDW:.*]] = "poplar.popops_map"(%[[W]], %[[LR]], %[[WD]]) {expr = "mul(_1, sub(1.0, mul(_2, _3)))", operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> tensor<2x3xf32>
-// CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[G]], %[[LS]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[NEWM:.*]] = "poplar.popops_map"(%[[M]], %[[UNSCALED]], %[[B1]]) {expr = "add(_1, mul(sub(1.0, _3), sub(_2, _1)))"
-// CHECK-NOT: %[[WD]]
-// CHECK: %[[RATIO:.*]] = "poplar.popops_map"(%[[NEWM]], %{{.*}}) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[DECAYEDW]], %[[RATIO]], %{{.*}}) {expr = "sub(_1, mul(_2, _3))"
-// CHECK-NEXT: "func.return"(%[[NEW]], %[[NEWM]], %{{.*}}, %[[STEP]])
-func.func @adamw(%w: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>, %m: !torch.vtensor<[2,3],f32>, %v: !torch.vtensor<[2,3],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %beta1: !torch.vtensor<[],f32>, %beta2: !torch.vtensor<[],f32>, %eps: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) {
-  %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr, %beta1, %beta2, %eps, %weight_decay, %loss_scaling) {bias_correction = true, variant = "adamw", hyper_names = ["lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 6>, resultSegmentSizes = array<i32: 1, 2, 1>} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>)
-  return %0#0, %0#1, %0#2, %0#3 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>
-}
-// -----
-
-// Without bias correction the step size is lr and the denominator sqrt(v) + eps.
-// CHECK-LABEL: sym_name = "adam_no_bias_correction"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2x3xf32>, %{{.*}}, %[[LR:arg[0-9]+]]: tensor<f32>, %[[B1:arg[0-9]+]]: tensor<f32>, %[[B2:arg[0-9]+]]: tensor<f32>, %[[EPS:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK: %[[NEWV:.*]] = "poplar.popops_map"(%{{.*}}, %{{.*}}, %[[B2]]) {expr = "add(_1, mul(mul(_2, _2), sub(1.0, _3)))"
-// CHECK-NEXT: %[[DENOM:.*]] = "poplar.popops_map"(%[[NEWV]], %[[EPS]]) {expr = "add(sqrt(_1), _2)"
-// CHECK-NEXT: %[[RATIO:.*]] = "poplar.popops_map"(%{{.*}}, %[[DENOM]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: "poplar.popops_map"(%[[W]], %[[RATIO]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))"
-// CHECK-NOT: pow(
-// CHECK: "func.return"
-func.func @adam_no_bias_correction(%w: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>, %m: !torch.vtensor<[2,3],f32>, %v: !torch.vtensor<[2,3],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %beta1: !torch.vtensor<[],f32>, %beta2: !torch.vtensor<[],f32>, %eps: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) {
-  %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr, %beta1, %beta2, %eps, %weight_decay, %loss_scaling) {bias_correction = false, variant = "adam", hyper_names = ["lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 6>, resultSegmentSizes = array<i32: 1, 2, 1>} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>)
-  return %0#0, %0#1, %0#2, %0#3 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>
-}
-// -----
-
-// RMSprop as torch.optim.RMSprop: g = grad / loss_scaling + weight_decay * w;
-// sq = alpha sq + (1 - alpha) g^2; w -= lr * g / (sqrt(sq) + eps). No step count.
-// CHECK-LABEL: sym_name = "rmsprop"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<3xf32>, %[[G:arg[0-9]+]]: tensor<3xf32>, %[[SQ:arg[0-9]+]]: tensor<3xf32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[ALPHA:arg[0-9]+]]: tensor<f32>, %[[EPS:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[G]], %[[LS]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[DECAYED:.*]] = "poplar.popops_map"(%[[UNSCALED]], %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[SQA:.*]] = "poplar.popops_map"(%[[SQ]], %[[ALPHA]]) {expr = "mul(_1, _2)"
-// CHECK-NEXT: %[[NEWSQ:.*]] = "poplar.popops_map"(%[[SQA]], %[[DECAYED]], %[[ALPHA]]) {expr = "add(_1, mul(mul(_2, _2), sub(1.0, _3)))"
-// CHECK-NEXT: %[[AVG:.*]] = "poplar.popops_map"(%[[NEWSQ]], %[[EPS]]) {expr = "add(sqrt(_1), _2)"
-// CHECK-NEXT: %[[Q:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[AVG]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[Q]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))"
-// CHECK-NEXT: "func.return"(%[[NEW]], %[[NEWSQ]])
-func.func @rmsprop(%w: !torch.vtensor<[3],f32>, %g: !torch.vtensor<[3],f32>, %sq: !torch.vtensor<[3],f32>, %lr: !torch.vtensor<[],f32>, %alpha: !torch.vtensor<[],f32>, %eps: !torch.vtensor<[],f32>, %momentum: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) {
-  %0:2 = "ipu.rmsprop_update"(%w, %g, %sq, %lr, %alpha, %eps, %momentum, %weight_decay, %loss_scaling) {centered = false, use_tf_variant = false, with_momentum = false, hyper_names = ["lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 1, 0, 6>, resultSegmentSizes = array<i32: 1, 1, 0>} : (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>)
-  return %0#0, %0#1 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
-}
-// -----
-
-// Centered RMSprop with momentum: state (square_avg, momentum_buffer, grad_avg). The
-// gradient average is a lerp with weight 1 - alpha; the variance sq - grad_avg^2
-// replaces sq under the root; buf = momentum * buf + g / avg; w -= lr * buf.
-// CHECK-LABEL: sym_name = "rmsprop_centered_momentum"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<3xf32>, %[[G:arg[0-9]+]]: tensor<3xf32>, %[[SQ:arg[0-9]+]]: tensor<3xf32>, %[[BUF:arg[0-9]+]]: tensor<3xf32>, %[[GAVG:arg[0-9]+]]: tensor<3xf32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[ALPHA:arg[0-9]+]]: tensor<f32>, %[[EPS:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK: %[[DECAYED:.*]] = "poplar.popops_map"(%{{.*}}, %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK: %[[NEWSQ:.*]] = "poplar.popops_map"(%{{.*}}, %[[DECAYED]], %[[ALPHA]]) {expr = "add(_1, mul(mul(_2, _2), sub(1.0, _3)))"
-// CHECK-NEXT: %[[NEWGAVG:.*]] = "poplar.popops_map"(%[[GAVG]], %[[DECAYED]], %[[ALPHA]]) {expr = "add(_1, mul(sub(1.0, _3), sub(_2, _1)))"
-// CHECK-NEXT: %[[VAR:.*]] = "poplar.popops_map"(%[[NEWSQ]], %[[NEWGAVG]]) {expr = "sub(_1, mul(_2, _2))"
-// CHECK-NEXT: %[[AVG:.*]] = "poplar.popops_map"(%[[VAR]], %[[EPS]]) {expr = "add(sqrt(_1), _2)"
-// CHECK-NEXT: %[[Q:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[AVG]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[NEWBUF:.*]] = "poplar.popops_map"(%[[BUF]], %[[MOM]], %[[Q]]) {expr = "add(mul(_1, _2), _3)"
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[NEWBUF]], %[[LR]]) {expr = "sub(_1, mul(_2, _3))"
-// CHECK-NEXT: "func.return"(%[[NEW]], %[[NEWSQ]], %[[NEWBUF]], %[[NEWGAVG]])
-func.func @rmsprop_centered_momentum(%w: !torch.vtensor<[3],f32>, %g: !torch.vtensor<[3],f32>, %sq: !torch.vtensor<[3],f32>, %buf: !torch.vtensor<[3],f32>, %gavg: !torch.vtensor<[3],f32>, %lr: !torch.vtensor<[],f32>, %alpha: !torch.vtensor<[],f32>, %eps: !torch.vtensor<[],f32>, %momentum: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) {
-  %0:4 = "ipu.rmsprop_update"(%w, %g, %sq, %buf, %gavg, %lr, %alpha, %eps, %momentum, %weight_decay, %loss_scaling) {centered = true, use_tf_variant = false, with_momentum = true, hyper_names = ["lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 3, 0, 6>, resultSegmentSizes = array<i32: 1, 3, 0>} : (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>)
-  return %0#0, %0#1, %0#2, %0#3 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
-}
-// -----
-
-// TensorFlow's RMSprop (use_tf_variant): eps inside the root, sqrt(sq + eps), and lr
-// folded into the momentum: buf = momentum * buf + lr * g / avg; w -= buf.
-// CHECK-LABEL: sym_name = "rmsprop_tf"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<3xf32>, %[[G:arg[0-9]+]]: tensor<3xf32>, %[[SQ:arg[0-9]+]]: tensor<3xf32>, %[[BUF:arg[0-9]+]]: tensor<3xf32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[ALPHA:arg[0-9]+]]: tensor<f32>, %[[EPS:arg[0-9]+]]: tensor<f32>, %[[MOM:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK: %[[DECAYED:.*]] = "poplar.popops_map"(%{{.*}}, %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK: %[[NEWSQ:.*]] = "poplar.popops_map"(%{{.*}}, %[[DECAYED]], %[[ALPHA]]) {expr = "add(_1, mul(mul(_2, _2), sub(1.0, _3)))"
-// CHECK-NEXT: %[[AVG:.*]] = "poplar.popops_map"(%[[NEWSQ]], %[[EPS]]) {expr = "sqrt(add(_1, _2))"
-// CHECK-NEXT: %[[Q:.*]] = "poplar.popops_map"(%[[DECAYED]], %[[AVG]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[LRQ:.*]] = "poplar.popops_map"(%[[Q]], %[[LR]]) {expr = "mul(_1, _2)"
-// CHECK-NEXT: %[[NEWBUF:.*]] = "poplar.popops_map"(%[[BUF]], %[[MOM]], %[[LRQ]]) {expr = "add(mul(_1, _2), _3)"
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[NEWBUF]]) {expr = "sub(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
-// CHECK-NEXT: "func.return"(%[[NEW]], %[[NEWSQ]], %[[NEWBUF]])
-func.func @rmsprop_tf(%w: !torch.vtensor<[3],f32>, %g: !torch.vtensor<[3],f32>, %sq: !torch.vtensor<[3],f32>, %buf: !torch.vtensor<[3],f32>, %lr: !torch.vtensor<[],f32>, %alpha: !torch.vtensor<[],f32>, %eps: !torch.vtensor<[],f32>, %momentum: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) {
-  %0:3 = "ipu.rmsprop_update"(%w, %g, %sq, %buf, %lr, %alpha, %eps, %momentum, %weight_decay, %loss_scaling) {centered = false, use_tf_variant = true, with_momentum = true, hyper_names = ["lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 2, 0, 6>, resultSegmentSizes = array<i32: 1, 2, 0>} : (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>)
-  return %0#0, %0#1, %0#2 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
-}
-// -----
-
-// LAMB: moments as Adam (m in the beta1 m + (1 - beta1) g form), bias-corrected; the
-// update u = m^ / (sqrt(v^) + eps) + weight_decay * w; the trust ratio
-// phi(||w||) / ||u|| with phi(z) = min(z, max_weight_norm) and ratio 1 when either
-// norm is 0 (the norms are square_add reductions over all dims); w -= lr * ratio * u.
-// CHECK-LABEL: sym_name = "lamb"
-// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2x3xf32>, %[[G:arg[0-9]+]]: tensor<2x3xf32>, %[[M:arg[0-9]+]]: tensor<2x3xf32>, %[[V:arg[0-9]+]]: tensor<2x3xf32>, %[[T:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[B1:arg[0-9]+]]: tensor<f32>, %[[B2:arg[0-9]+]]: tensor<f32>, %[[EPS:arg[0-9]+]]: tensor<f32>, %[[WD:arg[0-9]+]]: tensor<f32>, %[[MAXN:arg[0-9]+]]: tensor<f32>, %[[LS:arg[0-9]+]]: tensor<f32>):
-// CHECK-NEXT: %[[UNSCALED:.*]] = "poplar.popops_map"(%[[G]], %[[LS]]) {expr = "div(_1, _2)"
-// CHECK-NEXT: %[[STEP:.*]] = "poplar.popops_map"(%[[T]]) {expr = "add(_1, 1.0)"
-// CHECK-NEXT: %[[NEWM:.*]] = "poplar.popops_map"(%[[M]], %[[UNSCALED]], %[[B1]]) {expr = "add(mul(_1, _3), mul(_2, sub(1.0, _3)))"
-// CHECK-NEXT: %[[VB2:.*]] = "poplar.popops_map"(%[[V]], %[[B2]]) {expr = "mul(_1, _2)"
-// CHECK-NEXT: %[[NEWV:.*]] = "poplar.popops_map"(%[[VB2]], %[[UNSCALED]], %[[B2]]) {expr = "add(_1, mul(mul(_2, _2), sub(1.0, _3)))"
-// CHECK-NEXT: %[[MHAT:.*]] = "poplar.popops_map"(%[[NEWM]], %[[B1]], %[[STEP]]) {expr = "div(_1, sub(1.0, pow(_2, _3)))"
-// CHECK-NEXT: %[[VHAT:.*]] = "poplar.popops_map"(%[[NEWV]], %[[B2]], %[[STEP]]) {expr = "div(_1, sub(1.0, pow(_2, _3)))"
-// CHECK-NEXT: %[[ADAM:.*]] = "poplar.popops_map"(%[[MHAT]], %[[VHAT]], %[[EPS]]) {expr = "div(_1, add(sqrt(_2), _3))"
-// CHECK-NEXT: %[[U:.*]] = "poplar.popops_map"(%[[ADAM]], %[[W]], %[[WD]]) {expr = "add(_1, mul(_2, _3))"
-// CHECK-NEXT: %[[WSQ:.*]] = "poplar.popops_reduce"(%[[W]]) {dims = array<i64: 0, 1>, keep_dims = false, op = "square_add", scale = 1.000000e+00 : f64} : (tensor<2x3xf32>) -> tensor<f32>
-// CHECK-NEXT: %[[WNORM:.*]] = "poplar.popops_map"(%[[WSQ]]) {expr = "sqrt(_1)"
-// CHECK-NEXT: %[[PHI:.*]] = "poplar.popops_map"(%[[WNORM]], %[[MAXN]]) {expr = "min(_1, _2)"
-// CHECK-NEXT: %[[USQ:.*]] = "poplar.popops_reduce"(%[[U]]) {dims = array<i64: 0, 1>, keep_dims = false, op = "square_add", scale = 1.000000e+00 : f64} : (tensor<2x3xf32>) -> tensor<f32>
-// CHECK-NEXT: %[[UNORM:.*]] = "poplar.popops_map"(%[[USQ]]) {expr = "sqrt(_1)"
-// CHECK-NEXT: %[[RATIO:.*]] = "poplar.popops_map"(%[[PHI]], %[[UNORM]]) {expr = "select(or(eq(_1, 0.0), eq(_2, 0.0)), 1.0, div(_1, _2))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<f32>, tensor<f32>) -> tensor<f32>
-// CHECK-NEXT: %[[SCALE:.*]] = "poplar.popops_map"(%[[LR]], %[[RATIO]]) {expr = "mul(_1, _2)"
-// CHECK-NEXT: %[[NEW:.*]] = "poplar.popops_map"(%[[W]], %[[U]], %[[SCALE]]) {expr = "sub(_1, mul(_2, _3))"
-// CHECK-NEXT: "func.return"(%[[NEW]], %[[NEWM]], %[[NEWV]], %[[STEP]])
-func.func @lamb(%w: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>, %m: !torch.vtensor<[2,3],f32>, %v: !torch.vtensor<[2,3],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %beta1: !torch.vtensor<[],f32>, %beta2: !torch.vtensor<[],f32>, %eps: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %max_weight_norm: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) {
-  %0:4 = "ipu.lamb_update"(%w, %g, %m, %v, %t, %lr, %beta1, %beta2, %eps, %weight_decay, %max_weight_norm, %loss_scaling) {bias_correction = true, hyper_names = ["lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 7>, resultSegmentSizes = array<i32: 1, 2, 1>} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>)
-  return %0#0, %0#1, %0#2, %0#3 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>
-}
-// -----
-
-// LAMB without bias correction uses the moments directly.
-// CHECK-LABEL: sym_name = "lamb_no_bias_correction"
-// CHECK: %[[NEWM:.*]] = "poplar.popops_map"({{.*}}) {expr = "add(mul(_1, _3), mul(_2, sub(1.0, _3)))"
-// CHECK: %[[NEWV:.*]] = "poplar.popops_map"({{.*}}) {expr = "add(_1, mul(mul(_2, _2), sub(1.0, _3)))"
-// CHECK-NEXT: "poplar.popops_map"(%[[NEWM]], %[[NEWV]], %{{.*}}) {expr = "div(_1, add(sqrt(_2), _3))"
-// CHECK-NOT: pow(
-// CHECK: "func.return"
-func.func @lamb_no_bias_correction(%w: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>, %m: !torch.vtensor<[2,3],f32>, %v: !torch.vtensor<[2,3],f32>, %t: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %beta1: !torch.vtensor<[],f32>, %beta2: !torch.vtensor<[],f32>, %eps: !torch.vtensor<[],f32>, %weight_decay: !torch.vtensor<[],f32>, %max_weight_norm: !torch.vtensor<[],f32>, %loss_scaling: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>) {
-  %0:4 = "ipu.lamb_update"(%w, %g, %m, %v, %t, %lr, %beta1, %beta2, %eps, %weight_decay, %max_weight_norm, %loss_scaling) {bias_correction = false, hyper_names = ["lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 7>, resultSegmentSizes = array<i32: 1, 2, 1>} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>)
-  return %0#0, %0#1, %0#2, %0#3 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>
+// Gradient accumulation and every optimizer update stay, over the converted tensors,
+// with their attributes and the placement that later passes read (here ipu.block and
+// pipeline.stage of a pipelined step); in inference (INFER) too: the pass keeps
+// whatever it finds. With convert-ipu-to-poplar after it (BOTH), none remains.
+// CHECK-LABEL: sym_name = "kept_training_ops"
+// CHECK: ^bb0(%[[W:arg[0-9]+]]: tensor<2xf32>, %[[G:arg[0-9]+]]: tensor<2xf32>, %[[M:arg[0-9]+]]: tensor<2xf32>, %[[V:arg[0-9]+]]: tensor<2xf32>, %[[T:arg[0-9]+]]: tensor<f32>, %[[COUNT:arg[0-9]+]]: tensor<f32>, %[[LR:arg[0-9]+]]: tensor<f32>, %[[H1:arg[0-9]+]]: tensor<f32>, %[[H2:arg[0-9]+]]: tensor<f32>, %[[H3:arg[0-9]+]]: tensor<f32>, %[[H4:arg[0-9]+]]: tensor<f32>, %[[H5:arg[0-9]+]]: tensor<f32>, %[[H6:arg[0-9]+]]: tensor<f32>):
+// CHECK-NEXT: %[[ACC:.*]] = "ipu.accumulate_grad"(%[[M]], %[[G]], %[[COUNT]]) {ipu.block = #ipu.block<"B", 1 : i64>, pipeline.stage = 1 : i64, reduction = "sum", strategy = "post"} : (tensor<2xf32>, tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+// CHECK-NEXT: %[[SGD:.*]] = "ipu.sgd_update"(%[[W]], %[[ACC]], %[[LR]], %[[H1]], %[[H2]], %[[H3]], %[[H4]], %[[H5]]) {hyper_names = ["lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"], ipu.block = #ipu.block<"B", 1 : i64>, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 6>, pipeline.stage = 1 : i64, resultSegmentSizes = array<i32: 1, 0, 0>, variant = "separate", with_momentum = false} : (tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<2xf32>
+// CHECK-NEXT: %[[ADAM:.*]]:4 = "ipu.adam_update"(%[[W]], %[[G]], %[[M]], %[[V]], %[[T]], %[[LR]], %[[H1]], %[[H2]], %[[H6]], %[[H3]], %[[H5]]) {bias_correction = true, hyper_names = ["lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 6>, resultSegmentSizes = array<i32: 1, 2, 1>, variant = "adamw"} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<f32>)
+// CHECK-NEXT: "func.return"(%[[SGD]], %[[ADAM]]#1, %[[ADAM]]#3)
+// INFER-LABEL: sym_name = "kept_training_ops"
+// INFER: "ipu.accumulate_grad"
+// INFER-NEXT: "ipu.sgd_update"
+// INFER-NEXT: "ipu.adam_update"
+// BOTH-LABEL: sym_name = "kept_training_ops"
+// BOTH-NOT: "ipu.
+// BOTH: "func.return"
+func.func @kept_training_ops(%w: !torch.vtensor<[2],f32>, %g: !torch.vtensor<[2],f32>, %m: !torch.vtensor<[2],f32>, %v: !torch.vtensor<[2],f32>, %t: !torch.vtensor<[],f32>, %count: !torch.vtensor<[],f32>, %lr: !torch.vtensor<[],f32>, %h1: !torch.vtensor<[],f32>, %h2: !torch.vtensor<[],f32>, %h3: !torch.vtensor<[],f32>, %h4: !torch.vtensor<[],f32>, %h5: !torch.vtensor<[],f32>, %h6: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>) {
+  %acc = "ipu.accumulate_grad"(%m, %g, %count) {reduction = "sum", strategy = "post", ipu.block = #ipu.block<"B", 1 : i64>, pipeline.stage = 1 : i64} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2],f32>
+  %0 = "ipu.sgd_update"(%w, %acc, %lr, %h1, %h2, %h3, %h4, %h5) {hyper_names = ["lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"], nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 6>, resultSegmentSizes = array<i32: 1, 0, 0>, variant = "separate", with_momentum = false, ipu.block = #ipu.block<"B", 1 : i64>, pipeline.stage = 1 : i64} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2],f32>
+  %1:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr, %h1, %h2, %h6, %h3, %h5) {bias_correction = true, variant = "adamw", hyper_names = ["lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling"], operandSegmentSizes = array<i32: 1, 1, 2, 1, 6>, resultSegmentSizes = array<i32: 1, 2, 1>} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>)
+  return %0, %1#1, %1#3 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],f32>
 }

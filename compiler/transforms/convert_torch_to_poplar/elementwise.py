@@ -1,0 +1,238 @@
+"""Element-wise lowerings: unary and binary math, comparisons, activations, clamps,
+selects and dtype casts, mostly as ``poplar.popops_map`` expressions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from torch_mlir import ir
+
+from ipu_mlir.dialects import poplar as pd
+from ipu_mlir.support.ir_build import i64, string
+from ipu_mlir.support.registry import Registry
+
+from ... import torch_ir
+from ...lowering import (
+    Lowering,
+    Pattern,
+    Unsupported,
+    base_name,
+    element_of,
+    is_float,
+    literal,
+    result_type,
+    shape_of,
+)
+from ...torch_ir import is_none
+
+_UNARY = {
+    "torch.aten.neg": "neg", "torch.aten.abs": "abs", "torch.aten.exp": "exp", "torch.aten.expm1": "expm1",
+    "torch.aten.log": "log", "torch.aten.log1p": "log1p", "torch.aten.sqrt": "sqrt", "torch.aten.rsqrt": "rsqrt",
+    "torch.aten.sin": "sin", "torch.aten.cos": "cos", "torch.aten.tan": "tan", "torch.aten.erf": "erf",
+    "torch.aten.floor": "floor", "torch.aten.ceil": "ceil", "torch.aten.round": "round", "torch.aten.trunc": "trunc",
+    "torch.aten.sign": "sign", "torch.aten.reciprocal": "reciprocal", "torch.aten.square": "square",
+    "torch.aten.logical_not": "not", "torch.aten.bitwise_not": "bitwise_not", "torch.aten.isnan": "isnan",
+    "torch.aten.isinf": "isinf", "torch.aten.atan": "atan", "torch.aten.asin": "asin", "torch.aten.acos": "acos",
+}
+
+
+def lower_unary(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    x = lw.v(op.operands[0])
+    fn = _UNARY[op.name]
+    if fn not in ("not", "isnan", "isinf"):
+        x = lw.cast(x, out.element_type)
+    return [lw.map(f"{fn}(_1)", [x], out)]
+
+
+_NONLINEAR = {"torch.aten.relu": "relu", "torch.aten.sigmoid": "sigmoid", "torch.aten.tanh": "tanh", "torch.aten.silu": "silu",
+              "torch.aten.hardsigmoid": "hard_sigmoid", "torch.aten.hardswish": "hard_swish"}
+
+
+def lower_nonlinearity(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    x = lw.cast(lw.v(op.operands[0]), out.element_type)
+    return [lw.emit(pd.NonLinearityOp, x, string(_NONLINEAR[op.name]), i64(0), out)]
+
+
+def lower_gelu(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    approximate = lw.const(op.operands[1], "gelu's approximate") if len(op.operands) > 1 else "none"
+    kind = {"none": "gelu_erf", "tanh": "gelu_tanh"}.get(approximate)
+    if kind is None:
+        raise Unsupported(f"gelu approximate='{approximate}' (expected 'none' or 'tanh')")
+    return [lw.emit(pd.NonLinearityOp, lw.v(op.operands[0]), string(kind), i64(0), out)]
+
+
+_BINARY = {
+    "torch.aten.add": ("add", pd.AddOp), "torch.aten.sub": ("sub", pd.SubOp), "torch.aten.mul": ("mul", pd.MulOp),
+    "torch.aten.div": ("div", pd.DivOp), "torch.aten.pow": ("pow", None), "torch.aten.maximum": ("max", None),
+    "torch.aten.minimum": ("min", None), "torch.aten.remainder": ("rem", None), "torch.aten.fmod": ("fmod", None),
+    "torch.aten.atan2": ("atan2", None), "torch.aten.logical_and": ("and", None), "torch.aten.logical_or": ("or", None),
+    "torch.aten.logical_xor": ("xor", None), "torch.aten.bitwise_and": ("bitwise_and", None),
+    "torch.aten.bitwise_or": ("bitwise_or", None), "torch.aten.bitwise_xor": ("bitwise_xor", None),
+    "torch.aten.rsub": ("rsub", None), "torch.aten.floor_divide": ("floor_div", None),
+}
+
+
+_COMPARE = {"torch.aten.eq": "eq", "torch.aten.ne": "ne", "torch.aten.lt": "lt", "torch.aten.le": "le",
+            "torch.aten.gt": "gt", "torch.aten.ge": "ge"}
+
+
+def _operand_or_literal(lw: Lowering, value: ir.Value, element: ir.Type) -> tuple[str, list[ir.Value]]:
+    """A map-expression term for an operand: a literal for a constant scalar, else ``_k``."""
+    if torch_ir.is_vtensor(value.type):
+        return "", [lw.cast(lw.v(value), element)]
+    scalar = lw.const(value, "a scalar operand")
+    return literal(float(scalar) if is_float(element) else scalar), []
+
+
+def _expression(fn: str, lw: Lowering, lhs: ir.Value, rhs: ir.Value, element: ir.Type, out: ir.Type) -> ir.Value:
+    operands: list[ir.Value] = []
+    terms = []
+    for value in (lhs, rhs):
+        literal, tensors = _operand_or_literal(lw, value, element)
+        if tensors:
+            operands.extend(tensors)
+            terms.append(f"_{len(operands)}")
+        else:
+            terms.append(literal)
+    if not operands:
+        raise Unsupported("an element-wise op with only scalar operands")
+    return lw.map(f"{fn}({terms[0]}, {terms[1]})", operands, out)
+
+
+def _common_element(lw: Lowering, values: Sequence[ir.Value]) -> ir.Type | None:
+    """Element type to compare in: the float type if any operand is float, else the widest int."""
+    tensors = [lw.v(v) for v in values if torch_ir.is_vtensor(v.type)]
+    elements = [element_of(t) for t in tensors]
+    floats = [e for e in elements if is_float(e)]
+    ranked = [(len(shape_of(t)) > 0, e) for t, e in zip(tensors, elements, strict=True)]
+    if floats:
+        dimensioned = [e for has_dims, e in ranked if has_dims and is_float(e)]
+        return (dimensioned or floats)[0]
+    return elements[0] if elements else None
+
+
+def lower_binary(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    element = out.element_type
+    fn, cls = _BINARY[base_name(op.name)]
+    lhs, rhs = op.operands[0], op.operands[1]
+    if fn in ("add", "sub") and len(op.operands) > 2:
+        alpha = lw.const(op.operands[2], "alpha")
+        if alpha != 1:
+            return [_scaled_rhs(fn, lw, lhs, rhs, alpha, element, out)]
+    if fn == "rsub":
+        alpha = lw.const(op.operands[2], "alpha") if len(op.operands) > 2 else 1
+        if alpha != 1:
+            raise Unsupported("rsub with alpha != 1")
+        return [_expression("sub", lw, rhs, lhs, element, out)]
+    if fn == "div" and len(op.operands) > 2 and not is_none(op.operands[2]):
+        mode = lw.const(op.operands[2], "rounding_mode")
+        fn = {"floor": "floor_div", "trunc": "trunc_div"}[mode]
+    if fn in ("and", "or", "xor"):
+        element = ir.IntegerType.get_signless(1)
+    if cls is not None and torch_ir.is_vtensor(lhs.type) and torch_ir.is_vtensor(rhs.type):
+        return [lw.binary(cls, lw.v(lhs), lw.v(rhs), out)]
+    return [_expression(fn, lw, lhs, rhs, element, out)]
+
+
+def _scaled_rhs(fn: str, lw: Lowering, lhs: ir.Value, rhs: ir.Value, alpha: float | int, element: ir.Type, out: ir.Type) -> ir.Value:
+    """``lhs (+|-) alpha * rhs`` as one map expression (alpha folds into a scalar rhs)."""
+    alpha_text = literal(float(alpha) if is_float(element) else alpha)
+    lhs_literal, lhs_tensors = _operand_or_literal(lw, lhs, element)
+    if not torch_ir.is_vtensor(rhs.type):
+        scalar = lw.const(rhs, "a scalar operand")
+        rhs_text = literal((float(scalar) if is_float(element) else scalar) * alpha)
+        operands = lhs_tensors
+        lhs_text = "_1" if lhs_tensors else lhs_literal
+        if not operands:
+            raise Unsupported("an element-wise op with only scalar operands")
+        return lw.map(f"{fn}({lhs_text}, {rhs_text})", operands, out)
+    operands = [*lhs_tensors, lw.cast(lw.v(rhs), element)]
+    lhs_text = "_1" if lhs_tensors else lhs_literal
+    return lw.map(f"{fn}({lhs_text}, mul(_{len(operands)}, {alpha_text}))", operands, out)
+
+
+def lower_compare(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    element = _common_element(lw, op.operands[:2])
+    if element is None:
+        raise Unsupported("a comparison of two scalars")
+    return [_expression(_COMPARE[base_name(op.name)], lw, op.operands[0], op.operands[1], element, out)]
+
+
+def lower_where(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    cond = lw.cast(lw.v(op.operands[0]), ir.IntegerType.get_signless(1))
+    operands, terms = [cond], ["_1"]
+    for value in op.operands[1:3]:
+        literal, tensors = _operand_or_literal(lw, value, out.element_type)
+        if tensors:
+            operands.extend(tensors)
+            terms.append(f"_{len(operands)}")
+        else:
+            terms.append(literal)
+    return [lw.map(f"select({terms[0]}, {terms[1]}, {terms[2]})", operands, out)]
+
+
+def lower_masked_fill(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    x = lw.cast(lw.v(op.operands[0]), out.element_type)
+    mask = lw.cast(lw.v(op.operands[1]), ir.IntegerType.get_signless(1))
+    literal, tensors = _operand_or_literal(lw, op.operands[2], out.element_type)
+    if tensors:
+        return [lw.map("select(_2, _3, _1)", [x, mask, tensors[0]], out)]
+    return [lw.map(f"select(_2, {literal}, _1)", [x, mask], out)]
+
+
+def lower_clamp(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    x = lw.cast(lw.v(op.operands[0]), out.element_type)
+    name = base_name(op.name)
+    if name == "torch.aten.relu6":
+        lo, hi = 0.0, 6.0
+    elif name == "torch.aten.hardtanh":
+        lo, hi = lw.const(op.operands[1], "min_val"), lw.const(op.operands[2], "max_val")
+    elif name == "torch.aten.clamp_min":
+        lo, hi = lw.const(op.operands[1], "min"), None
+    elif name == "torch.aten.clamp_max":
+        lo, hi = None, lw.const(op.operands[1], "max")
+    else:
+        lo, hi = lw.const(op.operands[1], "min"), lw.const(op.operands[2], "max")
+    float_out = is_float(out.element_type)
+    expr = "_1"
+    if lo is not None:
+        expr = f"max({expr}, {literal(float(lo) if float_out else lo)})"
+    if hi is not None:
+        expr = f"min({expr}, {literal(float(hi) if float_out else hi)})"
+    return [lw.map(expr, [x], out)]
+
+
+def lower_leaky_relu(lw: Lowering, op: ir.Operation) -> list[Any]:
+    out = result_type(op)
+    slope = lw.const(op.operands[1], "negative_slope") if len(op.operands) > 1 else 0.01
+    x = lw.v(op.operands[0])
+    return [lw.map(f"select(gt(_1, 0.0), _1, mul(_1, {literal(float(slope))}))", [x], out)]
+
+
+def lower_cast(lw: Lowering, op: ir.Operation) -> list[Any]:
+    return [lw.cast(lw.v(op.operands[0]), result_type(op).element_type)]
+
+
+
+def populate(patterns: Registry[Pattern]) -> None:
+    """Register the lowerings of this family: element-wise math, activations, comparisons, selects and casts."""
+    patterns.register(*_UNARY)(lower_unary)
+    patterns.register(*_NONLINEAR)(lower_nonlinearity)
+    patterns.register("torch.aten.gelu")(lower_gelu)
+    patterns.register(*_BINARY)(lower_binary)
+    patterns.register(*_COMPARE)(lower_compare)
+    patterns.register("torch.aten.where")(lower_where)
+    patterns.register("torch.aten.masked_fill")(lower_masked_fill)
+    patterns.register("torch.aten.clamp", "torch.aten.clamp_min", "torch.aten.clamp_max", "torch.aten.hardtanh", "torch.aten.relu6")(lower_clamp)
+    patterns.register("torch.aten.leaky_relu")(lower_leaky_relu)
+    patterns.register("torch.aten._to_copy", "torch.aten.to.dtype", "torch.aten.type_as", "torch.aten.to.dtype_layout",
+        "torch.prims.convert_element_type")(lower_cast)
