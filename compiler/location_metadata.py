@@ -35,3 +35,9 @@ def module_path(op: ir.Operation | ir.OpView) -> str | None:
         if isinstance(loc, ir.NameLoc):
             return loc.name_str
     return None
+
+
+def is_backward(op: ir.Operation | ir.OpView) -> bool:
+    """Whether the frontend marked the op as part of the backward pass (``bwd = true``)."""
+    value = metadata(op).get(BACKWARD)
+    return isinstance(value, ir.BoolAttr) and ir.BoolAttr(value).value

@@ -6,12 +6,11 @@ training passes). Nothing here imports torch.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from torch_mlir import ir
 
-_VTENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],([a-z0-9]+)>$")
+from ipu_mlir.support.torch_types import vtensor_shape_dtype as _parse_vtensor
 
 # Torch-dialect element type -> builtin element type text. Signedness of torch
 # integers becomes signless builtin integers (Poplar has no unsigned/signed split for
@@ -43,17 +42,15 @@ def aten_name(op: ir.Operation) -> str:
 
 
 def is_vtensor(type_: ir.Type) -> bool:
-    return _VTENSOR.match(str(type_)) is not None
+    return _parse_vtensor(type_) is not None
 
 
 def vtensor_shape_dtype(type_: ir.Type) -> tuple[list[int], str]:
     """([dims], torch dtype text) of a ``!torch.vtensor<[d0,d1],dt>``; dims -1 if dynamic."""
-    match = _VTENSOR.match(str(type_))
-    if match is None:
+    parsed = _parse_vtensor(type_)
+    if parsed is None:
         raise ValueError(f"not a value tensor with static rank: {type_}")
-    dims_text, dtype = match.groups()
-    dims = [int(d) if d.strip() not in ("?", "") else -1 for d in dims_text.split(",")] if dims_text.strip() else []
-    return dims, dtype
+    return parsed
 
 
 def builtin_element(dtype: str) -> ir.Type:

@@ -14,6 +14,36 @@ module {
       %2 = irdl.base "#builtin.integer" 
       irdl.parameters(storage: %0, replicated_sharding: %1, io_tiles: %2)
     }
+    irdl.attribute @role {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.string" 
+      irdl.parameters(kind: %0, name: %1)
+    }
+    irdl.attribute @stage {
+      %0 = irdl.base "#builtin.array" 
+      %1 = irdl.base "#builtin.integer" 
+      irdl.parameters(blocks: %0, ipu: %1)
+    }
+    irdl.attribute @strategy {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.array" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      %5 = irdl.base "#builtin.integer" 
+      %6 = irdl.base "#builtin.integer" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.parameters(kind: %0, auto_stage: %1, stages: %2, training: %3, device_iterations: %4, gradient_accumulation: %5, replication_factor: %6, auto_round_num_ipus: %7)
+    }
+    irdl.attribute @optimizer {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.dictionary" 
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.dictionary" 
+      %4 = irdl.base "#builtin.dictionary" 
+      %5 = irdl.base "#builtin.array" 
+      irdl.parameters(kind: %0, flags: %1, groups: %2, param_groups: %3, constants: %4, max_grad_norm: %5)
+    }
     irdl.operation @print_tensor {
       %0 = irdl.any
       irdl.operands(input: %0)

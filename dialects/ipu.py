@@ -1,21 +1,39 @@
 """The ``ipu`` dialect: IPU-specific semantics above the hardware.
 
 It carries what the user wrote with the PopTorch API into the compiler: block placement
-(``#ipu.block``), tensor locations (``#ipu.tensor_location``), the model ops of
+(``#ipu.block``), tensor locations (``#ipu.tensor_location``), the typed contracts between
+the driver, the frontend and the ipu passes (``#ipu.role``, ``#ipu.strategy``,
+``#ipu.optimizer``; enumerations in ``ipu_enums.py``), the model ops of
 ``poptorch`` (``print_tensor``, ``identity_loss``, ``nop``, ...) and the training ops
 (optimizer updates, gradient accumulation, replica reduction, loss scaling). Its ops sit
 beside Torch-dialect ops, so operand types are left open (``!torch.vtensor`` or ``tensor``).
 """
 
 
-import re
-from collections.abc import Sequence
-from typing import Any
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, Self
 
 from torch_mlir import ir
 from torch_mlir.dialects import ext
 
-from ._base import Rules, verify_with_rules
+from ipu_mlir.support.ir_build import boolean, f64, i64, string
+from ipu_mlir.support.torch_types import vtensor_shape_dtype
+
+from ._base import Rules, RuleViolation, build, verify_with_rules
+from .ipu_enums import (
+    AdamVariant,
+    AutoStage,
+    IpuEnum,
+    LossReduction,
+    LossScaleMode,
+    MeanStrategy,
+    OptimizerType,
+    Reduction,
+    RoleKind,
+    SgdVariant,
+    StrategyKind,
+)
 
 
 class Ipu(ext.Dialect, name="ipu"):
@@ -32,18 +50,12 @@ class IpuOp(Ipu.Operation):
         pass
 
 
-_TORCH_SHAPE = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],")
-
-
 def static_rank(type_: ir.Type) -> int | None:
     """Rank of a builtin ranked tensor or a ``!torch.vtensor<[...],dt>``; None if unknown."""
     if isinstance(type_, ir.RankedTensorType):
         return ir.RankedTensorType(type_).rank
-    match = _TORCH_SHAPE.match(str(type_))
-    if match is None:
-        return None
-    dims = match.group(1).strip()
-    return 0 if not dims else len(dims.split(","))
+    parsed = vtensor_shape_dtype(type_)
+    return None if parsed is None else len(parsed[0])
 
 
 def _arity(v: Rules, op: ir.OpView, operands: int, results: int) -> None:
@@ -58,6 +70,20 @@ def _arity(v: Rules, op: ir.OpView, operands: int, results: int) -> None:
 
 def _same_type(v: Rules, a: ir.Value, b: ir.Value, what: str) -> None:
     v.require(a.type == b.type, f"{what}: result type {b.type} must equal input type {a.type}")
+
+
+# ---------------------------------------------------------------------------------------
+# Enumerations (declared in ipu_enums.py)
+# ---------------------------------------------------------------------------------------
+
+
+def _enum(v: Rules, name: str, cls: type[IpuEnum]) -> IpuEnum:
+    """An op's enum attribute, parsed; the violation lists the valid values."""
+    text = v.string(name)
+    try:
+        return cls.parse(text, f"attribute '{name}'")
+    except ValueError as error:
+        raise RuleViolation(str(error)) from None
 
 
 # ---------------------------------------------------------------------------------------
@@ -103,30 +129,287 @@ def block_of(op: ir.Operation) -> tuple[str, int] | None:
 
 
 def make_block_attr(user_id: str, ipu_id: int) -> ir.Attribute:
-    return BlockAttr.get(ir.StringAttr.get(user_id), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), ipu_id))
+    return BlockAttr.get(string(user_id), i64(ipu_id))
 
 
-STRATEGY_ATTR = "ipu.strategy"  # on the step function: the execution strategy (read by ipu-assign-stages)
+# Role, strategy and optimizer: what the driver and the frontend tell the ipu passes.
+# Each attribute has a builder from plain Python values and a reader that checks it
+# and returns a frozen dataclass, so no pass reads these attributes by string key.
+
+ROLE_ATTR = "ipu.role"  # in arg_attrs / res_attrs: the argument's or result's #ipu.role
+ARGUMENTS, RESULTS = "arg_attrs", "res_attrs"
 
 
-def strategy_attribute(data: dict[str, Any]) -> ir.Attribute:
-    """Build ``ipu.strategy`` from plain Python data (used by the driver)."""
+class RoleAttr(Ipu.Attribute, name="role"):
+    """The role of a function argument or result: ``#ipu.role<"parameter", "fc.weight">``.
 
-    def value(v: Any) -> ir.Attribute:
-        if isinstance(v, bool):
-            return ir.BoolAttr.get(v)
-        if isinstance(v, int):
-            return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)
-        if isinstance(v, str):
-            return ir.StringAttr.get(v)
-        if isinstance(v, list | tuple):
-            return ir.ArrayAttr.get([value(x) for x in v])
-        if isinstance(v, dict):
-            return ir.DictAttr.get({k: value(x) for k, x in v.items()})
-        raise TypeError(f"cannot store {v!r} in ipu.strategy")
+    Parameters: the kind (:class:`RoleKind`) and the name (a parameter or buffer path,
+    an input's name, ``"<group>.<name>"`` of a hyper-parameter, ...). Set by the frontend
+    (``ipu.role`` in ``arg_attrs`` / ``res_attrs``) and ``ipu-insert-training``; read by
+    ``ipu-assign-stages``, ``ipu-insert-training``, ``poplar-build-program`` and the driver.
+    """
 
-    return value(data)
+    kind: ir.StringAttr
+    name: ir.StringAttr
 
+
+@dataclasses.dataclass(frozen=True)
+class Role:
+    kind: RoleKind
+    name: str
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute) -> Self:
+        if not isinstance(attr, RoleAttr):
+            raise ValueError(f"'{ROLE_ATTR}' must be an #ipu.role<kind, name>, got {attr}")
+        kind = RoleKind.parse(ir.StringAttr(attr.kind).value, f"'{ROLE_ATTR}' kind")
+        return cls(kind, ir.StringAttr(attr.name).value)
+
+    def attr(self) -> RoleAttr:
+        return RoleAttr.get(string(self.kind.value), string(self.name))
+
+
+def role_attr(kind: RoleKind | str, name: str) -> RoleAttr:
+    """``#ipu.role<kind, name>``; ValueError for an unknown kind."""
+    return Role(RoleKind.parse(kind, "role kind"), name).attr()
+
+
+def read_roles(func: ir.Operation, which: str) -> list[Role | None]:
+    """The role of each argument (``which = ARGUMENTS``) or result (``RESULTS``) of a
+    ``func.func``, None where it has none; ValueError naming the position if one is malformed."""
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    count = len(function_type.inputs if which == ARGUMENTS else function_type.results)
+    entries = list(ir.ArrayAttr(func.attributes[which])) if which in func.attributes else []
+    what = "argument" if which == ARGUMENTS else "result"
+    roles: list[Role | None] = []
+    for index in range(count):
+        entry = ir.DictAttr(entries[index]) if index < len(entries) else None
+        if entry is None or ROLE_ATTR not in entry:
+            roles.append(None)
+            continue
+        try:
+            roles.append(Role.from_attr(entry[ROLE_ATTR]))
+        except ValueError as error:
+            raise ValueError(f"{what} #{index}: {error}") from None
+    return roles
+
+
+def write_roles(func: ir.Operation, which: str, roles: Sequence[Role | tuple[str, str]]) -> None:
+    """Set ``arg_attrs`` (``ARGUMENTS``) or ``res_attrs`` (``RESULTS``): one ``ipu.role`` per
+    position, from a :class:`Role` or a ``(kind, name)`` pair."""
+    attrs = [role.attr() if isinstance(role, Role) else role_attr(*role) for role in roles]
+    func.attributes[which] = ir.ArrayAttr.get([ir.DictAttr.get({ROLE_ATTR: attr}) for attr in attrs])
+
+
+STRATEGY_ATTR = "ipu.strategy"  # on the step function: its #ipu.strategy (read by ipu-assign-stages)
+
+
+class StageAttr(Ipu.Attribute, name="stage"):
+    """One explicit stage of an execution strategy: ``#ipu.stage<["enc", "mid"], 1 : i64>``.
+
+    Parameters: the ``poptorch.Block`` user ids in the stage and its IPU (``-1``: the
+    blocks' own ``ipu_id``), as ``poptorch.Stage(...).ipu(n)`` sets them.
+    """
+
+    blocks: ir.ArrayAttr
+    ipu: ir.IntegerAttr
+
+
+class StrategyAttr(Ipu.Attribute, name="strategy"):
+    """The execution strategy of a step, as ``ipu-assign-stages`` reads it.
+
+    ``#ipu.strategy<"pipelined", "same_as_ipu", [#ipu.stage<...>, ...], false, 4 : i64, 1 : i64, 1 : i64, false>``:
+    kind (:class:`StrategyKind`), auto_stage (:class:`AutoStage`, used when there are no
+    explicit stages), the explicit stages, training, device iterations, gradient
+    accumulation, replication factor and ``autoRoundNumIPUs``. Set by the driver from
+    ``Options.setExecutionStrategy`` (default: pipelined, same_as_ipu, no stages).
+    """
+
+    kind: ir.StringAttr
+    auto_stage: ir.StringAttr
+    stages: ir.ArrayAttr
+    training: ir.IntegerAttr
+    device_iterations: ir.IntegerAttr
+    gradient_accumulation: ir.IntegerAttr
+    replication_factor: ir.IntegerAttr
+    auto_round_num_ipus: ir.IntegerAttr
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        kind: StrategyKind | str = StrategyKind.PIPELINED,
+        auto_stage: AutoStage | str = AutoStage.SAME_AS_IPU,
+        stages: Sequence[tuple[Sequence[str], int]] = (),
+        training: bool = False,
+        device_iterations: int = 1,
+        gradient_accumulation: int = 1,
+        replication_factor: int = 1,
+        auto_round_num_ipus: bool = False,
+    ) -> Self:
+        """The attribute from plain values; ``stages`` are (block ids, IPU or -1) pairs."""
+        stage_attrs = [
+            StageAttr.get(ir.ArrayAttr.get([string(b) for b in blocks]), i64(ipu)) for blocks, ipu in stages
+        ]
+        return cls.get(
+            string(StrategyKind.parse(kind, f"'{STRATEGY_ATTR}' kind").value),
+            string(AutoStage.parse(auto_stage, f"'{STRATEGY_ATTR}' auto_stage").value),
+            ir.ArrayAttr.get(stage_attrs),
+            boolean(training),
+            i64(device_iterations),
+            i64(gradient_accumulation),
+            i64(replication_factor),
+            boolean(auto_round_num_ipus),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Strategy:
+    """What ``#ipu.strategy`` says, checked (see :class:`StrategyAttr`)."""
+
+    kind: StrategyKind
+    auto_stage: AutoStage
+    stages: tuple[tuple[tuple[str, ...], int], ...]  # (block ids, IPU or -1) per explicit stage
+    training: bool
+    device_iterations: int
+    gradient_accumulation: int
+    replication_factor: int
+    auto_round_num_ipus: bool
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute) -> Self:
+        where = f"'{STRATEGY_ATTR}'"
+        if not isinstance(attr, StrategyAttr):
+            raise ValueError(f"{where} must be an #ipu.strategy<...>, got {attr}")
+        stages = []
+        for index, stage in enumerate(ir.ArrayAttr(attr.stages)):
+            if not isinstance(stage, StageAttr) or not all(isinstance(b, ir.StringAttr) for b in ir.ArrayAttr(stage.blocks)):
+                raise ValueError(f"{where} stage #{index} must be an #ipu.stage<[block ids], ipu>, got {stage}")
+            stages.append((tuple(ir.StringAttr(b).value for b in ir.ArrayAttr(stage.blocks)), ir.IntegerAttr(stage.ipu).value))
+        counts = {name: ir.IntegerAttr(getattr(attr, name)).value
+                  for name in ("device_iterations", "gradient_accumulation", "replication_factor")}
+        for name, value in counts.items():
+            if value < 1:
+                raise ValueError(f"{where} {name} must be >= 1, got {value}")
+        return cls(
+            StrategyKind.parse(ir.StringAttr(attr.kind).value, f"{where} kind"),
+            AutoStage.parse(ir.StringAttr(attr.auto_stage).value, f"{where} auto_stage"),
+            tuple(stages),
+            bool(ir.IntegerAttr(attr.training).value),
+            auto_round_num_ipus=bool(ir.IntegerAttr(attr.auto_round_num_ipus).value),
+            **counts,
+        )
+
+
+def strategy_of(func: ir.Operation) -> Strategy | None:
+    """The function's execution strategy, or None without ``ipu.strategy``; ValueError if malformed."""
+    return Strategy.from_attr(func.attributes[STRATEGY_ATTR]) if STRATEGY_ATTR in func.attributes else None
+
+
+OPTIMIZER_ATTR = "ipu.optimizer"  # on the joint training function: its #ipu.optimizer (read by ipu-insert-training)
+
+
+class OptimizerAttr(Ipu.Attribute, name="optimizer"):
+    """The optimizer of a training step, as ``ipu-insert-training`` reads it.
+
+    ``#ipu.optimizer<"sgd", {with_momentum = true}, 2 : i64, {"fc.weight" = 1 : i64}, {"0.lr" = 1.0e-02 : f64}, []>``:
+    the kind (:class:`OptimizerType`), its flags (attributes of its update op that
+    select the update's form; absent ones take the op's defaults), the number of param
+    groups, each parameter's group (absent: group 0), the hyper-parameters compiled in
+    (``"<group>.<name>"`` or ``"loss_scaling"`` -> value; the others are arguments the
+    host can change) and ``max_grad_norm``: ``[]`` for no gradient clipping, else one
+    f64. Hyper-parameter values are not in the IR: they live on the device.
+    """
+
+    kind: ir.StringAttr
+    flags: ir.DictAttr
+    groups: ir.IntegerAttr
+    param_groups: ir.DictAttr
+    constants: ir.DictAttr
+    max_grad_norm: ir.ArrayAttr
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        kind: OptimizerType | str,
+        flags: Mapping[str, bool | str],
+        groups: int,
+        param_groups: Mapping[str, int],
+        constants: Mapping[str, float] | None = None,
+        max_grad_norm: float | None = None,
+    ) -> Self:
+        """The attribute from plain values (flag values are bools or enum spellings)."""
+        optimizer = OptimizerType.parse(kind, f"'{OPTIMIZER_ATTR}' kind")
+        flag_attrs = {name: boolean(value) if isinstance(value, bool) else string(str(value))
+                      for name, value in flags.items()}
+        return cls.get(
+            string(optimizer.value),
+            ir.DictAttr.get(flag_attrs),
+            i64(groups),
+            ir.DictAttr.get({name: i64(group) for name, group in param_groups.items()}),
+            ir.DictAttr.get({name: f64(v) for name, v in (constants or {}).items()}),
+            ir.ArrayAttr.get([] if max_grad_norm is None else [f64(max_grad_norm)]),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Optimizer:
+    """What ``#ipu.optimizer`` says, checked; ``flags`` holds every flag of the update op."""
+
+    kind: OptimizerType
+    flags: Mapping[str, bool | IpuEnum]
+    groups: int
+    param_groups: Mapping[str, int]
+    constants: Mapping[str, float]
+    max_grad_norm: float | None
+
+    @property
+    def update_op(self) -> "type[UpdateOp]":
+        return UPDATE_OPS[self.kind]
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute) -> Self:
+        where = f"'{OPTIMIZER_ATTR}'"
+        if not isinstance(attr, OptimizerAttr):
+            raise ValueError(f"{where} must be an #ipu.optimizer<...>, got {attr}")
+        optimizer = OptimizerType.parse(ir.StringAttr(attr.kind).value, f"{where} kind")
+        op = UPDATE_OPS[optimizer]
+        flags: dict[str, bool | IpuEnum] = dict(op.FLAGS)
+        for named in ir.DictAttr(attr.flags):
+            name, value = named.name, named.attr
+            if name not in op.FLAGS:
+                raise ValueError(f"{where} flag '{name}' is not a flag of {optimizer}; its flags: {', '.join(op.FLAGS)}")
+            default = op.FLAGS[name]
+            if isinstance(default, bool):
+                if not isinstance(value, ir.BoolAttr):
+                    raise ValueError(f"{where} flag '{name}' must be a bool (true/false), got {value}")
+                flags[name] = ir.BoolAttr(value).value
+            else:
+                text = ir.StringAttr(value).value if isinstance(value, ir.StringAttr) else str(value)
+                flags[name] = type(default).parse(text, f"{where} flag '{name}'")
+        problem = op.flag_problem(flags)
+        if problem is not None:
+            raise ValueError(f"{where} flags: {problem}")
+        groups = ir.IntegerAttr(attr.groups).value
+        if groups < 1:
+            raise ValueError(f"{where} needs groups >= 1, got {groups}")
+        param_groups = {named.name: ir.IntegerAttr(named.attr).value for named in ir.DictAttr(attr.param_groups)}
+        bad = {name: group for name, group in param_groups.items() if not 0 <= group < groups}
+        if bad:
+            raise ValueError(f"{where} puts parameters in groups that do not exist: {bad} (groups = {groups})")
+        constants = {named.name: ir.FloatAttr(named.attr).value for named in ir.DictAttr(attr.constants)}
+        norms = [ir.FloatAttr(a).value for a in ir.ArrayAttr(attr.max_grad_norm)]
+        if len(norms) > 1 or (norms and not norms[0] > 0):
+            raise ValueError(f"{where} needs max_grad_norm [] (no clipping) or one value > 0, got {norms}")
+        return cls(optimizer, flags, groups, param_groups, constants, norms[0] if norms else None)
+
+
+def optimizer_of(func: ir.Operation) -> Optimizer:
+    """The function's optimizer; ValueError if it has none or it is malformed."""
+    if OPTIMIZER_ATTR not in func.attributes:
+        raise ValueError(f"the function has no '{OPTIMIZER_ATTR}' attribute (set by the training frontend)")
+    return Optimizer.from_attr(func.attributes[OPTIMIZER_ATTR])
 
 # ---------------------------------------------------------------------------------------
 # Model ops
@@ -170,8 +453,8 @@ class IdentityLossOp(IpuOp, name="identity_loss"):
 
     def check(self, v: Rules) -> None:
         _arity(v, self, 1, 1)
-        reduction = v.string("reduction", choices=("sum", "mean", "none"))
-        if reduction == "none":
+        reduction = _enum(v, "reduction", LossReduction)
+        if reduction == LossReduction.NONE:
             _same_type(v, self.input, self.output, "identity_loss with reduction \"none\"")
         else:
             rank = static_rank(self.output.type)
@@ -237,7 +520,7 @@ class SetAvailableMemoryOp(IpuOp, name="set_available_memory"):
 # ---------------------------------------------------------------------------------------
 
 
-class _UpdateOp(IpuOp):
+class UpdateOp(IpuOp):
     """Common shape of the optimizer update ops.
 
     Operands: ``weight``, ``grad``, the optimizer ``state`` tensors (each of the weight's
@@ -250,17 +533,56 @@ class _UpdateOp(IpuOp):
 
     Groups are split this way because IRDL requires every value of a variadic group to
     have the same type.
+
+    Each subclass declares, once for the whole tree: ``OPTIMIZER``, its
+    ``HYPER_PARAMETERS`` (in the operand order ``ipu-insert-training`` passes them; the
+    verifier requires only ``lr``), its ``FLAGS`` (the attributes that select the
+    update's form, with their defaults, in declaration order) and the state tensors
+    the flags imply (``state_names``).
     """
 
+    # Unannotated: ext would take annotated class attributes for op fields.
+    OPTIMIZER = None  # the OptimizerType
+    HYPER_PARAMETERS = ()  # every hyper-parameter name, in operand order
     REQUIRED_HYPER = ("lr",)
-    ALLOWED_HYPER = ()
-    STEPS = 0  # 1 for the optimizers that count steps (bias correction)
+    FLAGS = {}  # flag attribute -> default (a bool or an IpuEnum member)
 
-    def state_count(self, v: Rules) -> int:  # pragma: no cover - overridden
+    @classmethod
+    def state_names(cls, flags: Mapping[str, Any]) -> tuple[str, ...]:  # pragma: no cover - overridden
+        """The state tensors per weight, in operand order, for these flags."""
         raise NotImplementedError
 
-    def step_count(self, v: Rules) -> int:
-        return self.STEPS
+    @classmethod
+    def counts_steps(cls, flags: Mapping[str, Any]) -> bool:
+        """Whether the update takes the step count (bias correction, SGD's first step)."""
+        return False
+
+    @classmethod
+    def flag_problem(cls, flags: Mapping[str, Any]) -> str | None:
+        """Why these flags do not go together, or None."""
+        return None
+
+    @classmethod
+    def create(cls, weight: ir.Value, grad: ir.Value, state: Sequence[ir.Value], step: Sequence[ir.Value],
+               hyper: Mapping[str, ir.Value], flags: Mapping[str, bool | IpuEnum]) -> ir.OpView:
+        """Build the op at the current insertion point; ``hyper`` by name, ``flags`` by
+        attribute (missing ones take the defaults)."""
+        values: dict[str, Any] = {
+            "weight": weight, "grad": grad, "state": list(state), "step": list(step), "hyper": list(hyper.values()),
+            "hyper_names": ir.ArrayAttr.get([string(n) for n in hyper]),
+            "new_weight": weight.type, "new_state": [s.type for s in state], "new_step": [s.type for s in step],
+        }
+        for name, default in cls.FLAGS.items():
+            value = flags.get(name, default)
+            values[name] = boolean(value) if isinstance(value, bool) else string(value.value)
+        return build(cls, *(values[field.name] for field in cls._fields if field.name in values))
+
+    def _flags(self, v: Rules) -> dict[str, bool | IpuEnum]:
+        flags = {name: v.bool(name) if isinstance(default, bool) else _enum(v, name, type(default))
+                 for name, default in self.FLAGS.items()}
+        problem = self.flag_problem(flags)
+        v.require(problem is None, str(problem))
+        return flags
 
     def _segments(self, v: Rules, attribute: str, what: str, size: int, total: int) -> list[int]:
         v.require(v.has(attribute), f"requires attribute '{attribute}' ({what} counts)")
@@ -282,12 +604,13 @@ class _UpdateOp(IpuOp):
         v.require(len(names) == n_hyper, f"expects one name in 'hyper_names' per hyper-parameter operand ({n_hyper}), got {len(names)}")
         v.require(len(set(names)) == len(names), f"'hyper_names' has duplicates: {names}")
         for name in names:
-            v.require(name in self.ALLOWED_HYPER, f"unknown hyper-parameter \"{name}\"; allowed: {', '.join(self.ALLOWED_HYPER)}")
+            v.require(name in self.HYPER_PARAMETERS, f"unknown hyper-parameter \"{name}\"; allowed: {', '.join(self.HYPER_PARAMETERS)}")
         for name in self.REQUIRED_HYPER:
             v.require(name in names, f"requires hyper-parameter \"{name}\"")
-        expected_state = self.state_count(v)
+        flags = self._flags(v)
+        expected_state = len(self.state_names(flags))
         v.require(n_state == expected_state, f"expects {expected_state} state operands, got {n_state}")
-        steps = self.step_count(v)
+        steps = int(self.counts_steps(flags))
         v.require(n_step == steps, f"expects {steps} step operands, got {n_step}")
         v.require(results == [1, n_state, n_step], f"expects results (new_weight, new_state, new_step) sized [1, {n_state}, {n_step}], got {results}")
         values = list(op.operands)
@@ -306,7 +629,7 @@ class _UpdateOp(IpuOp):
             v.require(op.results[1 + n_state].type == values[2 + n_state].type, "new step type must equal step type")
 
 
-class SgdUpdateOp(_UpdateOp, name="sgd_update"):
+class SgdUpdateOp(UpdateOp, name="sgd_update"):
     """SGD weight update (``poptorch.optim.SGD`` / ``torch.optim.SGD``).
 
     Semantics: with ``with_momentum``, one velocity state tensor and a step count (the
@@ -335,22 +658,26 @@ class SgdUpdateOp(_UpdateOp, name="sgd_update"):
     new_state: Sequence[ext.Result[Any]]
     new_step: Sequence[ext.Result[Any]]
 
-    ALLOWED_HYPER = ("lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling")
+    OPTIMIZER = OptimizerType.SGD
+    HYPER_PARAMETERS = ("lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling")
+    FLAGS = {"variant": SgdVariant.SEPARATE, "with_momentum": False, "nesterov": False}
 
-    def state_count(self, v: Rules) -> int:
-        v.string("variant", choices=("separate", "combined"))
-        momentum = v.bool("with_momentum")
-        nesterov = v.bool("nesterov")
-        v.require(not nesterov or momentum, "nesterov requires with_momentum")
-        return 1 if momentum else 0
+    @classmethod
+    def state_names(cls, flags: Mapping[str, Any]) -> tuple[str, ...]:
+        return ("velocity",) if flags["with_momentum"] else ()
 
-    def step_count(self, v: Rules) -> int:
+    @classmethod
+    def counts_steps(cls, flags: Mapping[str, Any]) -> bool:
         # With momentum, the first step sets the velocity to the gradient (no dampening),
         # as torch.optim.SGD does: the step count tells the first step apart.
-        return 1 if v.bool("with_momentum") else 0
+        return bool(flags["with_momentum"])
+
+    @classmethod
+    def flag_problem(cls, flags: Mapping[str, Any]) -> str | None:
+        return "nesterov requires with_momentum" if flags["nesterov"] and not flags["with_momentum"] else None
 
 
-class AdamUpdateOp(_UpdateOp, name="adam_update"):
+class AdamUpdateOp(UpdateOp, name="adam_update"):
     """Adam / AdamW weight update (``poptorch.optim.Adam``, ``AdamW``).
 
     Semantics: state is (first moment, second moment), plus the step count; ``variant`` is
@@ -376,16 +703,20 @@ class AdamUpdateOp(_UpdateOp, name="adam_update"):
     new_state: Sequence[ext.Result[Any]]
     new_step: Sequence[ext.Result[Any]]
 
-    ALLOWED_HYPER = ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling")
-    STEPS = 1
+    OPTIMIZER = OptimizerType.ADAM
+    HYPER_PARAMETERS = ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling")
+    FLAGS = {"variant": AdamVariant.ADAM, "bias_correction": True}
 
-    def state_count(self, v: Rules) -> int:
-        v.string("variant", choices=("adam", "adamw"))
-        v.bool("bias_correction")
-        return 2
+    @classmethod
+    def state_names(cls, flags: Mapping[str, Any]) -> tuple[str, ...]:
+        return ("exp_avg", "exp_avg_sq")
+
+    @classmethod
+    def counts_steps(cls, flags: Mapping[str, Any]) -> bool:
+        return True
 
 
-class RmspropUpdateOp(_UpdateOp, name="rmsprop_update"):
+class RmspropUpdateOp(UpdateOp, name="rmsprop_update"):
     """RMSprop weight update (``poptorch.optim.RMSprop``).
 
     Semantics: state is (squared-gradient average, [momentum buffer if
@@ -414,14 +745,17 @@ class RmspropUpdateOp(_UpdateOp, name="rmsprop_update"):
     new_state: Sequence[ext.Result[Any]]
     new_step: Sequence[ext.Result[Any]]
 
-    ALLOWED_HYPER = ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling")
+    OPTIMIZER = OptimizerType.RMSPROP
+    HYPER_PARAMETERS = ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling")
+    FLAGS = {"centered": False, "with_momentum": False, "use_tf_variant": False}
 
-    def state_count(self, v: Rules) -> int:
-        v.bool("use_tf_variant")
-        return 1 + int(v.bool("with_momentum")) + int(v.bool("centered"))
+    @classmethod
+    def state_names(cls, flags: Mapping[str, Any]) -> tuple[str, ...]:
+        return ("square_avg",) + (("momentum_buffer",) if flags["with_momentum"] else ()) + (
+            ("grad_avg",) if flags["centered"] else ())
 
 
-class LambUpdateOp(_UpdateOp, name="lamb_update"):
+class LambUpdateOp(UpdateOp, name="lamb_update"):
     """LAMB weight update (``poptorch.optim.LAMB``).
 
     Semantics: Adam-style moments (state: first moment, second moment; plus the step count),
@@ -446,12 +780,33 @@ class LambUpdateOp(_UpdateOp, name="lamb_update"):
     new_state: Sequence[ext.Result[Any]]
     new_step: Sequence[ext.Result[Any]]
 
-    ALLOWED_HYPER = ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling")
-    STEPS = 1
+    OPTIMIZER = OptimizerType.LAMB
+    HYPER_PARAMETERS = ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling")
+    FLAGS = {"bias_correction": True}
 
-    def state_count(self, v: Rules) -> int:
-        v.bool("bias_correction")
-        return 2
+    @classmethod
+    def state_names(cls, flags: Mapping[str, Any]) -> tuple[str, ...]:
+        return ("exp_avg", "exp_avg_sq")
+
+    @classmethod
+    def counts_steps(cls, flags: Mapping[str, Any]) -> bool:
+        return True
+
+
+UPDATE_OPS: dict[OptimizerType, type[UpdateOp]] = {
+    op.OPTIMIZER: op for op in (SgdUpdateOp, AdamUpdateOp, RmspropUpdateOp, LambUpdateOp)
+}
+# The one list of each optimizer's hyper-parameters, in update-op operand order.
+OPTIMIZER_HYPER_PARAMETERS: dict[OptimizerType, tuple[str, ...]] = {
+    kind: op.HYPER_PARAMETERS for kind, op in UPDATE_OPS.items()
+}
+GLOBAL_HYPER_PARAMETERS = ("loss_scaling",)  # one value for the whole model; the others are per param group
+
+
+def group_hyper_parameters(kind: OptimizerType | str) -> tuple[str, ...]:
+    """The hyper-parameters an optimizer reads per param group (``"<group>.<name>"``), in operand order."""
+    names = OPTIMIZER_HYPER_PARAMETERS[OptimizerType.parse(kind, "optimizer kind")]
+    return tuple(name for name in names if name not in GLOBAL_HYPER_PARAMETERS)
 
 
 class AccumulateGradOp(IpuOp, name="accumulate_grad"):
@@ -474,8 +829,8 @@ class AccumulateGradOp(IpuOp, name="accumulate_grad"):
 
     def check(self, v: Rules) -> None:
         _arity(v, self, 3, 1)
-        v.string("reduction", choices=("sum", "mean"))
-        v.string("strategy", choices=("running", "post"))
+        _enum(v, "reduction", Reduction)
+        _enum(v, "strategy", MeanStrategy)
         v.require(self.accumulator.type == self.grad.type, f"grad type {self.grad.type} must equal accumulator type {self.accumulator.type}")
         _same_type(v, self.accumulator, self.output, "accumulate_grad")
 
@@ -497,7 +852,7 @@ class ReplicaReduceOp(IpuOp, name="replica_reduce"):
 
     def check(self, v: Rules) -> None:
         _arity(v, self, 1, 1)
-        v.string("kind", choices=("sum", "mean"))
+        _enum(v, "kind", Reduction)
         v.int("replication_factor", min=1)
         _same_type(v, self.input, self.output, "replica_reduce")
 
@@ -520,7 +875,7 @@ class LossScaleOp(IpuOp, name="loss_scale"):
 
     def check(self, v: Rules) -> None:
         _arity(v, self, 2, 1)
-        v.string("mode", choices=("scale", "unscale"))
+        _enum(v, "mode", LossScaleMode)
         rank = static_rank(self.scale.type)
         v.require(rank in (None, 0), f"scale must be a scalar (rank 0), got rank {rank}")
         _same_type(v, self.input, self.output, "loss_scale")

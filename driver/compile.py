@@ -23,7 +23,15 @@ from ipu_mlir.compiler.pass_pipeline import run_pipeline
 from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline, split_before
 from ipu_mlir.compiler.transforms.poplar_build_program import BuildProgram
 from ipu_mlir.dialects import make_context
-from ipu_mlir.dialects.ipu import STRATEGY_ATTR, strategy_attribute
+from ipu_mlir.dialects.ipu import (
+    ARGUMENTS,
+    OPTIMIZER_ATTR,
+    STRATEGY_ATTR,
+    OptimizerAttr,
+    StrategyAttr,
+    group_hyper_parameters,
+    read_roles,
+)
 from ipu_mlir.runtime.interpreter import Program
 
 
@@ -57,18 +65,16 @@ class CompiledProgram:
 
 
 def _attach_strategy(module: ir.Module, options: CompileOptions, training: bool) -> None:
-    """Record the execution strategy on the function for ipu-assign-stages."""
-    data = dict(options.execution or {"kind": "pipelined", "auto_stage": "same_as_ipu", "stages": []})
-    data.update({
-        "training": training,
-        "device_iterations": options.device_iterations,
-        "gradient_accumulation": options.gradient_accumulation,
-    })
-    data.setdefault("replication_factor", 1)
-    data.setdefault("auto_round_num_ipus", False)
+    """Record the execution strategy (``options.execution``: kind, auto_stage, stages as
+    {blocks, ipu}, replication_factor, auto_round_num_ipus; None: the default
+    PipelinedExecution(AutoStage.SameAsIpu)) on the function for ipu-assign-stages."""
+    execution = dict(options.execution or {})
+    stages = [(list(stage["blocks"]), int(stage.get("ipu", -1))) for stage in execution.pop("stages", [])]
     func = module.body.operations[0]
     with module.context, ir.Location.unknown(module.context):
-        func.attributes[STRATEGY_ATTR] = strategy_attribute(data)
+        func.attributes[STRATEGY_ATTR] = StrategyAttr.build(
+            **execution, stages=stages, training=training, device_iterations=options.device_iterations,
+            gradient_accumulation=options.gradient_accumulation)
 
 
 def _graph_of(module: ir.Module) -> ir.Operation:
@@ -99,25 +105,9 @@ class OptimizerDescription:
     max_grad_norm: float | None = None
 
     def attribute(self) -> ir.Attribute:
-        def value(v: Any) -> ir.Attribute:
-            if isinstance(v, bool):
-                return ir.BoolAttr.get(v)
-            if isinstance(v, int):
-                return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)
-            if isinstance(v, float):
-                return ir.FloatAttr.get(ir.F64Type.get(), v)
-            return ir.StringAttr.get(str(v))
-
-        entries = {
-            "type": ir.StringAttr.get(self.type),
-            "flags": ir.DictAttr.get({k: value(v) for k, v in self.flags.items()}),
-            "groups": value(self.groups),
-            "param_groups": ir.DictAttr.get({k: value(v) for k, v in self.param_groups.items()}),
-            "constants": ir.DictAttr.get({k: value(float(v)) for k, v in self.constants.items()}),
-        }
-        if self.max_grad_norm is not None:
-            entries["max_grad_norm"] = value(float(self.max_grad_norm))
-        return ir.DictAttr.get(entries)
+        """The ``#ipu.optimizer`` that ipu-insert-training reads."""
+        return OptimizerAttr.build(kind=self.type, flags=self.flags, groups=self.groups, param_groups=self.param_groups,
+                                   constants=self.constants, max_grad_norm=self.max_grad_norm)
 
 
 def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
@@ -143,7 +133,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     if optimizer is not None:
         func = module.body.operations[0]
         with context, ir.Location.unknown(context):
-            func.attributes["ipu.optimizer"] = optimizer.attribute()
+            func.attributes[OPTIMIZER_ATTR] = optimizer.attribute()
     _attach_strategy(module, options, training=training)
     # The roles of the step function's arguments after ipu-insert-training are read
     # before poplar-build-program consumes the function: run the pipeline in two parts.
@@ -178,12 +168,20 @@ def _argument_roles(module: ir.Module) -> list[tuple[str, str]]:
     gradient accumulation), each once, in order."""
     arguments: list[tuple[str, str]] = []
     for func in module.body.operations:  # @main, and @update with gradient accumulation
-        for attr in ir.ArrayAttr(func.attributes["arg_attrs"]):
-            entry = ir.DictAttr(attr)
-            role = (ir.StringAttr(entry["ipu.kind"]).value, ir.StringAttr(entry["ipu.name"]).value)
-            if role not in arguments:
-                arguments.append(role)
+        for role in read_roles(func.operation, ARGUMENTS):
+            if role is None:
+                raise RuntimeError(f"an argument of @{ir.StringAttr(func.attributes['sym_name']).value} has no role")
+            entry = (role.kind.value, role.name)
+            if entry not in arguments:
+                arguments.append(entry)
     return arguments
 
 
-__all__ = ["CompileOptions", "CompiledProgram", "OptimizerDescription", "compile_program"]
+# group_hyper_parameters: re-exported for poptorch.optim (the ipu dialect declares the names).
+__all__ = [
+    "CompileOptions",
+    "CompiledProgram",
+    "OptimizerDescription",
+    "compile_program",
+    "group_hyper_parameters",
+]

@@ -23,6 +23,9 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch_mlir import ir
 from torch_mlir.extras.fx_importer import ContextCache, FxImporter
 
+from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, RoleKind, write_roles
+from ipu_mlir.support.ir_build import boolean, i64, string
+
 from .. import location_metadata as meta
 from . import custom_ops  # noqa: F401 - registers the poptorch:: ops before export
 from .tracing import fresh_blocks_per_run, tracing
@@ -43,7 +46,7 @@ class CapturedProgram:
 
     module: ir.Module
     weights: list[TensorSpec]  # function arguments before the user inputs
-    weight_kinds: list[str]  # "parameter" | "buffer" | "constant", one per weight
+    weight_kinds: list[RoleKind]  # PARAMETER | BUFFER | CONSTANT, one per weight
     constants: dict[str, torch.Tensor]  # values of lifted constants, by name
     inputs: list[TensorSpec]  # the flattened user inputs (tensors only)
     outputs: list[TensorSpec]
@@ -92,14 +95,14 @@ class _LocatingContextCache(ContextCache):
         with self._c:
             custom = node.meta.get("custom") or {}
             if meta.BLOCK in custom:
-                entries[meta.BLOCK] = ir.StringAttr.get(str(custom[meta.BLOCK]))
+                entries[meta.BLOCK] = string(str(custom[meta.BLOCK]))
                 if custom.get(meta.IPU) is not None:
-                    entries[meta.IPU] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(custom[meta.IPU]))
+                    entries[meta.IPU] = i64(custom[meta.IPU])
             seq_nr = node.meta.get("seq_nr")
             if isinstance(seq_nr, int) and seq_nr >= 0:
-                entries[meta.SEQ_NR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), seq_nr)
+                entries[meta.SEQ_NR] = i64(seq_nr)
             if node.meta.get("autograd_backward"):
-                entries[meta.BACKWARD] = ir.BoolAttr.get(True)
+                entries[meta.BACKWARD] = boolean(True)
             return ir.Location.fused([named], metadata=ir.DictAttr.get(entries), context=self._c)
 
 
@@ -147,14 +150,11 @@ def import_program(program: ExportedProgram | torch.fx.GraphModule, context: ir.
     return importer.module
 
 
-def set_roles(module: ir.Module, key: str, roles: list[tuple[str, str]]) -> None:
-    """Set the function's ``arg_attrs`` or ``res_attrs``: one ``{ipu.name, ipu.kind}``
-    dictionary per ``(kind, name)`` role, which the ipu passes read."""
-    func = module.body.operations[0]
+def set_roles(module: ir.Module, which: str, roles: list[tuple[RoleKind, str]]) -> None:
+    """Give the function's arguments (``which = ARGUMENTS``) or results (``RESULTS``) their
+    ``#ipu.role``, one per ``(kind, name)``, which the ipu passes read."""
     with module.context:
-        func.attributes[key] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"ipu.name": ir.StringAttr.get(n), "ipu.kind": ir.StringAttr.get(k)}) for k, n in roles]
-        )
+        write_roles(module.body.operations[0], which, roles)
 
 
 def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context) -> CapturedProgram:
@@ -164,7 +164,8 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
     placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
     weights, kinds, inputs = [], [], []
     constants: dict[str, torch.Tensor] = {}
-    kind_names = {InputKind.PARAMETER: "parameter", InputKind.BUFFER: "buffer", InputKind.CONSTANT_TENSOR: "constant"}
+    kind_names = {InputKind.PARAMETER: RoleKind.PARAMETER, InputKind.BUFFER: RoleKind.BUFFER,
+                  InputKind.CONSTANT_TENSOR: RoleKind.CONSTANT}
     for spec, node in zip(signature.input_specs, placeholders, strict=True):
         if spec.kind == InputKind.USER_INPUT and not isinstance(node.meta.get("val"), torch.Tensor):
             _inline_constant_input(program.graph_module.graph, node)
@@ -188,8 +189,10 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
     module = import_program(program, context)
     # Arguments: parameter paths / input names; results: buffers the model updates in
     # place (written back to the buffer's device variable), then the host outputs.
-    set_roles(module, "arg_attrs", [(k, w.name) for w, k in zip(weights, kinds, strict=True)] + [("input", i.name) for i in inputs])
-    set_roles(module, "res_attrs", [("buffer_update", target) for target in mutated] + [("output", s.name) for s in outputs])
+    set_roles(module, ARGUMENTS,
+              [(k, w.name) for w, k in zip(weights, kinds, strict=True)] + [(RoleKind.INPUT, i.name) for i in inputs])
+    set_roles(module, RESULTS,
+              [(RoleKind.BUFFER_UPDATE, target) for target in mutated] + [(RoleKind.OUTPUT, s.name) for s in outputs])
     _, in_spec = pytree.tree_flatten((args, kwargs))
     return CapturedProgram(
         module=module,

@@ -3,8 +3,8 @@
 ``capture_training`` exports the model (non-strict), finds its loss (a loss module's
 output or ``poptorch.identity_loss``), and traces the joint graph with
 ``aot_export_joint_with_descriptors`` so that the gradient of the loss with respect to
-every parameter is a result of the function. Arguments and results carry their role in
-``ipu.kind`` / ``ipu.name`` attributes, read by ``ipu-insert-training``:
+every parameter is a result of the function. Arguments and results carry their
+``#ipu.role`` (kind and name), read by ``ipu-insert-training``:
 
 - arguments: ``parameter``, ``buffer``, ``input``, then one ``loss_grad`` (the seed of
   the backward pass, d loss / d loss);
@@ -24,11 +24,14 @@ import torch.fx.traceback as fxtb
 import torch.utils._pytree as pytree
 from torch_mlir import ir
 
+from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, RoleKind
+
 from . import custom_ops  # noqa: F401 - registers poptorch:: ops
 from .capture import CaptureError, TensorSpec, export_model, import_program, set_roles
 from .tracing import fresh_blocks_per_run, tracing
 
 _WRAPPER_PREFIX = "inner."
+_WEIGHTS = (RoleKind.PARAMETER, RoleKind.BUFFER)
 
 
 class LossError(CaptureError):
@@ -40,8 +43,8 @@ class TrainingCapture:
     """The joint function and the roles of its arguments and results."""
 
     module: ir.Module
-    arguments: list[tuple[str, str, TensorSpec]]  # (kind, name, spec) per function argument
-    results: list[tuple[str, str]]  # (kind, name) per function result
+    arguments: list[tuple[RoleKind, str, TensorSpec]]  # (kind, name, spec) per function argument
+    results: list[tuple[RoleKind, str]]  # (kind, name) per function result
     constants: dict[str, torch.Tensor]
     out_spec: Any  # pytree spec of the model's user outputs (loss in its place)
     loss_index: int  # position of the loss among the flattened user outputs
@@ -49,15 +52,15 @@ class TrainingCapture:
 
     @property
     def inputs(self) -> list[TensorSpec]:
-        return [spec for kind, _, spec in self.arguments if kind == "input"]
+        return [spec for kind, _, spec in self.arguments if kind == RoleKind.INPUT]
 
     @property
     def weights(self) -> list[TensorSpec]:
-        return [spec for kind, _, spec in self.arguments if kind in ("parameter", "buffer")]
+        return [spec for kind, _, spec in self.arguments if kind in _WEIGHTS]
 
     @property
-    def weight_kinds(self) -> list[str]:
-        return [kind for kind, _, _ in self.arguments if kind in ("parameter", "buffer")]
+    def weight_kinds(self) -> list[RoleKind]:
+        return [kind for kind, _, _ in self.arguments if kind in _WEIGHTS]
 
 
 def _ancestors(node: torch.fx.Node) -> set[torch.fx.Node]:
@@ -192,7 +195,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
         stack.close()  # FakeTensorMode ends here, before anything runs on real tensors
 
     graph = graph_module.graph
-    arguments: list[tuple[str, str, TensorSpec]] = []
+    arguments: list[tuple[RoleKind, str, TensorSpec]] = []
     constants: dict[str, torch.Tensor] = {}
     for node in [n for n in graph.nodes if n.op == "placeholder"]:
         desc = type(node.meta.get("desc")).__name__
@@ -205,34 +208,35 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
         spec = TensorSpec(node.name, tuple(int(d) for d in value.shape), value.dtype)
         if desc == "ParamAOTInput":
             name = _strip(node.meta["desc"].target)
-            arguments.append(("parameter", name, dataclasses.replace(spec, name=name)))
+            arguments.append((RoleKind.PARAMETER, name, dataclasses.replace(spec, name=name)))
         elif desc == "BufferAOTInput":
             name = _strip(node.meta["desc"].target)
-            arguments.append(("buffer", name, dataclasses.replace(spec, name=name)))
+            arguments.append((RoleKind.BUFFER, name, dataclasses.replace(spec, name=name)))
         elif desc == "TangentAOTInput":
-            arguments.append(("loss_grad", "loss_grad", spec))
+            arguments.append((RoleKind.LOSS_GRAD, "loss_grad", spec))
         elif desc == "PlainAOTInput":
-            arguments.append(("input", node.name, spec))
+            arguments.append((RoleKind.INPUT, node.name, spec))
         else:
             raise CaptureError(f"unsupported input of the joint graph: {node.meta.get('desc')}")
 
     output_node = next(n for n in graph.nodes if n.op == "output")
-    kept, results = [], []
+    kept: list[Any] = []
+    results: list[tuple[RoleKind, str]] = []
     user_index = 0
     for value, desc in zip(output_node.args[0], output_node.meta["desc"], strict=True):
         kind = type(desc).__name__
         if value is None:
             continue
         if kind == "InputMutationAOTOutput":
-            results.append(("buffer_update", _strip(desc.mutated_input.target)))
+            results.append((RoleKind.BUFFER_UPDATE, _strip(desc.mutated_input.target)))
         elif kind == "PlainAOTOutput":
-            results.append(("loss" if user_index == 0 else "output", str(user_index)))
+            results.append((RoleKind.LOSS if user_index == 0 else RoleKind.OUTPUT, str(user_index)))
             user_index += 1
         elif kind == "GradAOTOutput":
             target = desc.grad_of
             if type(target).__name__ != "ParamAOTInput":
                 continue  # gradients of inputs are not wanted
-            results.append(("grad", _strip(target.target)))
+            results.append((RoleKind.GRAD, _strip(target.target)))
         else:
             raise CaptureError(f"unsupported output of the joint graph: {desc}")
         kept.append(value)
@@ -246,6 +250,6 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     return TrainingCapture(module, arguments, results, constants, user_outputs, loss_index, user_index)
 
 
-def _annotate(module: ir.Module, arguments: list[tuple[str, str, TensorSpec]], results: list[tuple[str, str]]) -> None:
-    set_roles(module, "arg_attrs", [(kind, name) for kind, name, _ in arguments])
-    set_roles(module, "res_attrs", results)
+def _annotate(module: ir.Module, arguments: list[tuple[RoleKind, str, TensorSpec]], results: list[tuple[RoleKind, str]]) -> None:
+    set_roles(module, ARGUMENTS, [(kind, name) for kind, name, _ in arguments])
+    set_roles(module, RESULTS, results)

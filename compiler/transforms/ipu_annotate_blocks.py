@@ -13,10 +13,11 @@ from typing import ClassVar
 
 from torch_mlir import ir
 
-from .. import location_metadata as meta
 from ipu_mlir.dialects.ipu import BLOCK_ATTR, UNASSIGNED_IPU, make_block_attr
 
+from .. import location_metadata as meta
 from ..pass_base import Diagnostics, ModulePass
+
 
 @dataclasses.dataclass(frozen=True)
 class AnnotateBlocks(ModulePass):
@@ -58,7 +59,7 @@ class AnnotateBlocks(ModulePass):
             attr = self._block_from_metadata(op, data, diag)
             seq = data.get(meta.SEQ_NR)
             seq = ir.IntegerAttr(seq).value if isinstance(seq, ir.IntegerAttr) else None
-            if _is_backward(data):
+            if meta.is_backward(op):
                 pending.append((op, attr, seq))
                 continue
             if attr is not None:
@@ -99,11 +100,6 @@ class AnnotateBlocks(ModulePass):
                 diag.error(op, f"block '{ir.StringAttr(user_id).value}': ipu_id must be >= 0, got {ipu_id}")
                 return None
         return make_block_attr(ir.StringAttr(user_id).value, ipu_id)
-
-
-def _is_backward(data: dict[str, ir.Attribute]) -> bool:
-    value = data.get(meta.BACKWARD)
-    return isinstance(value, ir.BoolAttr) and ir.BoolAttr(value).value
 
 
 def _producer_block(op: ir.Operation) -> ir.Attribute | None:

@@ -1,7 +1,7 @@
 """ipu-assign-stages: gives every op its pipeline stage and IPU from the execution strategy.
 
 Input: Torch-dialect IR after ``ipu-annotate-blocks`` (``ipu.block`` on the ops of each
-``poptorch.Block``) with an ``ipu.strategy`` dictionary on the function (what the user
+``poptorch.Block``) with an ``#ipu.strategy`` on the function (what the user
 set with ``Options.setExecutionStrategy``, or the default when blocks exist). Output:
 ``pipeline.stage`` and ``pipeline.ipu`` on every op and a ``pipeline.plan`` summary on
 the function, for ``pipeline-schedule``. Every rule of SEMANTICS "Multi-IPU execution"
@@ -11,52 +11,30 @@ that can be checked here is a located error that names the block, the rule and t
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from torch_mlir import ir
 
-from .. import location_metadata as meta
-from ipu_mlir.support.ir_walk import attr_value
-from ..pass_base import Diagnostics, ModulePass
-from ipu_mlir.dialects.ipu import STRATEGY_ATTR, UNASSIGNED_IPU, block_of
+from ipu_mlir.dialects.ipu import (
+    ARGUMENTS,
+    STRATEGY_ATTR,
+    UNASSIGNED_IPU,
+    AutoStage,
+    RoleKind,
+    Strategy,
+    StrategyKind,
+    block_of,
+    read_roles,
+    strategy_of,
+)
 from ipu_mlir.dialects.pipeline_attrs import IPU_ATTR, PLAN_ATTR, STAGE_ATTR
+from ipu_mlir.support.ir_build import i64
+
+from .. import location_metadata as meta
+from ..pass_base import Diagnostics, ModulePass
 
 MAX_IPUS = 64
 _SKIPPED = ("func.return",)
-
-
-@dataclasses.dataclass
-class Strategy:
-    kind: str  # "pipelined" | "sharded"
-    auto_stage: str  # "same_as_ipu" | "auto_increment"
-    stages: list[tuple[list[str], int]]  # (block ids, ipu or -1) per explicit stage
-    training: bool
-    device_iterations: int
-    gradient_accumulation: int
-    replication_factor: int
-    auto_round: bool
-
-    @classmethod
-    def read(cls, func: ir.Operation) -> Strategy | None:
-        if STRATEGY_ATTR not in func.attributes:
-            return None
-        data = attr_value(func.attributes[STRATEGY_ATTR])
-        kind = data.get("kind", "pipelined")
-        if kind not in ("pipelined", "sharded"):
-            raise ValueError(f"'{STRATEGY_ATTR}' kind must be \"pipelined\" or \"sharded\", got {kind!r} "
-                             "(phased execution is not available in the IPU Model yet)")
-        auto_stage = data.get("auto_stage", "same_as_ipu")
-        if auto_stage not in ("same_as_ipu", "auto_increment"):
-            raise ValueError(f"'{STRATEGY_ATTR}' auto_stage must be \"same_as_ipu\" or \"auto_increment\", got {auto_stage!r}")
-        stages = [(list(s.get("blocks", [])), int(s.get("ipu", -1))) for s in data.get("stages", [])]
-        return cls(kind, auto_stage, stages, bool(data.get("training", False)),
-                   int(data.get("device_iterations", 1)), int(data.get("gradient_accumulation", 1)),
-                   int(data.get("replication_factor", 1)), bool(data.get("auto_round_num_ipus", False)))
-
-
-def _is_backward(op: ir.Operation) -> bool:
-    value = meta.metadata(op).get(meta.BACKWARD)
-    return isinstance(value, ir.BoolAttr) and ir.BoolAttr(value).value
 
 
 def _latest_producer(op: ir.Operation) -> tuple[int, int] | None:
@@ -77,10 +55,6 @@ def _latest_producer(op: ir.Operation) -> tuple[int, int] | None:
 def _seq_nr(op: ir.Operation) -> int | None:
     value = meta.metadata(op).get(meta.SEQ_NR)
     return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None
-
-
-def _i64(value: int) -> ir.IntegerAttr:
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,7 +78,7 @@ class AssignStages(ModulePass):
     of a later stage (a gradient summed over uses in several blocks) runs in that stage,
     on its IPU.
 
-    Arguments: none (the strategy is the function's ``ipu.strategy`` attribute).
+    Arguments: none (the strategy is the function's ``#ipu.strategy``).
     """
 
     name: ClassVar[str] = "ipu-assign-stages"
@@ -115,7 +89,7 @@ class AssignStages(ModulePass):
             if func.name != "func.func":
                 continue
             try:
-                strategy = Strategy.read(func)
+                strategy = strategy_of(func)
             except ValueError as error:
                 diag.error(func, f"ipu-assign-stages: {error}")
                 continue
@@ -124,7 +98,7 @@ class AssignStages(ModulePass):
 
     def _assign(self, func: ir.Operation, strategy: Strategy, diag: Diagnostics) -> None:
         ops = [op.operation for op in func.regions[0].blocks[0].operations if op.operation.name not in _SKIPPED]
-        forward = [op for op in ops if not _is_backward(op)]
+        forward = [op for op in ops if not meta.is_backward(op)]
         # Blocks in execution order, and the rule that they are declared in that order.
         order: list[str] = []
         block_ipu: dict[str, int] = {}
@@ -153,7 +127,7 @@ class AssignStages(ModulePass):
         if diag.failed:
             return
         # Stages must increase along the forward program in a pipeline.
-        if strategy.kind == "pipelined":
+        if strategy.kind == StrategyKind.PIPELINED:
             previous: tuple[int, str] | None = None
             for user_id in order:
                 if previous is not None and stage_of[user_id] < previous[0]:
@@ -162,7 +136,7 @@ class AssignStages(ModulePass):
                                      "increasing order: put the blocks in stages in execution order")
                     return
                 previous = (stage_of[user_id], user_id)
-        if strategy.kind == "sharded":
+        if strategy.kind == StrategyKind.SHARDED:
             stage_of = _merge_sharded(order, stage_of, ipu_of)
         before_first = any(not _is_constant(op) and block_of(op) is None for op in _before_first_block(forward))
         forward_stages = sorted(set(stage_of.values()) | ({0} if before_first or not order else set()))
@@ -180,7 +154,7 @@ class AssignStages(ModulePass):
                              "fewer IPUs")
             return
         if total != rounded:
-            if not strategy.auto_round:
+            if not strategy.auto_round_num_ipus:
                 diag.error(func, f"the model uses {total} IPUs ({num_ipus} per replica x {replicas} replicas), which is "
                                  "not a power of 2; use a power of 2, or Options().autoRoundNumIPUs(True) to round up "
                                  "and leave the extra IPUs idle")
@@ -190,7 +164,7 @@ class AssignStages(ModulePass):
                                  "use a power-of-2 replicationFactor")
                 return
             num_ipus = rounded // replicas
-        if strategy.kind == "pipelined" and p > 1:
+        if strategy.kind == StrategyKind.PIPELINED and p > 1:
             if strategy.training and strategy.gradient_accumulation < 2 * p - 1:
                 diag.error(func, f"pipelined training over {p} stages needs gradientAccumulation >= 2 x {p} - 1 = "
                                  f"{2 * p - 1}, got {strategy.gradient_accumulation}; raise "
@@ -206,10 +180,10 @@ class AssignStages(ModulePass):
         self._check_shared_weights(func, diag)
         num_stages = 2 * p - 1 if strategy.training else p
         func.attributes[PLAN_ATTR] = ir.DictAttr.get({
-            "kind": ir.StringAttr.get(strategy.kind),
-            "forward_stages": _i64(p),
-            "num_stages": _i64(num_stages),
-            "num_ipus": _i64(num_ipus),
+            "kind": ir.StringAttr.get(strategy.kind.value),
+            "forward_stages": i64(p),
+            "num_stages": i64(num_stages),
+            "num_ipus": i64(num_ipus),
         })
         del func.attributes[STRATEGY_ATTR]
 
@@ -243,7 +217,7 @@ class AssignStages(ModulePass):
             return stage_of, ipu_of
         for position, block in enumerate(order):
             ipu = block_ipu.get(block, UNASSIGNED_IPU)
-            if strategy.auto_stage == "auto_increment":
+            if strategy.auto_stage == AutoStage.AUTO_INCREMENT:
                 stage_of[block] = position
                 ipu_of[block] = ipu if ipu >= 0 else position
             else:  # same_as_ipu
@@ -261,11 +235,11 @@ class AssignStages(ModulePass):
         seen_block = False
         # Forward ops before the first block run in stage 0 on IPU 0, their backward ops
         # (the same seq_nr) in the last stage, 2p - 2, on IPU 0.
-        outside = {_seq_nr(op) for op in _before_first_block([op for op in ops if not _is_backward(op)])
+        outside = {_seq_nr(op) for op in _before_first_block([op for op in ops if not meta.is_backward(op)])
                    if block_of(op) is None} - {None}
         for op in ops:
             block = block_of(op)
-            backward = _is_backward(op)
+            backward = meta.is_backward(op)
             if block is not None and block[0] in stage_of:
                 forward_index = index_of[stage_of[block[0]]]
                 ipu = ipu_of[block[0]]
@@ -285,22 +259,24 @@ class AssignStages(ModulePass):
                 # A gradient summed over several uses (a skip connection) is tagged with
                 # one use's block by autograd; it can only run once every operand is ready.
                 stage, ipu = latest
-            op.attributes[STAGE_ATTR] = _i64(stage)
-            op.attributes[IPU_ATTR] = _i64(ipu)
+            op.attributes[STAGE_ATTR] = i64(stage)
+            op.attributes[IPU_ATTR] = i64(ipu)
             current_stage, current_ipu = stage, ipu
 
     def _check_shared_weights(self, func: ir.Operation, diag: Diagnostics) -> None:
         body = func.regions[0].blocks[0]
-        attrs = list(func.attributes["arg_attrs"]) if "arg_attrs" in func.attributes else []
-        for index, arg in enumerate(body.arguments):
-            role = ir.DictAttr(attrs[index]) if index < len(attrs) else None
-            if role is None or "ipu.kind" not in role or ir.StringAttr(role["ipu.kind"]).value != "parameter":
+        try:
+            roles = read_roles(func, ARGUMENTS)
+        except ValueError as error:
+            diag.error(func, f"ipu-assign-stages: {error}")
+            return
+        for arg, role in zip(body.arguments, roles, strict=True):
+            if role is None or role.kind != RoleKind.PARAMETER:
                 continue
             ipus = sorted({ir.IntegerAttr(use.owner.attributes[IPU_ATTR]).value for use in arg.uses
                            if IPU_ATTR in use.owner.attributes})
             if len(ipus) > 1:
-                name = ir.StringAttr(role["ipu.name"]).value if "ipu.name" in role else f"argument #{index}"
-                diag.error(func, f"weight '{name}' is used on IPUs {ipus}; layers that share weights must be on the "
+                diag.error(func, f"weight '{role.name}' is used on IPUs {ipus}; layers that share weights must be on the "
                                  "same IPU: put them in blocks on one IPU")
 
 

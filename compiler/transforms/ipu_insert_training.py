@@ -1,7 +1,7 @@
 """ipu-insert-training: turns a joint forward + backward function into a training step.
 
 Input: the Torch-dialect joint function from ``capture_training`` (argument and result
-roles in ``ipu.kind`` / ``ipu.name``) with an ``ipu.optimizer`` dictionary attribute.
+roles in ``#ipu.role``) with an ``#ipu.optimizer``.
 Output: a function that seeds the backward pass with the loss scale and ends with one
 ``ipu`` optimizer update op per trainable parameter. Gradients leave the function's
 results; new weights (``weight_update``) and optimizer state (``state_update``) take
@@ -20,124 +20,52 @@ from torch_mlir.dialects import func as func_d
 
 from ipu_mlir.dialects import ipu as ipu_d
 from ipu_mlir.dialects._base import build
+from ipu_mlir.dialects.ipu import (
+    ARGUMENTS,
+    OPTIMIZER_ATTR,
+    RESULTS,
+    ROLE_ATTR,
+    MeanStrategy,
+    Optimizer,
+    Reduction,
+    RoleKind,
+    optimizer_of,
+    read_roles,
+    write_roles,
+)
 
-from ipu_mlir.support.ir_walk import attr_value
+from ipu_mlir.support.ir_build import boolean, f64, i64, string
+
 from ..pass_base import Diagnostics, ModulePass, PassFailure
 
-KIND, NAME = "ipu.kind", "ipu.name"
-OPTIMIZER_ATTR = "ipu.optimizer"
 UPDATE_FUNCTION = "update"  # with gradient accumulation: the function that applies the optimizer
 COUNTER = "accumulation_count"  # micro-batches accumulated since the last update
 
-# Hyper-parameters each optimizer's update op reads, in operand order.
-HYPER = {
-    "sgd": ("lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling"),
-    "adam": ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling"),
-    "rmsprop": ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling"),
-    "lamb": ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling"),
-}
 
-
-@dataclasses.dataclass
-class OptimizerSpec:
-    """What ``ipu.optimizer`` says: the optimizer, its flags and each parameter's group."""
-
-    type: str
-    flags: dict[str, Any]
-    groups: int
-    param_groups: dict[str, int]
-    constants: dict[str, float] = dataclasses.field(default_factory=dict)  # "<group>.<name>" -> compiled-in value
-    max_grad_norm: float | None = None
-
-    @classmethod
-    def read(cls, func: ir.Operation) -> OptimizerSpec:
-        if OPTIMIZER_ATTR not in func.attributes:
-            raise ValueError(f"the function has no '{OPTIMIZER_ATTR}' attribute (set by the training frontend)")
-        data = attr_value(func.attributes[OPTIMIZER_ATTR])
-        kind = data.get("type")
-        if kind not in HYPER:
-            raise ValueError(f"'{OPTIMIZER_ATTR}' has type {kind!r}; expected one of {', '.join(HYPER)}")
-        groups = int(data.get("groups", 1))
-        if groups < 1:
-            raise ValueError(f"'{OPTIMIZER_ATTR}' needs groups >= 1, got {groups}")
-        param_groups = {str(k): int(v) for k, v in data.get("param_groups", {}).items()}
-        bad = {k: v for k, v in param_groups.items() if not 0 <= v < groups}
-        if bad:
-            raise ValueError(f"'{OPTIMIZER_ATTR}' puts parameters in groups that do not exist: {bad} (groups = {groups})")
-        constants = {str(k): float(v) for k, v in data.get("constants", {}).items()}
-        max_norm = data.get("max_grad_norm")
-        if max_norm is not None and not float(max_norm) > 0:
-            raise ValueError(f"'{OPTIMIZER_ATTR}' needs max_grad_norm > 0, got {max_norm}")
-        return cls(kind, dict(data.get("flags", {})), groups, param_groups, constants,
-                   None if max_norm is None else float(max_norm))
-
-
-def _roles(attrs: ir.Attribute | None, count: int, what: str) -> list[tuple[str, str]]:
-    if attrs is None:
-        raise ValueError(f"the function's {what} have no ipu.kind / ipu.name attributes")
-    roles = []
-    for index in range(count):
-        entry = ir.DictAttr(list(attrs)[index])
-        if KIND not in entry or NAME not in entry:
-            raise ValueError(f"{what[:-1]} #{index} has no ipu.kind / ipu.name")
-        roles.append((ir.StringAttr(entry[KIND]).value, ir.StringAttr(entry[NAME]).value))
-    return roles
+def _roles(func: ir.Operation, which: str) -> list[tuple[RoleKind, str]]:
+    """(kind, name) of every argument or result; ValueError if one has no role."""
+    roles = read_roles(func, which)
+    what = "argument" if which == ARGUMENTS else "result"
+    for index, role in enumerate(roles):
+        if role is None:
+            raise ValueError(f"{what} #{index} has no '{ROLE_ATTR}' (set by the training frontend)")
+    return [(role.kind, role.name) for role in roles]
 
 
 def _scalar_type() -> ir.Type:
     return ir.Type.parse("!torch.vtensor<[],f32>")
 
 
-def _role_attr(kind: str, name: str) -> ir.DictAttr:
-    return ir.DictAttr.get({KIND: ir.StringAttr.get(kind), NAME: ir.StringAttr.get(name)})
-
-
-def _state_names(spec: OptimizerSpec) -> tuple[str, ...]:
-    """Optimizer state tensors per parameter, in update-op operand order."""
-    if spec.type == "sgd":
-        return ("velocity",) if spec.flags.get("with_momentum", False) else ()
-    if spec.type in ("adam", "lamb"):
-        return ("exp_avg", "exp_avg_sq")
-    # rmsprop
-    names = ["square_avg"]
-    if spec.flags.get("with_momentum", False):
-        names.append("momentum_buffer")
-    if spec.flags.get("centered", False):
-        names.append("grad_avg")
-    return tuple(names)
-
-
-def _build_update(spec: OptimizerSpec, weight: ir.Value, grad: ir.Value, state: list[ir.Value], step: list[ir.Value],
-                  hyper: list[ir.Value]) -> ir.OpView:
-    names = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in HYPER[spec.type]])
-    flag = lambda key, default=False: ir.BoolAttr.get(bool(spec.flags.get(key, default)))  # noqa: E731
-    state_types = [s.type for s in state]
-    step_types = [s.type for s in step]
-    if spec.type == "sgd":
-        return build(ipu_d.SgdUpdateOp, weight, grad, state, step, hyper, names,
-                     ir.StringAttr.get(spec.flags.get("variant", "separate")), flag("with_momentum"), flag("nesterov"),
-                     weight.type, state_types, step_types)
-    if spec.type == "adam":
-        return build(ipu_d.AdamUpdateOp, weight, grad, state, step, hyper, names,
-                     ir.StringAttr.get(spec.flags.get("variant", "adam")), flag("bias_correction", True),
-                     weight.type, state_types, step_types)
-    if spec.type == "rmsprop":
-        return build(ipu_d.RmspropUpdateOp, weight, grad, state, step, hyper, names,
-                     flag("centered"), flag("with_momentum"), flag("use_tf_variant"), weight.type, state_types, step_types)
-    return build(ipu_d.LambUpdateOp, weight, grad, state, step, hyper, names, flag("bias_correction", True),
-                 weight.type, state_types, step_types)
-
-
 @dataclasses.dataclass(frozen=True)
 class InsertTraining(ModulePass):
     """Seed the backward pass with the loss scale and apply the optimizer to every gradient.
 
-    Preconditions: one ``func.func`` whose arguments and results have ``ipu.kind`` /
-    ``ipu.name`` roles (``parameter``, ``buffer``, ``input``, one ``loss_grad``;
-    ``buffer_update``, ``loss``, ``output``, ``grad``) and an ``ipu.optimizer``
-    attribute ``{type, flags, groups, param_groups[, constants][, max_grad_norm]}``.
-    ``constants`` (``"<group>.<name>" = value``) compiles those hyper-parameters in;
-    ``max_grad_norm`` clips all gradients by their global norm before the updates.
+    Preconditions: one ``func.func`` whose arguments and results have ``#ipu.role``s
+    (``parameter``, ``buffer``, ``input``, one ``loss_grad``; ``buffer_update``,
+    ``loss``, ``output``, ``grad``) and an ``#ipu.optimizer`` (kind, flags, groups,
+    param_groups, constants, max_grad_norm). Its ``constants`` (``"<group>.<name>" =
+    value``) compiles those hyper-parameters in; its ``max_grad_norm`` clips all gradients
+    by their global norm before the updates.
 
     The loss-gradient argument becomes the loss scale (the hyper-parameter
     ``loss_scaling``, broadcast to the loss's shape): the loss is scaled before the
@@ -169,10 +97,12 @@ class InsertTraining(ModulePass):
         problems = []
         if self.gradient_accumulation < 1:
             problems.append(f"gradient-accumulation must be >= 1, got {self.gradient_accumulation}")
-        if self.reduction not in ("mean", "sum"):
-            problems.append(f"reduction must be mean or sum, got '{self.reduction}'")
-        if self.strategy not in ("post", "running"):
-            problems.append(f"strategy must be post or running, got '{self.strategy}'")
+        for parse in (lambda: Reduction.parse(self.reduction, "reduction"),
+                      lambda: MeanStrategy.parse(self.strategy, "strategy")):
+            try:
+                parse()
+            except ValueError as error:
+                problems.append(str(error))
         for problem in problems:
             diag.error(module, f"ipu-insert-training: {problem}")
         if problems:
@@ -187,27 +117,27 @@ class InsertTraining(ModulePass):
             diag.error(funcs[0], f"ipu-insert-training: {error}")
 
     def _rewrite(self, func: ir.Operation, diag: Diagnostics) -> None:
-        spec = OptimizerSpec.read(func)
+        spec = optimizer_of(func)
         body = func.regions[0].blocks[0]
         args = list(body.arguments)
-        arg_roles = _roles(func.attributes["arg_attrs"] if "arg_attrs" in func.attributes else None, len(args), "arguments")
+        arg_roles = _roles(func, ARGUMENTS)
         terminator = list(body.operations)[-1].operation
         results = list(terminator.operands)
-        res_roles = _roles(func.attributes["res_attrs"] if "res_attrs" in func.attributes else None, len(results), "results")
-        loss_grads = [i for i, (kind, _) in enumerate(arg_roles) if kind == "loss_grad"]
+        res_roles = _roles(func, RESULTS)
+        loss_grads = [i for i, (kind, _) in enumerate(arg_roles) if kind == RoleKind.LOSS_GRAD]
         if len(loss_grads) != 1:
             raise ValueError(f"expects exactly one 'loss_grad' argument, found {len(loss_grads)}")
-        params = {name: args[i] for i, (kind, name) in enumerate(arg_roles) if kind == "parameter"}
-        grads = {name: results[i] for i, (kind, name) in enumerate(res_roles) if kind == "grad"}
+        params = {name: args[i] for i, (kind, name) in enumerate(arg_roles) if kind == RoleKind.PARAMETER}
+        grads = {name: results[i] for i, (kind, name) in enumerate(res_roles) if kind == RoleKind.GRAD}
         for name in grads:
             if name not in params:
                 raise ValueError(f"result 'grad' of '{name}' has no matching 'parameter' argument")
 
         scalar = _scalar_type()
-        new_args: list[tuple[str, str, ir.Type]] = []  # appended arguments
+        new_args: list[tuple[RoleKind, str, ir.Type]] = []  # appended arguments
         hyper_values: dict[str, ir.Value] = {}
 
-        def add_arg(kind: str, name: str, type_: ir.Type) -> ir.Value:
+        def add_arg(kind: RoleKind, name: str, type_: ir.Type) -> ir.Value:
             value = body.add_argument(type_, func.location)
             new_args.append((kind, name, type_))
             return value
@@ -218,7 +148,7 @@ class InsertTraining(ModulePass):
                 if key in spec.constants:  # marked constant: compiled in, changing it recompiles
                     hyper_values[key] = _literal(spec.constants[key], body)
                 else:
-                    hyper_values[key] = add_arg("hyper", key, scalar)
+                    hyper_values[key] = add_arg(RoleKind.HYPER, key, scalar)
             return hyper_values[key]
 
         # The backward pass starts from the loss scale instead of d loss / d loss = 1.
@@ -241,7 +171,7 @@ class InsertTraining(ModulePass):
             seed.replace_all_uses_with(loss_scale)
         # Read the results again: one of them may have been the seed itself.
         results = list(terminator.operands)
-        grads = {name: results[i] for i, (kind, name) in enumerate(res_roles) if kind == "grad"}
+        grads = {name: results[i] for i, (kind, name) in enumerate(res_roles) if kind == RoleKind.GRAD}
 
         if self.gradient_accumulation == 1:
             with terminator.location, ir.InsertionPoint(terminator):
@@ -250,11 +180,11 @@ class InsertTraining(ModulePass):
                     grads = _clip(grads, spec.max_grad_norm, loss_scale)
                 updates = _apply_updates(spec, params, grads, add_arg, hyper)
                 if new_scale is not None:
-                    updates.append(("state_update", "loss_scaling", new_scale))
+                    updates.append((RoleKind.STATE_UPDATE, "loss_scaling", new_scale))
         else:
             updates = self._accumulate(func, spec, params, grads, add_arg, terminator)
 
-        kept = [(role, value) for role, value in zip(res_roles, results, strict=True) if role[0] != "grad"]
+        kept = [(role, value) for role, value in zip(res_roles, results, strict=True) if role[0] != RoleKind.GRAD]
         new_results = [value for _, value in kept] + [value for _, _, value in updates]
         new_res_roles = [role for role, _ in kept] + [(kind, name) for kind, name, _ in updates]
         with terminator.location, ir.InsertionPoint(terminator):
@@ -267,39 +197,39 @@ class InsertTraining(ModulePass):
         if diag.failed:
             raise PassFailure()
 
-    def _accumulate(self, func: ir.Operation, spec: OptimizerSpec, params: dict[str, ir.Value], grads: dict[str, ir.Value],
+    def _accumulate(self, func: ir.Operation, spec: Optimizer, params: dict[str, ir.Value], grads: dict[str, ir.Value],
                     add_arg: Any, terminator: ir.Operation) -> list[tuple[str, str, ir.Value]]:
         """G > 1: the step adds its gradients into accumulators; a second function,
         ``@update``, applies the optimizer to them once per G steps and zeroes them."""
         scalar = _scalar_type()
-        updates: list[tuple[str, str, ir.Value]] = []
-        count = add_arg("accumulator", COUNTER, scalar)
+        updates: list[tuple[RoleKind, str, ir.Value]] = []
+        count = add_arg(RoleKind.ACCUMULATOR, COUNTER, scalar)
         with terminator.location, ir.InsertionPoint(terminator):
             one = _torch_int(1)
             new_count = ir.Operation.create("torch.aten.add.Scalar", results=[scalar], operands=[count, one, one]).result
-            updates.append(("accumulator_update", COUNTER, new_count))
+            updates.append((RoleKind.ACCUMULATOR_UPDATE, COUNTER, new_count))
             for name, grad in grads.items():
-                accumulator = add_arg("accumulator", f"{name}/accum", grad.type)
-                op = build(ipu_d.AccumulateGradOp, accumulator, grad, new_count, ir.StringAttr.get(self.reduction),
-                           ir.StringAttr.get(self.strategy), grad.type)
-                updates.append(("accumulator_update", f"{name}/accum", op.result))
+                accumulator = add_arg(RoleKind.ACCUMULATOR, f"{name}/accum", grad.type)
+                op = build(ipu_d.AccumulateGradOp, accumulator, grad, new_count, string(self.reduction),
+                           string(self.strategy), grad.type)
+                updates.append((RoleKind.ACCUMULATOR_UPDATE, f"{name}/accum", op.result))
 
         # @update(parameters, accumulators, state, hyper) -> new weights, state, zeroed accumulators
-        roles: list[tuple[str, str]] = []
+        roles: list[tuple[RoleKind, str]] = []
         types: list[ir.Type] = []
         for name, weight in params.items():
             if name in grads:
-                roles.append(("parameter", name))
+                roles.append((RoleKind.PARAMETER, name))
                 types.append(weight.type)
         for name in grads:
-            roles.append(("accumulator", f"{name}/accum"))
+            roles.append((RoleKind.ACCUMULATOR, f"{name}/accum"))
             types.append(grads[name].type)
         with func.location, ir.InsertionPoint(func):
             update = func_d.FuncOp(UPDATE_FUNCTION, (types, []))
         block = update.add_entry_block()
-        extra: list[tuple[str, str]] = []
+        extra: list[tuple[RoleKind, str]] = []
 
-        def add_update_arg(kind: str, name: str, type_: ir.Type) -> ir.Value:
+        def add_update_arg(kind: RoleKind, name: str, type_: ir.Type) -> ir.Value:
             extra.append((kind, name))
             return block.add_argument(type_, func.location)
 
@@ -311,17 +241,18 @@ class InsertTraining(ModulePass):
                 if key in spec.constants:
                     hypers[key] = _literal(spec.constants[key], block)
                 else:
-                    hypers[key] = add_update_arg("hyper", key, scalar)
+                    hypers[key] = add_update_arg(RoleKind.HYPER, key, scalar)
             return hypers[key]
 
         arguments = list(block.arguments)
-        update_params = {name: arguments[i] for i, (kind, name) in enumerate(roles) if kind == "parameter"}
-        accumulators = {name[: -len("/accum")]: arguments[i] for i, (kind, name) in enumerate(roles) if kind == "accumulator"}
-        results: list[tuple[str, str, ir.Value]] = []
+        update_params = {name: arguments[i] for i, (kind, name) in enumerate(roles) if kind == RoleKind.PARAMETER}
+        accumulators = {name[: -len("/accum")]: arguments[i] for i, (kind, name) in enumerate(roles)
+                        if kind == RoleKind.ACCUMULATOR}
+        results: list[tuple[RoleKind, str, ir.Value]] = []
         with func.location, ir.InsertionPoint(block):
             effective = {}
             for name, accumulator in accumulators.items():
-                if self.reduction == "mean" and self.strategy == "post":
+                if self.reduction == Reduction.MEAN and self.strategy == MeanStrategy.POST:
                     factor = _torch_int(self.gradient_accumulation)
                     effective[name] = ir.Operation.create("torch.aten.div.Scalar", results=[accumulator.type],
                                                           operands=[accumulator, factor]).result
@@ -332,49 +263,51 @@ class InsertTraining(ModulePass):
                 effective = _clip(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
             results.extend(_apply_updates(spec, update_params, effective, add_update_arg, update_hyper))
             if new_scale is not None:
-                results.append(("state_update", "loss_scaling", new_scale))
+                results.append((RoleKind.STATE_UPDATE, "loss_scaling", new_scale))
             none = ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
             for name, accumulator in accumulators.items():
                 zero = ir.Operation.create("torch.aten.zeros_like", results=[accumulator.type],
                                            operands=[accumulator, none, none, none, none, none]).result
-                results.append(("accumulator_update", f"{name}/accum", zero))
-            count_arg = add_update_arg("accumulator", COUNTER, scalar)
+                results.append((RoleKind.ACCUMULATOR_UPDATE, f"{name}/accum", zero))
+            count_arg = add_update_arg(RoleKind.ACCUMULATOR, COUNTER, scalar)
             zero_count = ir.Operation.create("torch.aten.zeros_like", results=[scalar],
                                              operands=[count_arg, none, none, none, none, none]).result
-            results.append(("accumulator_update", COUNTER, zero_count))
+            results.append((RoleKind.ACCUMULATOR_UPDATE, COUNTER, zero_count))
             func_d.ReturnOp([value for _, _, value in results])
         _set_signature(update.operation, roles + extra, [(k, n) for k, n, _ in results], [v for _, _, v in results])
         return updates
 
 
-def _set_signature(func: ir.Operation, arg_roles: list[tuple[str, str]], res_roles: list[tuple[str, str]], results: list[ir.Value]) -> None:
+def _set_signature(func: ir.Operation, arg_roles: list[tuple[RoleKind, str]], res_roles: list[tuple[RoleKind, str]],
+                   results: list[ir.Value]) -> None:
     body = func.regions[0].blocks[0]
     arg_types = [a.type for a in body.arguments]
     func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [v.type for v in results]))
-    func.attributes["arg_attrs"] = ir.ArrayAttr.get([_role_attr(k, n) for k, n in arg_roles])
-    func.attributes["res_attrs"] = ir.ArrayAttr.get([_role_attr(k, n) for k, n in res_roles])
+    write_roles(func, ARGUMENTS, arg_roles)
+    write_roles(func, RESULTS, res_roles)
 
 
-def _apply_updates(spec: OptimizerSpec, params: dict[str, ir.Value], grads: dict[str, ir.Value], add_arg: Any,
-                   hyper: Any) -> list[tuple[str, str, ir.Value]]:
+def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str, ir.Value], add_arg: Any,
+                   hyper: Any) -> list[tuple[RoleKind, str, ir.Value]]:
     """One update op per gradient (at the current insertion point); returns the results' roles."""
     scalar = _scalar_type()
-    state_names = _state_names(spec)
-    with_step = spec.type in ("adam", "lamb") or (spec.type == "sgd" and bool(spec.flags.get("with_momentum", False)))
-    updates: list[tuple[str, str, ir.Value]] = []
+    update_op = spec.update_op
+    state_names = update_op.state_names(spec.flags)
+    with_step = update_op.counts_steps(spec.flags)
+    updates: list[tuple[RoleKind, str, ir.Value]] = []
     for name, grad in grads.items():
         weight = params[name]
         group = spec.param_groups.get(name, 0)
-        state = [add_arg("optimizer_state", f"{name}/{s}", weight.type) for s in state_names]
-        step = [add_arg("optimizer_state", f"{name}/step", scalar)] if with_step else []
-        operands = [hyper(group, h) for h in HYPER[spec.type]]
-        op = _build_update(spec, weight, grad, state, step, operands)
+        state = [add_arg(RoleKind.OPTIMIZER_STATE, f"{name}/{s}", weight.type) for s in state_names]
+        step = [add_arg(RoleKind.OPTIMIZER_STATE, f"{name}/step", scalar)] if with_step else []
+        hyper_values = {h: hyper(group, h) for h in update_op.HYPER_PARAMETERS}
+        op = update_op.create(weight, grad, state, step, hyper_values, spec.flags)
         outs = list(op.operation.results)
-        updates.append(("weight_update", name, outs[0]))
+        updates.append((RoleKind.WEIGHT_UPDATE, name, outs[0]))
         for state_name, value in zip(state_names, outs[1 : 1 + len(state)], strict=True):
-            updates.append(("state_update", f"{name}/{state_name}", value))
+            updates.append((RoleKind.STATE_UPDATE, f"{name}/{state_name}", value))
         if with_step:
-            updates.append(("state_update", f"{name}/step", outs[-1]))
+            updates.append((RoleKind.STATE_UPDATE, f"{name}/step", outs[-1]))
     return updates
 
 
@@ -394,7 +327,7 @@ def _torch_op(name: str, result: ir.Type, *operands: ir.Value) -> ir.Value:
 
 def _torch_float(value: float) -> ir.Value:
     return ir.Operation.create("torch.constant.float", results=[ir.Type.parse("!torch.float")],
-                               attributes={"value": ir.FloatAttr.get(ir.F64Type.get(), value)}).result
+                               attributes={"value": f64(value)}).result
 
 
 def _clip(grads: dict[str, ir.Value], max_norm: float, loss_scale: ir.Value) -> dict[str, ir.Value]:
@@ -458,7 +391,7 @@ _TORCH_DTYPE_CODES = {"f16": 5, "f32": 6, "f64": 7, "bf16": 15}
 
 def _torch_bool(value: bool) -> ir.Value:
     return ir.Operation.create("torch.constant.bool", results=[ir.Type.parse("!torch.bool")],
-                               attributes={"value": ir.BoolAttr.get(value)}).result
+                               attributes={"value": boolean(value)}).result
 
 
 def _none() -> ir.Value:
@@ -468,6 +401,6 @@ def _none() -> ir.Value:
 def _torch_int(value: int) -> ir.Value:
     op = ir.Operation.create(
         "torch.constant.int", results=[ir.Type.parse("!torch.int")],
-        attributes={"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)},
+        attributes={"value": i64(value)},
     )
     return op.result

@@ -15,6 +15,7 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects import ipu as ipu_d
 from ipu_mlir.dialects._base import build
+from ipu_mlir.support.ir_build import f64, string
 
 from ..pass_base import Diagnostics, ModulePass
 from ..torch_ir import NotConstant, constant_value
@@ -49,17 +50,19 @@ def _raise(op: ir.Operation, diag: Diagnostics) -> None:
             title = const(1, "the title", str, "a string")
             if title is _MISSING:
                 return
-            new = build(ipu_d.PrintTensorOp, operands[0], ir.StringAttr.get(title), result.type)
+            new = build(ipu_d.PrintTensorOp, operands[0], string(title), result.type)
         elif kind == "nop":
             new = build(ipu_d.NopOp, operands[0], result.type)
         elif kind == "identity_loss":
             reduction = const(1, "the reduction", str, "a string")
             if reduction is _MISSING:
                 return
-            if reduction not in ("sum", "mean", "none"):
-                diag.error(op, f"poptorch.identity_loss: reduction must be \"sum\", \"mean\" or \"none\", got \"{reduction}\"")
+            try:
+                reduction = ipu_d.LossReduction.parse(reduction, "poptorch.identity_loss: reduction")
+            except ValueError as error:
+                diag.error(op, str(error))
                 return
-            new = build(ipu_d.IdentityLossOp, operands[0], ir.StringAttr.get(reduction), result.type)
+            new = build(ipu_d.IdentityLossOp, operands[0], string(reduction.value), result.type)
         elif kind == "set_available_memory":
             proportion = const(1, "the proportion", (int, float), "a number")
             if proportion is _MISSING:
@@ -67,7 +70,7 @@ def _raise(op: ir.Operation, diag: Diagnostics) -> None:
             if not 0.0 < float(proportion) <= 1.0:
                 diag.error(op, f"poptorch.set_available_memory: proportion must be in (0, 1], got {proportion}")
                 return
-            new = build(ipu_d.SetAvailableMemoryOp, operands[0], ir.FloatAttr.get(ir.F64Type.get(), float(proportion)), result.type)
+            new = build(ipu_d.SetAvailableMemoryOp, operands[0], f64(proportion), result.type)
         elif kind == "recomputation_checkpoint":
             new = build(ipu_d.RecomputationCheckpointOp, operands[0], result.type)
         else:

@@ -1,10 +1,10 @@
 """poplar-build-program: wraps a lowered function into a ``poplar.graph`` with its control program.
 
 Input: ``func.func @main`` over builtin tensors (after ``convert-torch-to-poplar``) whose
-arguments carry ``ipu.name`` / ``ipu.kind`` attributes (weights, buffers, constants,
-then inputs). Output: one ``poplar.graph`` holding a variable per argument, a host
-stream per input and output, a ``poplar.function @step`` with the model body, and the
-``main`` sequence: the device-iteration loop and the output mode's host copies.
+arguments carry their ``#ipu.role`` (weights, buffers, constants, then inputs). Output:
+one ``poplar.graph`` holding a variable per argument, a host stream per input and output,
+a ``poplar.function @step`` with the model body, and the ``main`` sequence: the
+device-iteration loop and the output mode's host copies.
 """
 
 from __future__ import annotations
@@ -16,17 +16,17 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
+from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, ROLE_ATTR, RoleKind, read_roles
 
 from ..pass_base import Diagnostics, ModulePass
 from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, PLAN_ATTR, STAGE_ATTR
 
-ARG_NAME = "ipu.name"
-ARG_KIND = "ipu.kind"
 OUTPUT_MODES = ("all", "final", "sum", "every_n")
-_KINDS = {"parameter": "weight", "buffer": "buffer", "constant": "buffer", "input": "input",
-          "hyper": "scalar", "optimizer_state": "optimizer_state", "accumulator": "accumulator"}
-# Result roles (``ipu.kind`` in res_attrs) that write a variable instead of going to the host.
-_WRITES = ("weight_update", "buffer_update", "state_update", "accumulator_update")
+# The poplar.variable kind of each argument role.
+_KINDS = {RoleKind.PARAMETER: "weight", RoleKind.BUFFER: "buffer", RoleKind.CONSTANT: "buffer", RoleKind.INPUT: "input",
+          RoleKind.HYPER: "scalar", RoleKind.OPTIMIZER_STATE: "optimizer_state", RoleKind.ACCUMULATOR: "accumulator"}
+# Result roles that write a variable instead of going to the host.
+_WRITES = (RoleKind.WEIGHT_UPDATE, RoleKind.BUFFER_UPDATE, RoleKind.STATE_UPDATE, RoleKind.ACCUMULATOR_UPDATE)
 STEP_FUNCTION = "step"
 UPDATE_FUNCTION = "update"
 
@@ -60,10 +60,10 @@ class BuildProgram(ModulePass):
     last iteration's, ``sum`` their sum.
 
     Preconditions: exactly one ``func.func`` whose body holds only poplar ops and a
-    ``func.return``; every argument has ``ipu.name`` and ``ipu.kind``. Results whose
-    ``ipu.kind`` (in ``res_attrs``) is ``weight_update``, ``buffer_update`` or
-    ``state_update`` are copied into the variable ``ipu.name`` at the end of each step;
-    the other results go to the host.
+    ``func.return``; every argument has an ``#ipu.role``. Results whose role is
+    ``weight_update``, ``buffer_update``, ``state_update`` or ``accumulator_update`` are
+    copied into the variable of the role's name at the end of each step; the other
+    results go to the host.
 
     With gradient accumulation the module holds ``@main`` (one micro-batch: forward,
     backward, accumulation) and ``@update`` (the optimizer): each device iteration runs
@@ -189,18 +189,21 @@ class BuildProgram(ModulePass):
         """A function's argument and result roles, and its body checked to be poplar ops."""
         body = func.regions[0].blocks[0]
         args = list(body.arguments)
-        arg_attrs = list(func.attributes["arg_attrs"]) if "arg_attrs" in func.attributes else []
+        try:
+            arg_roles, res_roles = read_roles(func, ARGUMENTS), read_roles(func, RESULTS)
+        except ValueError as error:
+            diag.error(func, str(error))
+            return _Function(func, args, [], [], [], [], None)
         infos = []
-        for i in range(len(args)):
-            attrs = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
-            if attrs is None or ARG_NAME not in attrs or ARG_KIND not in attrs:
-                diag.error(func, f"argument #{i} has no '{ARG_NAME}' / '{ARG_KIND}' attributes (set by the frontend)")
+        for i, role in enumerate(arg_roles):
+            if role is None:
+                diag.error(func, f"argument #{i} has no '{ROLE_ATTR}' (set by the frontend)")
                 return _Function(func, args, [], [], [], [], None)
-            kind = ir.StringAttr(attrs[ARG_KIND]).value
-            if kind not in _KINDS:
-                diag.error(func, f"argument #{i} has unknown kind '{kind}' (expected one of {', '.join(_KINDS)})")
+            if role.kind not in _KINDS:
+                diag.error(func, f"argument #{i} has kind '{role.kind}', which is not an argument's "
+                                 f"(expected one of {', '.join(_KINDS)})")
                 return _Function(func, args, [], [], [], [], None)
-            infos.append((ir.StringAttr(attrs[ARG_NAME]).value, kind))
+            infos.append((role.name, role.kind.value))
         ops = list(body.operations)
         terminator = ops[-1].operation
         for op in ops[:-1]:
@@ -208,14 +211,11 @@ class BuildProgram(ModulePass):
             if not name.startswith("poplar."):
                 diag.error(op, f"'{name}' is not a poplar op; run convert-torch-to-poplar first")
         all_results = list(terminator.operands)
-        res_attrs = list(func.attributes["res_attrs"]) if "res_attrs" in func.attributes else []
         writes: list[tuple[str, ir.Value]] = []
         outputs: list[ir.Value] = []
-        for index, value in enumerate(all_results):
-            role = ir.DictAttr(res_attrs[index]) if index < len(res_attrs) else None
-            kind = ir.StringAttr(role[ARG_KIND]).value if role is not None and ARG_KIND in role else "output"
-            if kind in _WRITES:
-                writes.append((ir.StringAttr(role[ARG_NAME]).value, value))
+        for value, role in zip(all_results, res_roles, strict=True):
+            if role is not None and role.kind in _WRITES:
+                writes.append((role.name, value))
             else:
                 outputs.append(value)
         return _Function(func, args, infos, [op.operation for op in ops[:-1]], writes, outputs, terminator)

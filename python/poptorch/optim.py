@@ -34,14 +34,15 @@ __all__ = [
 
 _INF = math.inf
 
-#: Hyper-parameter values each compiled update op reads per param group, in operand order
-#: (``ipu_insert_training.HYPER`` without the global ``loss_scaling``).
-GROUP_HYPER: dict[str, tuple[str, ...]] = {
-    "sgd": ("lr", "momentum", "dampening", "weight_decay", "velocity_scaling"),
-    "adam": ("lr", "beta1", "beta2", "eps", "weight_decay"),
-    "rmsprop": ("lr", "alpha", "eps", "momentum", "weight_decay"),
-    "lamb": ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm"),
-}
+
+def group_hyper(kind: str) -> tuple[str, ...]:
+    """The hyper-parameter values the compiled update of ``kind`` reads per param group,
+    in operand order (every one but the global ``loss_scaling``). The ipu dialect's
+    update ops declare them; loading the compiler for them is deferred to first use."""
+    from ipu_mlir.driver.compile import group_hyper_parameters
+
+    return group_hyper_parameters(kind)
+
 
 #: Optimizer state dtypes that PopTorch accepts.
 ACCUM_DTYPES: tuple[torch.dtype, ...] = (torch.float32, torch.float16)
@@ -295,7 +296,7 @@ def _check_group(where: str, kind: str, group: dict[str, Any]) -> dict[str, floa
     values: dict[str, float] = {"lr": _check(where, "lr", group["lr"], rule="group_lr")}
     if kind in ("adam", "lamb"):
         values["beta1"], values["beta2"] = _betas(where, group["betas"])
-    for name in GROUP_HYPER[kind]:
+    for name in group_hyper(kind):
         if name in values:
             continue
         if name == "velocity_scaling":
@@ -626,7 +627,7 @@ class IpuOptimizer:
 
     type: str  # "sgd" | "adam" | "rmsprop" | "lamb"
     flags: dict[str, object]  # structural choices, fixed at compile time
-    groups: list[dict[str, float]]  # per param group: GROUP_HYPER[type] -> value
+    groups: list[dict[str, float]]  # per param group: group_hyper(type) -> value
     param_groups: dict[str, int]  # parameter path -> group index
     loss_scaling: float
     constant: set[str]  # hyper-parameter names marked constant

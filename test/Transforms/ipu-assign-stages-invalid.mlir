@@ -7,7 +7,7 @@
 
 // With Block only, an op after the first block must be inside a block.
 // CHECK: model.py:11:5: error: 'torch.aten.tanh' runs after the first poptorch.Block but is in no block; with Block every later op must be inside one: widen the Block, or use poptorch.BeginBlock, whose block lasts until the next one
-func.func @outside_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded"}} {
+func.func @outside_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A", ipu_id = 0 : i64}>["body"("model.py":10:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{seq_nr = 3 : i64}>["head"("model.py":11:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -17,7 +17,7 @@ func.func @outside_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
 
 // Blocks run in declaration order: A, B, A is an error at the op that comes back to A.
 // CHECK-NEXT: model.py:22:5: error: block 'A' is used again after block 'B'; blocks must run in the order they are declared: give the later code its own block
-func.func @block_reused(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded"}} {
+func.func @block_reused(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A", ipu_id = 0 : i64}>["a"("model.py":20:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B", ipu_id = 1 : i64}>["b"("model.py":21:5)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A", ipu_id = 0 : i64}>["a"("model.py":22:5)])
@@ -28,7 +28,7 @@ func.func @block_reused(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> 
 
 // A block belongs to exactly one stage.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: block 'A' is in two stages (0 and 1); a block belongs to exactly one stage
-func.func @block_in_two_stages(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded", stages = [{blocks = ["A"], ipu = 0 : i64}, {blocks = ["A", "B"], ipu = 1 : i64}]}} {
+func.func @block_in_two_stages(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [#ipu.stage<["A"], 0 : i64>, #ipu.stage<["A", "B"], 1 : i64>], false, 1 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A"}>["a"("model.py":30:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B"}>["b"("model.py":31:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -38,7 +38,7 @@ func.func @block_in_two_stages(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2
 
 // A stage can only name blocks of the model; the error lists the known ones.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: stage 1 names block 'decoder', which the model does not have (its blocks: 'A', 'B')
-func.func @unknown_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded", stages = [{blocks = ["A"], ipu = 0 : i64}, {blocks = ["B", "decoder"], ipu = 1 : i64}]}} {
+func.func @unknown_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [#ipu.stage<["A"], 0 : i64>, #ipu.stage<["B", "decoder"], 1 : i64>], false, 1 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A"}>["a"("model.py":40:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B"}>["b"("model.py":41:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -48,7 +48,7 @@ func.func @unknown_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
 
 // With explicit stages, every block of the model must be in one of them.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: block 'B' is not in any stage of the execution strategy; add it to a Stage, or let an AutoStage place the blocks
-func.func @block_in_no_stage(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded", stages = [{blocks = ["A"], ipu = 0 : i64}]}} {
+func.func @block_in_no_stage(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [#ipu.stage<["A"], 0 : i64>], false, 1 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A"}>["a"("model.py":50:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B"}>["b"("model.py":51:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -58,7 +58,7 @@ func.func @block_in_no_stage(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],
 
 // AutoStage.SameAsIpu (the default) needs every block's ipu_id.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: block 'B' has no ipu_id, so AutoStage.SameAsIpu cannot place it; give Block(..., ipu_id=n) or use Stage(...).ipu(n)
-func.func @no_ipu_same_as_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded"}} {
+func.func @no_ipu_same_as_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A", ipu_id = 0 : i64}>["a"("model.py":60:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B"}>["b"("model.py":61:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -68,7 +68,7 @@ func.func @no_ipu_same_as_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2]
 
 // An explicit stage without .ipu(n) over a block without ipu_id has no IPU either.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: block 'B' has no IPU: give Block(..., ipu_id=...) or Stage(...).ipu(n)
-func.func @no_ipu_explicit_stage(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded", stages = [{blocks = ["A"], ipu = 0 : i64}, {blocks = ["B"]}]}} {
+func.func @no_ipu_explicit_stage(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [#ipu.stage<["A"], 0 : i64>, #ipu.stage<["B"], -1 : i64>], false, 1 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A"}>["a"("model.py":70:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B"}>["b"("model.py":71:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -79,7 +79,7 @@ func.func @no_ipu_explicit_stage(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<
 // PipelinedExecution: stage ids rise in execution order. Under SameAsIpu, block B on IPU 0
 // would be stage 0 after block A's stage 1; the error names both.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: block 'B' is in stage 0 but runs after block 'A' of stage 1; in PipelinedExecution stages run in increasing order: put the blocks in stages in execution order
-func.func @stages_out_of_order(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "pipelined", device_iterations = 2 : i64}} {
+func.func @stages_out_of_order(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 2 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A", ipu_id = 1 : i64}>["a"("model.py":80:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B", ipu_id = 0 : i64}>["b"("model.py":81:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -89,7 +89,7 @@ func.func @stages_out_of_order(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2
 
 // Explicit stages in a pipeline follow the same rule: Stage("B"), Stage("A") with A first.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: block 'B' is in stage 0 but runs after block 'A' of stage 1; in PipelinedExecution stages run in increasing order: put the blocks in stages in execution order
-func.func @explicit_stages_out_of_order(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "pipelined", device_iterations = 2 : i64, stages = [{blocks = ["B"], ipu = 0 : i64}, {blocks = ["A"], ipu = 1 : i64}]}} {
+func.func @explicit_stages_out_of_order(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [#ipu.stage<["B"], 0 : i64>, #ipu.stage<["A"], 1 : i64>], false, 2 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A"}>["a"("model.py":90:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B"}>["b"("model.py":91:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -99,7 +99,7 @@ func.func @explicit_stages_out_of_order(%x: !torch.vtensor<[2],f32>) -> !torch.v
 
 // Layers that share a weight must sit on the same IPU.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: weight 'shared.weight' is used on IPUs [0, 1]; layers that share weights must be on the same IPU: put them in blocks on one IPU
-func.func @shared_weight(%w: !torch.vtensor<[2],f32> {ipu.kind = "parameter", ipu.name = "shared.weight"}, %x: !torch.vtensor<[2],f32> {ipu.kind = "input", ipu.name = "input"}) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded"}} {
+func.func @shared_weight(%w: !torch.vtensor<[2],f32> {ipu.role = #ipu.role<"parameter", "shared.weight">}, %x: !torch.vtensor<[2],f32> {ipu.role = #ipu.role<"input", "input">}) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.mul.Tensor %x, %w : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A", ipu_id = 0 : i64}>["enc"("model.py":100:5)])
   %1 = torch.aten.mul.Tensor %0, %w : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B", ipu_id = 1 : i64}>["dec"("model.py":101:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -109,7 +109,7 @@ func.func @shared_weight(%w: !torch.vtensor<[2],f32> {ipu.kind = "parameter", ip
 
 // 3 IPUs is not a power of 2 and autoRoundNumIPUs is off.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: the model uses 3 IPUs (3 per replica x 1 replicas), which is not a power of 2; use a power of 2, or Options().autoRoundNumIPUs(True) to round up and leave the extra IPUs idle
-func.func @three_ipus(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "pipelined", device_iterations = 3 : i64}} {
+func.func @three_ipus(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 3 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":110:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64}>["l1"("model.py":111:5)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", ipu_id = 2 : i64}>["l2"("model.py":112:5)])
@@ -120,7 +120,7 @@ func.func @three_ipus(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> at
 
 // More than 64 IPUs: ipu_id 40 with 2 replicas, rounded up by autoRoundNumIPUs, is 128.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: the model uses 82 IPUs (41 per replica x 2 replicas), more than the 64 one process can drive; use distributed execution (several processes) or fewer IPUs
-func.func @too_many_ipus(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded", replication_factor = 2 : i64, auto_round_num_ipus = true}} {
+func.func @too_many_ipus(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 2 : i64, true>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":120:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 40 : i64}>["l1"("model.py":121:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -130,7 +130,7 @@ func.func @too_many_ipus(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
 
 // More than 64 IPUs, already a power of 2: 64 per replica x 2 replicas.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: the model uses 128 IPUs (64 per replica x 2 replicas), more than the 64 one process can drive; use distributed execution (several processes) or fewer IPUs
-func.func @too_many_ipus_power_of_2(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "sharded", replication_factor = 2 : i64}} {
+func.func @too_many_ipus_power_of_2(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 2 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":130:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 63 : i64}>["l1"("model.py":131:5)])
   return %1 : !torch.vtensor<[2],f32>
@@ -140,7 +140,7 @@ func.func @too_many_ipus_power_of_2(%x: !torch.vtensor<[2],f32>) -> !torch.vtens
 
 // Pipelined training over p = 3 forward stages needs G >= 2p - 1 = 5; 4 is one short.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: pipelined training over 3 stages needs gradientAccumulation >= 2 x 3 - 1 = 5, got 4; raise Options.Training.gradientAccumulation or use fewer stages
-func.func @training_accumulation(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "pipelined", training = true, gradient_accumulation = 4 : i64, device_iterations = 8 : i64, auto_stage = "auto_increment"}} {
+func.func @training_accumulation(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "auto_increment", [], true, 8 : i64, 4 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64, seq_nr = 1 : i64}>["l0"("model.py":140:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64, seq_nr = 2 : i64}>["l1"("model.py":141:5)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", ipu_id = 1 : i64, seq_nr = 3 : i64}>["l2"("model.py":142:5)])
@@ -152,17 +152,8 @@ func.func @training_accumulation(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<
 
 // Pipelined inference over p = 2 stages needs deviceIterations >= 2.
 // CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: pipelined inference over 2 stages needs deviceIterations >= 2, got 1; raise Options.deviceIterations or use fewer stages
-func.func @inference_iterations(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "pipelined", device_iterations = 1 : i64}} {
+func.func @inference_iterations(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1 : i64, false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":150:5)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64}>["l1"("model.py":151:5)])
   return %1 : !torch.vtensor<[2],f32>
-}
-
-// -----
-
-// Only pipelined and sharded execution exist in the IPU Model.
-// CHECK-NEXT: ipu-assign-stages-invalid.mlir:[[# @LINE + 1]]:1: error: ipu-assign-stages: 'ipu.strategy' kind must be "pipelined" or "sharded", got 'serial_phased' (phased execution is not available in the IPU Model yet)
-func.func @unknown_kind(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = {kind = "serial_phased"}} {
-  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":160:5)])
-  return %0 : !torch.vtensor<[2],f32>
 }

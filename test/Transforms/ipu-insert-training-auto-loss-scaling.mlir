@@ -6,7 +6,7 @@
 // it is written back to the loss_scaling variable as a state update. With gradient
 // accumulation the @update function decides it from the accumulated gradients.
 // CHECK-LABEL: "func.func"()
-// CHECK-SAME: {ipu.kind = "state_update", ipu.name = "loss_scaling"}
+// CHECK-SAME: {ipu.role = #ipu.role<"state_update", "loss_scaling">}
 // CHECK-SAME: sym_name = "main"
 // CHECK: %[[ABS:.*]] = "torch.aten.abs"(%[[G:.*]]) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
 // CHECK: %[[HIGH:.*]] = "torch.aten.ge.Scalar"(%[[ABS]], %{{.*}}) : (!torch.vtensor<[3],f32>, !torch.float) -> !torch.vtensor<[3],i1>
@@ -22,7 +22,7 @@
 // ACC: "torch.aten.where.self"
 // ACC: sym_name = "main"
 // ACC-NOT: "torch.aten.ge.Scalar"
-func.func @main(%w: !torch.vtensor<[3],f32> {ipu.kind = "parameter", ipu.name = "w"}, %seed: !torch.vtensor<[],f32> {ipu.kind = "loss_grad", ipu.name = "loss_grad"}) -> (!torch.vtensor<[],f32> {ipu.kind = "loss", ipu.name = "0"}, !torch.vtensor<[3],f32> {ipu.kind = "grad", ipu.name = "w"}) attributes {ipu.optimizer = {type = "sgd", flags = {}, groups = 1 : i64, param_groups = {}}} {
+func.func @main(%w: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"parameter", "w">}, %seed: !torch.vtensor<[],f32> {ipu.role = #ipu.role<"loss_grad", "loss_grad">}) -> (!torch.vtensor<[],f32> {ipu.role = #ipu.role<"loss", "0">}, !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"grad", "w">}) attributes {ipu.optimizer = #ipu.optimizer<"sgd", {}, 1 : i64, {}, {}, []>} {
   %int1 = torch.constant.int 1
   %0 = torch.aten.mul.Scalar %w, %int1 : !torch.vtensor<[3],f32>, !torch.int -> !torch.vtensor<[3],f32>
   return %seed, %0 : !torch.vtensor<[],f32>, !torch.vtensor<[3],f32>

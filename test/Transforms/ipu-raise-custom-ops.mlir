@@ -12,7 +12,7 @@
 // CHECK: %[[LOSS:.*]] = "ipu.identity_loss"(%[[CKPT]]) {reduction = "mean"} : (!torch.vtensor<[2,3],f32>) -> !torch.vtensor<[],f32>
 // CHECK: "func.return"(%[[LOSS]])
 // CHECK-NOT: torch.operator
-func.func @main(%arg0: !torch.vtensor<[3,4],f32> {ipu.kind = "parameter", ipu.name = "l.weight"}, %arg1: !torch.vtensor<[3],f32> {ipu.kind = "parameter", ipu.name = "l.bias"}, %arg2: !torch.vtensor<[2,4],f32> {ipu.kind = "input", ipu.name = "x"}) -> !torch.vtensor<[],f32> {
+func.func @main(%arg0: !torch.vtensor<[3,4],f32> {ipu.role = #ipu.role<"parameter", "l.weight">}, %arg1: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"parameter", "l.bias">}, %arg2: !torch.vtensor<[2,4],f32> {ipu.role = #ipu.role<"input", "x">}) -> !torch.vtensor<[],f32> {
   %0 = torch.aten.linear %arg2, %arg0, %arg1 : !torch.vtensor<[2,4],f32>, !torch.vtensor<[3,4],f32>, !torch.vtensor<[3],f32> -> !torch.vtensor<[2,3],f32>
   %str = torch.constant.str "act"
   %1 = torch.operator "torch.poptorch.ipu_print_tensor"(%0, %str) : (!torch.vtensor<[2,3],f32>, !torch.str) -> !torch.vtensor<[2,3],f32>
@@ -70,7 +70,7 @@ func.func @none_title(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
 func.func @bad_reduction(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>) {
   %max = torch.constant.str "max"
   %int = torch.constant.int 0
-  // expected-error@+1 {{poptorch.identity_loss: reduction must be "sum", "mean" or "none", got "max"}}
+  // expected-error@+1 {{poptorch.identity_loss: reduction must be one of: sum, mean, none; got "max"}}
   %0 = torch.operator "torch.poptorch.identity_loss"(%x, %max) : (!torch.vtensor<[2],f32>, !torch.str) -> !torch.vtensor<[],f32>
   // expected-error@+1 {{poptorch.identity_loss: the reduction must be a string, got 0}}
   %1 = torch.operator "torch.poptorch.identity_loss"(%x, %int) : (!torch.vtensor<[2],f32>, !torch.int) -> !torch.vtensor<[],f32>

@@ -21,23 +21,32 @@
 // OPTIONS-DAG: error: poplar-build-program: gradient-accumulation must be >= 1, got 0
 // OPTIONS-DAG: error: poplar-build-program: output-mode must be one of all, final, sum, every_n, got 'last'
 
-// The frontend names every argument; an argument without ipu.kind is an error at the function.
-// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has no 'ipu.name' / 'ipu.kind' attributes (set by the frontend)
-func.func @main(%arg0: tensor<3xf32> {ipu.name = "w"}, %arg1: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}) -> tensor<3xf32> {
+// The frontend gives every argument a role; an argument without ipu.role is an error at the function.
+// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has no 'ipu.role' (set by the frontend)
+func.func @main(%arg0: tensor<3xf32> {ipu.name = "w"}, %arg1: tensor<3xf32> {ipu.role = #ipu.role<"input", "x">}) -> tensor<3xf32> {
   return %arg1 : tensor<3xf32>
 }
 
 // -----
 
-// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has no 'ipu.name' / 'ipu.kind' attributes (set by the frontend)
+// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has no 'ipu.role' (set by the frontend)
 func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
   return %arg0 : tensor<3xf32>
 }
 
 // -----
 
-// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has unknown kind 'activation' (expected one of parameter, buffer, constant, input, hyper, optimizer_state, accumulator)
-func.func @main(%arg0: tensor<3xf32> {ipu.kind = "activation", ipu.name = "w"}) -> tensor<3xf32> {
+// A role kind is one of RoleKind's; the error lists them.
+// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0: 'ipu.role' kind must be one of: parameter, buffer, constant, input, loss_grad, hyper, optimizer_state, accumulator, buffer_update, loss, output, grad, weight_update, state_update, accumulator_update; got "activation"
+func.func @main(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"activation", "w">}) -> tensor<3xf32> {
+  return %arg0 : tensor<3xf32>
+}
+
+// -----
+
+// A result's kind on an argument is an error too.
+// CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 1]]:1: error: argument #0 has kind 'weight_update', which is not an argument's (expected one of parameter, buffer, constant, input, hyper, optimizer_state, accumulator)
+func.func @main(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"weight_update", "w">}) -> tensor<3xf32> {
   return %arg0 : tensor<3xf32>
 }
 
@@ -47,7 +56,7 @@ func.func @main(%arg0: tensor<3xf32> {ipu.kind = "activation", ipu.name = "w"}) 
 // every one is reported at its location.
 // CHECK-DAG: poplar-build-program-invalid.mlir:[[# @LINE + 4]]:8: error: 'arith.addf' is not a poplar op; run convert-torch-to-poplar first
 // CHECK-DAG: poplar-build-program-invalid.mlir:[[# @LINE + 4]]:8: error: 'arith.mulf' is not a poplar op; run convert-torch-to-poplar first
-func.func @main(%arg0: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}) -> tensor<3xf32> {
+func.func @main(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"input", "x">}) -> tensor<3xf32> {
   %0 = "poplar.popops_add"(%arg0, %arg0) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   %1 = arith.addf %0, %0 : tensor<3xf32>
   %2 = arith.mulf %1, %1 : tensor<3xf32>
@@ -58,10 +67,10 @@ func.func @main(%arg0: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}) -> te
 
 // The program is built from exactly one function.
 // CHECK: error: poplar-build-program expects one func.func, or @main and @update; found @main, @other
-func.func @main(%arg0: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}) -> tensor<3xf32> {
+func.func @main(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"input", "x">}) -> tensor<3xf32> {
   return %arg0 : tensor<3xf32>
 }
-func.func @other(%arg0: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}) -> tensor<3xf32> {
+func.func @other(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"input", "x">}) -> tensor<3xf32> {
   return %arg0 : tensor<3xf32>
 }
 
@@ -71,12 +80,12 @@ func.func @other(%arg0: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}) -> t
 // optimizer). @update runs once per G steps and has no host stream: every one of its
 // results must write a variable (weight_update, state_update, accumulator_update...).
 // CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 6]]:1: error: @update may only update variables; 1 results have no variable role
-func.func @main(%w: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "w"}, %x: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}, %acc: tensor<3xf32> {ipu.kind = "accumulator", ipu.name = "w/accum"}) -> (tensor<3xf32> {ipu.kind = "output", ipu.name = "0"}, tensor<3xf32> {ipu.kind = "accumulator_update", ipu.name = "w/accum"}) {
+func.func @main(%w: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %x: tensor<3xf32> {ipu.role = #ipu.role<"input", "x">}, %acc: tensor<3xf32> {ipu.role = #ipu.role<"accumulator", "w/accum">}) -> (tensor<3xf32> {ipu.role = #ipu.role<"output", "0">}, tensor<3xf32> {ipu.role = #ipu.role<"accumulator_update", "w/accum">}) {
   %0 = "poplar.popops_map"(%w, %x) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   %1 = "poplar.popops_map"(%acc, %x) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
-func.func @update(%w: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "w"}, %acc: tensor<3xf32> {ipu.kind = "accumulator", ipu.name = "w/accum"}) -> (tensor<3xf32> {ipu.kind = "weight_update", ipu.name = "w"}, tensor<3xf32> {ipu.kind = "output", ipu.name = "1"}) {
+func.func @update(%w: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %acc: tensor<3xf32> {ipu.role = #ipu.role<"accumulator", "w/accum">}) -> (tensor<3xf32> {ipu.role = #ipu.role<"weight_update", "w">}, tensor<3xf32> {ipu.role = #ipu.role<"output", "1">}) {
   %0 = "poplar.popops_map"(%w, %acc) {expr = "sub(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0, %0 : tensor<3xf32>, tensor<3xf32>
 }
@@ -85,12 +94,12 @@ func.func @update(%w: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "w"}, %a
 
 // The two functions share variables by name, so a name must have one type in both.
 // CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 6]]:1: error: argument 'w/accum' has type tensor<2xf32> here but tensor<3xf32> in another function
-func.func @main(%w: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "w"}, %x: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}, %acc: tensor<3xf32> {ipu.kind = "accumulator", ipu.name = "w/accum"}) -> (tensor<3xf32> {ipu.kind = "output", ipu.name = "0"}, tensor<3xf32> {ipu.kind = "accumulator_update", ipu.name = "w/accum"}) {
+func.func @main(%w: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %x: tensor<3xf32> {ipu.role = #ipu.role<"input", "x">}, %acc: tensor<3xf32> {ipu.role = #ipu.role<"accumulator", "w/accum">}) -> (tensor<3xf32> {ipu.role = #ipu.role<"output", "0">}, tensor<3xf32> {ipu.role = #ipu.role<"accumulator_update", "w/accum">}) {
   %0 = "poplar.popops_map"(%w, %x) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   %1 = "poplar.popops_map"(%acc, %x) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
-func.func @update(%w: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "w"}, %acc: tensor<2xf32> {ipu.kind = "accumulator", ipu.name = "w/accum"}) -> (tensor<3xf32> {ipu.kind = "weight_update", ipu.name = "w"}) {
+func.func @update(%w: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %acc: tensor<2xf32> {ipu.role = #ipu.role<"accumulator", "w/accum">}) -> (tensor<3xf32> {ipu.role = #ipu.role<"weight_update", "w">}) {
   return %w : tensor<3xf32>
 }
 
@@ -99,11 +108,11 @@ func.func @update(%w: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "w"}, %a
 // An update in @update must name a variable of the program (an argument of either
 // function); the error is at @update.
 // CHECK: poplar-build-program-invalid.mlir:[[# @LINE + 6]]:1: error: a result updates 'w/velocity', which is not an argument of the function
-func.func @main(%w: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "w"}, %x: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}, %acc: tensor<3xf32> {ipu.kind = "accumulator", ipu.name = "w/accum"}) -> (tensor<3xf32> {ipu.kind = "output", ipu.name = "0"}, tensor<3xf32> {ipu.kind = "accumulator_update", ipu.name = "w/accum"}) {
+func.func @main(%w: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %x: tensor<3xf32> {ipu.role = #ipu.role<"input", "x">}, %acc: tensor<3xf32> {ipu.role = #ipu.role<"accumulator", "w/accum">}) -> (tensor<3xf32> {ipu.role = #ipu.role<"output", "0">}, tensor<3xf32> {ipu.role = #ipu.role<"accumulator_update", "w/accum">}) {
   %0 = "poplar.popops_map"(%w, %x) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   %1 = "poplar.popops_map"(%acc, %x) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
-func.func @update(%w: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "w"}, %acc: tensor<3xf32> {ipu.kind = "accumulator", ipu.name = "w/accum"}) -> (tensor<3xf32> {ipu.kind = "weight_update", ipu.name = "w"}, tensor<3xf32> {ipu.kind = "state_update", ipu.name = "w/velocity"}) {
+func.func @update(%w: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %acc: tensor<3xf32> {ipu.role = #ipu.role<"accumulator", "w/accum">}) -> (tensor<3xf32> {ipu.role = #ipu.role<"weight_update", "w">}, tensor<3xf32> {ipu.role = #ipu.role<"state_update", "w/velocity">}) {
   return %w, %acc : tensor<3xf32>, tensor<3xf32>
 }

@@ -6,7 +6,7 @@
 // CHECK-DAG: poplar-build-program-training-invalid.mlir:[[# @LINE + 3]]:1: error: a result updates 'w/momentum', which is not an argument of the function
 // CHECK-DAG: poplar-build-program-training-invalid.mlir:[[# @LINE + 2]]:1: error: a result updates 'bn.running_var', which is not an argument of the function
 // CHECK-NOT: error
-func.func @main(%w: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "w"}, %v: tensor<3xf32> {ipu.kind = "optimizer_state", ipu.name = "w/velocity"}, %x: tensor<3xf32> {ipu.kind = "input", ipu.name = "x"}) -> (tensor<3xf32> {ipu.kind = "output", ipu.name = "0"}, tensor<3xf32> {ipu.kind = "weight_update", ipu.name = "w"}, tensor<3xf32> {ipu.kind = "state_update", ipu.name = "w/momentum"}, tensor<3xf32> {ipu.kind = "buffer_update", ipu.name = "bn.running_var"}) {
+func.func @main(%w: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %v: tensor<3xf32> {ipu.role = #ipu.role<"optimizer_state", "w/velocity">}, %x: tensor<3xf32> {ipu.role = #ipu.role<"input", "x">}) -> (tensor<3xf32> {ipu.role = #ipu.role<"output", "0">}, tensor<3xf32> {ipu.role = #ipu.role<"weight_update", "w">}, tensor<3xf32> {ipu.role = #ipu.role<"state_update", "w/momentum">}, tensor<3xf32> {ipu.role = #ipu.role<"buffer_update", "bn.running_var">}) {
   %0 = "poplar.popops_map"(%w, %x) {expr = "mul(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   %1 = "poplar.popops_map"(%w, %v) {expr = "sub(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0, %1, %v, %x : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>

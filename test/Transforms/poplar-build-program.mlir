@@ -107,7 +107,7 @@
 // TARGET: }) {num_ipus = 2 : i64, replication_factor = 2 : i64, tiles_per_ipu = 16 : i64}
 
 // CHECK-NOT: func.func
-func.func @main(%arg0: tensor<3x4xf32> {ipu.kind = "parameter", ipu.name = "l.weight"}, %arg1: tensor<3xf32> {ipu.kind = "parameter", ipu.name = "l.bias"}, %arg2: tensor<3xf32> {ipu.kind = "buffer", ipu.name = "shift"}, %arg3: tensor<2x4xf32> {ipu.kind = "input", ipu.name = "x"}) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+func.func @main(%arg0: tensor<3x4xf32> {ipu.role = #ipu.role<"parameter", "l.weight">}, %arg1: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "l.bias">}, %arg2: tensor<3xf32> {ipu.role = #ipu.role<"buffer", "shift">}, %arg3: tensor<2x4xf32> {ipu.role = #ipu.role<"input", "x">}) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   %0 = "poplar.dim_shuffle"(%arg0) {permutation = array<i64: 1, 0>} : (tensor<3x4xf32>) -> tensor<4x3xf32>
   %1 = "poplar.poplin_matmul"(%arg3, %0) : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   %2 = "poplar.popops_add"(%1, %arg1) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
@@ -138,6 +138,6 @@ func.func @main(%arg0: tensor<3x4xf32> {ipu.kind = "parameter", ipu.name = "l.we
 // CHECK-NEXT: }) {name = "step"}
 // Integer sums start from an integer zero.
 // SUM: "poplar.constant"() {ipu = 0 : i64, value = dense<0> : tensor<3xi32>}
-func.func @main(%arg0: tensor<3xi32> {ipu.kind = "constant", ipu.name = "c"}, %arg1: tensor<3xi32> {ipu.kind = "input", ipu.name = "x"}, %arg2: tensor<3xi32> {ipu.kind = "input", ipu.name = "y"}) -> (tensor<3xi32>, tensor<3xi32>) {
+func.func @main(%arg0: tensor<3xi32> {ipu.role = #ipu.role<"constant", "c">}, %arg1: tensor<3xi32> {ipu.role = #ipu.role<"input", "x">}, %arg2: tensor<3xi32> {ipu.role = #ipu.role<"input", "y">}) -> (tensor<3xi32>, tensor<3xi32>) {
   return %arg2, %arg0 : tensor<3xi32>, tensor<3xi32>
 }

@@ -236,10 +236,15 @@ def test_extra_attributes_survive_copy_and_pickle(net):
 # --- describe ---------------------------------------------------------------------------------
 
 
-def test_hyper_names_match_the_compiler():
-    training = pytest.importorskip("ipu_mlir.compiler.transforms.ipu_insert_training")
-    for kind, names in training.HYPER.items():
-        assert optim.GROUP_HYPER[kind] == tuple(n for n in names if n != "loss_scaling")
+@pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.RMSprop, optim.LAMB], ids=lambda c: c.__name__)
+def test_every_compiled_hyper_parameter_can_be_marked(net, cls):
+    # The compiled update reads these per param group (the ipu dialect's update ops
+    # declare them); each is one the user can mark constant, betas standing for beta1/beta2.
+    opt = cls(net.parameters(), lr=0.01)
+    names = optim.group_hyper(cls._KIND)
+    assert names[0] == "lr" and "loss_scaling" not in names
+    for name in names:
+        opt.variable_attrs.markAsConstant("betas" if name in ("beta1", "beta2") else name)
 
 
 def test_describe_sgd_two_groups(net):
@@ -332,7 +337,7 @@ def test_describe_accepts_torch_optimizers(net, factory, kind, flags):
     d = optim.describe(factory(net.parameters()), _names(net))
     assert d.type == kind and d.flags == flags
     assert d.loss_scaling == 1.0 and d.constant == set() and d.max_grad_norm is None
-    assert set(d.groups[0]) == set(optim.GROUP_HYPER[kind])
+    assert set(d.groups[0]) == set(optim.group_hyper(kind))
     if kind == "sgd":
         assert d.groups[0]["velocity_scaling"] == 1.0
     assert all(dtype == F32 for dtype in d.accum_types.values())

@@ -64,7 +64,7 @@ func.func @identity_loss_reduction_not_string(%x: tensor<4xf32>) {
 // -----
 
 func.func @identity_loss_unknown_reduction(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'ipu.identity_loss' op attribute 'reduction' must be one of "sum", "mean", "none", got "max"}}
+  // expected-error@+1 {{'ipu.identity_loss' op attribute 'reduction' must be one of: sum, mean, none; got "max"}}
   %0 = "ipu.identity_loss"(%x) {reduction = "max"} : (tensor<4xf32>) -> tensor<f32>
   return
 }
@@ -464,7 +464,7 @@ func.func @sgd_missing_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor
 // -----
 
 func.func @sgd_unknown_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.sgd_update' op attribute 'variant' must be one of "separate", "combined", got "adam"}}
+  // expected-error@+1 {{'ipu.sgd_update' op attribute 'variant' must be one of: separate, combined; got "adam"}}
   %0 = "ipu.sgd_update"(%w, %g, %lr) {hyper_names = ["lr"], variant = "adam", with_momentum = false, nesterov = false, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return
 }
@@ -563,7 +563,7 @@ func.func @adam_missing_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor
 // -----
 
 func.func @adam_unknown_variant(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
-  // expected-error@+1 {{'ipu.adam_update' op attribute 'variant' must be one of "adam", "adamw", got "lamb"}}
+  // expected-error@+1 {{'ipu.adam_update' op attribute 'variant' must be one of: adam, adamw; got "lamb"}}
   %0:4 = "ipu.adam_update"(%w, %g, %m, %v, %t, %lr) {hyper_names = ["lr"], variant = "lamb", bias_correction = true, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 1>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }
@@ -726,7 +726,7 @@ func.func @accumulate_missing_reduction(%a: tensor<4xf32>, %g: tensor<4xf32>, %n
 // -----
 
 func.func @accumulate_unknown_reduction(%a: tensor<4xf32>, %g: tensor<4xf32>, %n: tensor<i64>) {
-  // expected-error@+1 {{'ipu.accumulate_grad' op attribute 'reduction' must be one of "sum", "mean", got "none"}}
+  // expected-error@+1 {{'ipu.accumulate_grad' op attribute 'reduction' must be one of: sum, mean; got "none"}}
   %0 = "ipu.accumulate_grad"(%a, %g, %n) {reduction = "none", strategy = "running"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
   return
 }
@@ -734,7 +734,7 @@ func.func @accumulate_unknown_reduction(%a: tensor<4xf32>, %g: tensor<4xf32>, %n
 // -----
 
 func.func @accumulate_unknown_strategy(%a: tensor<4xf32>, %g: tensor<4xf32>, %n: tensor<i64>) {
-  // expected-error@+1 {{'ipu.accumulate_grad' op attribute 'strategy' must be one of "running", "post", got "pre"}}
+  // expected-error@+1 {{'ipu.accumulate_grad' op attribute 'strategy' must be one of: post, running; got "pre"}}
   %0 = "ipu.accumulate_grad"(%a, %g, %n) {reduction = "mean", strategy = "pre"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
   return
 }
@@ -783,7 +783,7 @@ func.func @replica_reduce_missing_kind(%x: tensor<4xf32>) {
 // -----
 
 func.func @replica_reduce_unknown_kind(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'ipu.replica_reduce' op attribute 'kind' must be one of "sum", "mean", got "max"}}
+  // expected-error@+1 {{'ipu.replica_reduce' op attribute 'kind' must be one of: sum, mean; got "max"}}
   %0 = "ipu.replica_reduce"(%x) {kind = "max", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
@@ -840,7 +840,7 @@ func.func @loss_scale_missing_mode(%x: tensor<f32>, %s: tensor<f32>) {
 // -----
 
 func.func @loss_scale_unknown_mode(%x: tensor<f32>, %s: tensor<f32>) {
-  // expected-error@+1 {{'ipu.loss_scale' op attribute 'mode' must be one of "scale", "unscale", got "rescale"}}
+  // expected-error@+1 {{'ipu.loss_scale' op attribute 'mode' must be one of: scale, unscale; got "rescale"}}
   %0 = "ipu.loss_scale"(%x, %s) {mode = "rescale"} : (tensor<f32>, tensor<f32>) -> tensor<f32>
   return
 }

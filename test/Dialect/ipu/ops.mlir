@@ -22,6 +22,24 @@ func.func @attributes(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
 
 // -----
 
+// The contracts between the driver, the frontend and the ipu passes: #ipu.role on each
+// argument and result, #ipu.strategy (with its #ipu.stage list) and #ipu.optimizer on the
+// function. The optimizer's max_grad_norm is [] (no clipping) or one value.
+// CHECK-LABEL: "func.func"() <{arg_attrs = [{ipu.role = #ipu.role<"parameter", "fc.weight">}, {ipu.role = #ipu.role<"input", "x">}, {ipu.role = #ipu.role<"loss_grad", "loss_grad">}]
+// CHECK-SAME: res_attrs = [{ipu.role = #ipu.role<"loss", "0">}, {ipu.role = #ipu.role<"grad", "fc.weight">}]
+// CHECK-SAME: sym_name = "contracts"
+// CHECK: }) {ipu.optimizer = #ipu.optimizer<"sgd", {nesterov = false, variant = "combined", with_momentum = true}, 2 : i64, {fc.weight = 1 : i64}, {"0.lr" = 1.000000e-02 : f64, loss_scaling = 1.280000e+02 : f64}, [5.000000e-01]>, ipu.strategy = #ipu.strategy<"pipelined", "auto_increment", [#ipu.stage<["enc"], 0 : i64>, #ipu.stage<["dec", "head"], -1 : i64>], true, 4 : i64, 8 : i64, 1 : i64, false>} : () -> ()
+// CHECK: sym_name = "no_clipping"
+// CHECK: }) {ipu.optimizer = #ipu.optimizer<"adam", {variant = "adamw"}, 1 : i64, {}, {}, []>} : () -> ()
+func.func @contracts(%w: !torch.vtensor<[2],f32> {ipu.role = #ipu.role<"parameter", "fc.weight">}, %x: !torch.vtensor<[2],f32> {ipu.role = #ipu.role<"input", "x">}, %seed: !torch.vtensor<[],f32> {ipu.role = #ipu.role<"loss_grad", "loss_grad">}) -> (!torch.vtensor<[],f32> {ipu.role = #ipu.role<"loss", "0">}, !torch.vtensor<[2],f32> {ipu.role = #ipu.role<"grad", "fc.weight">}) attributes {ipu.optimizer = #ipu.optimizer<"sgd", {nesterov = false, variant = "combined", with_momentum = true}, 2 : i64, {fc.weight = 1 : i64}, {"0.lr" = 1.000000e-02 : f64, loss_scaling = 1.280000e+02 : f64}, [5.000000e-01]>, ipu.strategy = #ipu.strategy<"pipelined", "auto_increment", [#ipu.stage<["enc"], 0 : i64>, #ipu.stage<["dec", "head"], -1 : i64>], true, 4 : i64, 8 : i64, 1 : i64, false>} {
+  return %seed, %w : !torch.vtensor<[],f32>, !torch.vtensor<[2],f32>
+}
+func.func @no_clipping() attributes {ipu.optimizer = #ipu.optimizer<"adam", {variant = "adamw"}, 1 : i64, {}, {}, []>} {
+  return
+}
+
+// -----
+
 // The model ops of poptorch: identities with a meaning, and the loss marker.
 // recomputation_checkpoint takes one value: one op per checkpointed tensor.
 // CHECK-LABEL: sym_name = "model_ops"

@@ -1,0 +1,106 @@
+"""The enumerations of the ``ipu`` dialect, declared once: the IR spells a member by its
+value, and every reader (pass or verifier) parses it with ``IpuEnum.parse``, whose error
+lists the valid values. Pure Python, re-exported by ``dialects/ipu.py``."""
+
+import enum
+from typing import Self
+
+
+class IpuEnum(enum.StrEnum):
+    """Base of the dialect's enumerations (a member compares equal to its IR spelling)."""
+
+    @classmethod
+    def parse(cls, text: object, what: str) -> Self:
+        """The member spelled ``text``, else ValueError: ``<what> must be one of: a, b; got "x"``."""
+        try:
+            return cls(text)
+        except ValueError:
+            raise ValueError(f'{what} must be one of: {cls.choices()}; got "{text}"') from None
+
+    @classmethod
+    def choices(cls) -> str:
+        return ", ".join(member.value for member in cls)
+
+
+class RoleKind(IpuEnum):
+    """What a function argument or result is (``#ipu.role``)."""
+
+    # arguments, from the frontend
+    PARAMETER = "parameter"  # a trainable weight, by its module path
+    BUFFER = "buffer"  # a module buffer (BatchNorm running statistics...)
+    CONSTANT = "constant"  # a tensor constant lifted by torch.export
+    INPUT = "input"  # a user input, one micro-batch
+    LOSS_GRAD = "loss_grad"  # the seed of the backward pass (training capture)
+    # arguments, from ipu-insert-training
+    HYPER = "hyper"  # a scalar hyper-parameter, "<group>.<name>" or "loss_scaling"
+    OPTIMIZER_STATE = "optimizer_state"  # "<parameter>/<state>": velocity, moments, step
+    ACCUMULATOR = "accumulator"  # "<parameter>/accum", or the micro-batch count
+    # results, from the frontend
+    BUFFER_UPDATE = "buffer_update"  # the new value of a buffer
+    LOSS = "loss"
+    OUTPUT = "output"  # a model output, to the host
+    GRAD = "grad"  # the gradient of a parameter (consumed by ipu-insert-training)
+    # results, from ipu-insert-training
+    WEIGHT_UPDATE = "weight_update"
+    STATE_UPDATE = "state_update"
+    ACCUMULATOR_UPDATE = "accumulator_update"
+
+
+class StrategyKind(IpuEnum):
+    """The execution strategy (``poptorch.PipelinedExecution`` / ``ShardedExecution``)."""
+
+    PIPELINED = "pipelined"
+    SHARDED = "sharded"
+
+
+class AutoStage(IpuEnum):
+    """How blocks become stages without explicit ones (``poptorch.AutoStage``)."""
+
+    SAME_AS_IPU = "same_as_ipu"
+    AUTO_INCREMENT = "auto_increment"
+
+
+class Reduction(IpuEnum):
+    """How gradients combine over micro-batches or replicas."""
+
+    SUM = "sum"
+    MEAN = "mean"
+
+
+class LossReduction(IpuEnum):
+    """The reduction of ``poptorch.identity_loss``."""
+
+    SUM = "sum"
+    MEAN = "mean"
+    NONE = "none"
+
+
+class MeanStrategy(IpuEnum):
+    """When a mean over micro-batches divides: after accumulating, or as a running mean."""
+
+    POST = "post"
+    RUNNING = "running"
+
+
+class LossScaleMode(IpuEnum):
+    SCALE = "scale"
+    UNSCALE = "unscale"
+
+
+class OptimizerType(IpuEnum):
+    """The optimizers with an update op (AdamW is ``adam`` with variant ``adamw``)."""
+
+    SGD = "sgd"
+    ADAM = "adam"
+    RMSPROP = "rmsprop"
+    LAMB = "lamb"
+
+
+class SgdVariant(IpuEnum):
+    SEPARATE = "separate"  # accumulator and velocity apart (PopTorch's default)
+    COMBINED = "combined"  # use_combined_accum: one tensor serves as both
+
+
+class AdamVariant(IpuEnum):
+    ADAM = "adam"  # L2 weight decay into the gradient
+    ADAMW = "adamw"  # decoupled weight decay
