@@ -5,14 +5,14 @@
 // tensors, and holds only poplar ops; scalar torch.constant ops disappear.
 
 // Linear: x @ w^T + b is a dim_shuffle of the weight, a matmul and a broadcasting add.
-// CHECK-LABEL: "func.func"() <{arg_attrs = [{ipu.kind = "parameter", ipu.name = "weight"}, {ipu.kind = "parameter", ipu.name = "bias"}, {ipu.kind = "input", ipu.name = "input"}], function_type = (tensor<3x4xf32>, tensor<3xf32>, tensor<2x4xf32>) -> tensor<2x3xf32>, sym_name = "linear"}>
+// CHECK-LABEL: "func.func"() <{arg_attrs = [{ipu.role = #ipu.role<"parameter", "weight">}, {ipu.role = #ipu.role<"parameter", "bias">}, {ipu.role = #ipu.role<"input", "input">}], function_type = (tensor<3x4xf32>, tensor<3xf32>, tensor<2x4xf32>) -> tensor<2x3xf32>, sym_name = "linear"}>
 // CHECK: ^bb0(%[[W:.*]]: tensor<3x4xf32>, %[[B:.*]]: tensor<3xf32>, %[[X:.*]]: tensor<2x4xf32>):
 // CHECK: %[[WT:.*]] = "poplar.dim_shuffle"(%[[W]]) {permutation = array<i64: 1, 0>} : (tensor<3x4xf32>) -> tensor<4x3xf32>
 // CHECK: %[[MM:.*]] = "poplar.poplin_matmul"(%[[X]], %[[WT]]) : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
 // CHECK: %[[Y:.*]] = "poplar.popops_add"(%[[MM]], %[[B]]) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
 // CHECK: "func.return"(%[[Y]])
 // CHECK-NOT: torch.
-func.func @linear(%arg0: !torch.vtensor<[3,4],f32> {ipu.kind = "parameter", ipu.name = "weight"}, %arg1: !torch.vtensor<[3],f32> {ipu.kind = "parameter", ipu.name = "bias"}, %arg2: !torch.vtensor<[2,4],f32> {ipu.kind = "input", ipu.name = "input"}) -> !torch.vtensor<[2,3],f32> {
+func.func @linear(%arg0: !torch.vtensor<[3,4],f32> {ipu.role = #ipu.role<"parameter", "weight">}, %arg1: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"parameter", "bias">}, %arg2: !torch.vtensor<[2,4],f32> {ipu.role = #ipu.role<"input", "input">}) -> !torch.vtensor<[2,3],f32> {
   %0 = torch.aten.linear %arg2, %arg0, %arg1 : !torch.vtensor<[2,4],f32>, !torch.vtensor<[3,4],f32>, !torch.vtensor<[3],f32> -> !torch.vtensor<[2,3],f32>
   return %0 : !torch.vtensor<[2,3],f32>
 }
@@ -104,7 +104,7 @@ func.func @addmm(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.vtensor<[3,4],f
 // CHECK-SAME: dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>
 // CHECK-SAME: (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<1x6x4x4xf32>
 // CHECK: "func.return"(%[[Y]])
-func.func @conv2d(%arg0: !torch.vtensor<[6,2,3,3],f32> {ipu.kind = "parameter", ipu.name = "weight"}, %arg1: !torch.vtensor<[6],f32> {ipu.kind = "parameter", ipu.name = "bias"}, %arg2: !torch.vtensor<[1,4,8,8],f32> {ipu.kind = "input", ipu.name = "input"}) -> !torch.vtensor<[1,6,4,4],f32> {
+func.func @conv2d(%arg0: !torch.vtensor<[6,2,3,3],f32> {ipu.role = #ipu.role<"parameter", "weight">}, %arg1: !torch.vtensor<[6],f32> {ipu.role = #ipu.role<"parameter", "bias">}, %arg2: !torch.vtensor<[1,4,8,8],f32> {ipu.role = #ipu.role<"input", "input">}) -> !torch.vtensor<[1,6,4,4],f32> {
   %int2 = torch.constant.int 2
   %0 = torch.prim.ListConstruct %int2, %int2 : (!torch.int, !torch.int) -> !torch.list<int>
   %int1 = torch.constant.int 1
@@ -124,7 +124,7 @@ func.func @conv2d(%arg0: !torch.vtensor<[6,2,3,3],f32> {ipu.kind = "parameter", 
 // CHECK: %[[Y:.*]] = "poplar.popnn_norm"(%[[X]], %[[W]], %[[B]], %[[MEAN]], %[[VAR]]) {epsilon = 1.000000e-05 : f64, kind = "batch", num_dims = 1 : i64, num_groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>}
 // CHECK-SAME: -> tensor<1x3x4x4xf32>
 // CHECK: "func.return"(%[[Y]])
-func.func @batch_norm(%arg0: !torch.vtensor<[3],f32> {ipu.kind = "parameter", ipu.name = "weight"}, %arg1: !torch.vtensor<[3],f32> {ipu.kind = "parameter", ipu.name = "bias"}, %arg2: !torch.vtensor<[3],f32> {ipu.kind = "buffer", ipu.name = "running_mean"}, %arg3: !torch.vtensor<[3],f32> {ipu.kind = "buffer", ipu.name = "running_var"}, %arg4: !torch.vtensor<[],si64> {ipu.kind = "buffer", ipu.name = "num_batches_tracked"}, %arg5: !torch.vtensor<[1,3,4,4],f32> {ipu.kind = "input", ipu.name = "input"}) -> !torch.vtensor<[1,3,4,4],f32> {
+func.func @batch_norm(%arg0: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"parameter", "weight">}, %arg1: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"parameter", "bias">}, %arg2: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"buffer", "running_mean">}, %arg3: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"buffer", "running_var">}, %arg4: !torch.vtensor<[],si64> {ipu.role = #ipu.role<"buffer", "num_batches_tracked">}, %arg5: !torch.vtensor<[1,3,4,4],f32> {ipu.role = #ipu.role<"input", "input">}) -> !torch.vtensor<[1,3,4,4],f32> {
   %float1.000000e-01 = torch.constant.float 1.000000e-01
   %float1.000000e-05 = torch.constant.float 1.000000e-05
   %0:3 = torch.operator "torch.aten._native_batch_norm_legit_no_training"(%arg5, %arg0, %arg1, %arg2, %arg3, %float1.000000e-01, %float1.000000e-05) : (!torch.vtensor<[1,3,4,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.float, !torch.float) -> (!torch.vtensor<[1,3,4,4],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[0],f32>)
@@ -325,7 +325,7 @@ func.func @pooling(%arg0: !torch.vtensor<[1,2,4,4],f32>) -> (!torch.vtensor<[1,2
 // Embedding(10, 4): a multi_slice of the table's rows by the si64 (-> i64) indices.
 // CHECK-LABEL: sym_name = "embedding"
 // CHECK: "poplar.popops_multi_slice"(%arg0, %arg1) {dim = 0 : i64} : (tensor<10x4xf32>, tensor<2x2xi64>) -> tensor<2x2x4xf32>
-func.func @embedding(%arg0: !torch.vtensor<[10,4],f32> {ipu.kind = "parameter", ipu.name = "weight"}, %arg1: !torch.vtensor<[2,2],si64> {ipu.kind = "input", ipu.name = "input"}) -> !torch.vtensor<[2,2,4],f32> {
+func.func @embedding(%arg0: !torch.vtensor<[10,4],f32> {ipu.role = #ipu.role<"parameter", "weight">}, %arg1: !torch.vtensor<[2,2],si64> {ipu.role = #ipu.role<"input", "input">}) -> !torch.vtensor<[2,2,4],f32> {
   %int-1 = torch.constant.int -1
   %false = torch.constant.bool false
   %0 = torch.aten.embedding %arg0, %arg1, %int-1, %false, %false : !torch.vtensor<[10,4],f32>, !torch.vtensor<[2,2],si64>, !torch.int, !torch.bool, !torch.bool -> !torch.vtensor<[2,2,4],f32>

@@ -91,7 +91,7 @@ func.func @main(%w: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %mea
 
 // Updates that return a variable's own argument unchanged need no copy; one that
 // returns another argument copies that argument's variable. A result without an
-// ipu.kind is an output. The si64 step counter (num_batches_tracked) is an i64
+// ipu.role is an output. The si64 step counter (num_batches_tracked) is an i64
 // buffer updated in place like the others.
 // CHECK-LABEL: "poplar.graph"
 // CHECK: %[[N:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "buffer", name = "bn.num_batches_tracked", tiles = array<i64>} : () -> tensor<i64>
