@@ -72,13 +72,8 @@ def _same_type(v: Rules, a: ir.Value, b: ir.Value, what: str) -> None:
     v.require(a.type == b.type, f"{what}: result type {b.type} must equal input type {a.type}")
 
 
-# ---------------------------------------------------------------------------------------
-# Enumerations (declared in ipu_enums.py)
-# ---------------------------------------------------------------------------------------
-
-
 def _enum(v: Rules, name: str, cls: type[IpuEnum]) -> IpuEnum:
-    """An op's enum attribute, parsed; the violation lists the valid values."""
+    """An op's enum attribute (an ``ipu_enums`` member), parsed; the violation lists the valid values."""
     text = v.string(name)
     try:
         return cls.parse(text, f"attribute '{name}'")
@@ -155,6 +150,8 @@ class RoleAttr(Ipu.Attribute, name="role"):
 
 @dataclasses.dataclass(frozen=True)
 class Role:
+    """What an ``#ipu.role`` says, checked (see :class:`RoleAttr`)."""
+
     kind: RoleKind
     name: str
 
@@ -394,15 +391,26 @@ class Optimizer:
         groups = ir.IntegerAttr(attr.groups).value
         if groups < 1:
             raise ValueError(f"{where} needs groups >= 1, got {groups}")
-        param_groups = {named.name: ir.IntegerAttr(named.attr).value for named in ir.DictAttr(attr.param_groups)}
+        param_groups = _entries(attr.param_groups, ir.IntegerAttr, f"{where} param_groups")
         bad = {name: group for name, group in param_groups.items() if not 0 <= group < groups}
         if bad:
             raise ValueError(f"{where} puts parameters in groups that do not exist: {bad} (groups = {groups})")
-        constants = {named.name: ir.FloatAttr(named.attr).value for named in ir.DictAttr(attr.constants)}
-        norms = [ir.FloatAttr(a).value for a in ir.ArrayAttr(attr.max_grad_norm)]
-        if len(norms) > 1 or (norms and not norms[0] > 0):
+        constants = _entries(attr.constants, ir.FloatAttr, f"{where} constants")
+        norms = [ir.FloatAttr(a).value if isinstance(a, ir.FloatAttr) else str(a) for a in ir.ArrayAttr(attr.max_grad_norm)]
+        if len(norms) > 1 or (norms and not (isinstance(norms[0], float) and norms[0] > 0)):
             raise ValueError(f"{where} needs max_grad_norm [] (no clipping) or one value > 0, got {norms}")
         return cls(optimizer, flags, groups, param_groups, constants, norms[0] if norms else None)
+
+
+def _entries(dictionary: ir.Attribute, kind: type[ir.IntegerAttr] | type[ir.FloatAttr], what: str) -> dict[str, Any]:
+    """The values of a dictionary attribute whose entries must all be integers (or floats)."""
+    found = {}
+    for named in ir.DictAttr(dictionary):
+        if not isinstance(named.attr, kind) or isinstance(named.attr, ir.BoolAttr):
+            raise ValueError(f"{what} '{named.name}' must be {'an integer' if kind is ir.IntegerAttr else 'a float'}, "
+                             f"got {named.attr}")
+        found[named.name] = kind(named.attr).value
+    return found
 
 
 def optimizer_of(func: ir.Operation) -> Optimizer:
