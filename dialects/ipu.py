@@ -685,7 +685,19 @@ class SgdUpdateOp(UpdateOp, name="sgd_update"):
         return "nesterov requires with_momentum" if flags["nesterov"] and not flags["with_momentum"] else None
 
 
-class AdamUpdateOp(UpdateOp, name="adam_update"):
+class _MomentUpdateOp(UpdateOp):
+    """Adam-style updates: first and second moments per weight, and the step count."""
+
+    @classmethod
+    def state_names(cls, flags: Mapping[str, Any]) -> tuple[str, ...]:
+        return ("exp_avg", "exp_avg_sq")
+
+    @classmethod
+    def counts_steps(cls, flags: Mapping[str, Any]) -> bool:
+        return True
+
+
+class AdamUpdateOp(_MomentUpdateOp, name="adam_update"):
     """Adam / AdamW weight update (``poptorch.optim.Adam``, ``AdamW``).
 
     Semantics: state is (first moment, second moment), plus the step count; ``variant`` is
@@ -714,14 +726,6 @@ class AdamUpdateOp(UpdateOp, name="adam_update"):
     OPTIMIZER = OptimizerType.ADAM
     HYPER_PARAMETERS = ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling")
     FLAGS = {"variant": AdamVariant.ADAM, "bias_correction": True}
-
-    @classmethod
-    def state_names(cls, flags: Mapping[str, Any]) -> tuple[str, ...]:
-        return ("exp_avg", "exp_avg_sq")
-
-    @classmethod
-    def counts_steps(cls, flags: Mapping[str, Any]) -> bool:
-        return True
 
 
 class RmspropUpdateOp(UpdateOp, name="rmsprop_update"):
@@ -763,7 +767,7 @@ class RmspropUpdateOp(UpdateOp, name="rmsprop_update"):
             ("grad_avg",) if flags["centered"] else ())
 
 
-class LambUpdateOp(UpdateOp, name="lamb_update"):
+class LambUpdateOp(_MomentUpdateOp, name="lamb_update"):
     """LAMB weight update (``poptorch.optim.LAMB``).
 
     Semantics: Adam-style moments (state: first moment, second moment; plus the step count),
@@ -791,14 +795,6 @@ class LambUpdateOp(UpdateOp, name="lamb_update"):
     OPTIMIZER = OptimizerType.LAMB
     HYPER_PARAMETERS = ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling")
     FLAGS = {"bias_correction": True}
-
-    @classmethod
-    def state_names(cls, flags: Mapping[str, Any]) -> tuple[str, ...]:
-        return ("exp_avg", "exp_avg_sq")
-
-    @classmethod
-    def counts_steps(cls, flags: Mapping[str, Any]) -> bool:
-        return True
 
 
 UPDATE_OPS: dict[OptimizerType, type[UpdateOp]] = {
