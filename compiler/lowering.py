@@ -14,6 +14,7 @@ from typing import Any
 
 from torch_mlir import ir
 
+from ipu_mlir.dialects import ipu as ipu_d
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 from ipu_mlir.support.ir_build import boolean, f64, i64, i64_array, string, tensor_type
@@ -249,7 +250,7 @@ LOSS_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 # The ipu ops of the training program that convert-torch-to-poplar keeps (over converted
 # tensors) and convert-ipu-to-poplar lowers: optimizer updates and gradient accumulation.
-IPU_TRAINING_OPS = ("ipu.sgd_update", "ipu.adam_update", "ipu.rmsprop_update", "ipu.lamb_update", "ipu.accumulate_grad")
+IPU_TRAINING_OPS = (*(op.OPERATION_NAME for op in ipu_d.UPDATE_OPS.values()), ipu_d.AccumulateGradOp.OPERATION_NAME)
 
 # Discardable attributes of a source op that the ops replacing it inherit (placement).
 CARRIED_ATTRIBUTES = ("ipu.block", "pipeline.stage", "pipeline.ipu")

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from torch_mlir import ir
 
+from ipu_mlir.dialects import ipu as ipu_d
 from ipu_mlir.support.ir_build import tensor_type
 from ipu_mlir.support.registry import Registry
 
@@ -31,12 +32,19 @@ class ConvertedOperands(Lowering):
         return value
 
 
-_NEEDED_HYPER = {
-    "ipu.sgd_update": ("lr", "momentum", "dampening", "weight_decay", "loss_scaling"),
-    "ipu.adam_update": ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling"),
-    "ipu.rmsprop_update": ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling"),
-    "ipu.lamb_update": ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling"),
-}
+# The update ops by IR name; each declares its optimizer's hyper-parameters once.
+_UPDATE_OPS = {op.OPERATION_NAME: op for op in ipu_d.UPDATE_OPS.values()}
+
+
+def _is_combined_sgd(op: ir.Operation) -> bool:
+    return op.name == "ipu.sgd_update" and ir.StringAttr(op.attributes["variant"]).value == ipu_d.SgdVariant.COMBINED
+
+
+def _needed_hyper(op: ir.Operation) -> list[str]:
+    """The hyper-parameters the lowering of ``op`` reads (the dialect requires only lr):
+    all its optimizer declares, but velocity_scaling only for PopTorch's combined SGD."""
+    combined = _is_combined_sgd(op)
+    return [name for name in _UPDATE_OPS[op.name].HYPER_PARAMETERS if name != "velocity_scaling" or combined]
 
 
 def _update_operands(op: ir.Operation) -> tuple[ir.Value, ir.Value, list[ir.Value], list[ir.Value], dict[str, ir.Value], list[int]]:
@@ -48,10 +56,7 @@ def _update_operands(op: ir.Operation) -> tuple[ir.Value, ir.Value, list[ir.Valu
     hyper_values = values[2 + sizes[2] + sizes[3] :]
     names = [ir.StringAttr(a).value for a in ir.ArrayAttr(op.attributes["hyper_names"])]
     hyper = dict(zip(names, hyper_values, strict=True))
-    needed = list(_NEEDED_HYPER.get(op.name, ()))
-    if op.name == "ipu.sgd_update" and ir.StringAttr(op.attributes["variant"]).value == "combined":
-        needed.append("velocity_scaling")
-    missing = [name for name in needed if name not in hyper]
+    missing = [name for name in _needed_hyper(op) if name not in hyper]
     if missing:
         raise Unsupported(f"the update needs the hyper-parameters {', '.join(missing)} as operands "
                           "(ipu-insert-training passes all of them)")
@@ -63,11 +68,10 @@ def lower_sgd_update(lw: Lowering, op: ir.Operation) -> list[Any]:
     g = grad / loss_scaling + weight_decay * w; v = momentum * v + (1 - dampening) * g
     (velocity starts at zero); d = g + momentum * v (nesterov) or v; w = w - lr * d."""
     weight, grad, state, step, hyper, _ = _update_operands(op)
-    variant = ir.StringAttr(op.attributes["variant"]).value
     w, g = lw.v(weight), lw.v(grad)
     wtype = w.type
     h = {name: lw.v(value) for name, value in hyper.items()}
-    if variant == "combined" and state:
+    if _is_combined_sgd(op) and state:
         return _combined_sgd(lw, op, w, g, lw.v(state[0]), lw.v(step[0]), h)
     if "loss_scaling" in h:
         g = lw.map("div(_1, _2)", [g, h["loss_scaling"]], wtype)
@@ -120,7 +124,8 @@ def lower_accumulate_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     running mean acc + (g - acc) / count (Mean with the Running strategy)."""
     accumulator, grad, count = (lw.v(v) for v in op.operands)
     grad = lw.cast(grad, element_of(accumulator))
-    if ir.StringAttr(op.attributes["reduction"]).value == "mean" and ir.StringAttr(op.attributes["strategy"]).value == "running":
+    reduction, strategy = (ir.StringAttr(op.attributes[name]).value for name in ("reduction", "strategy"))
+    if reduction == ipu_d.Reduction.MEAN and strategy == ipu_d.MeanStrategy.RUNNING:
         return [lw.map("add(_1, div(sub(_2, _1), _3))", [accumulator, grad, count], accumulator.type)]
     return [lw.map("add(_1, _2)", [accumulator, grad], accumulator.type)]
 
@@ -156,7 +161,7 @@ def lower_adam_update(lw: Lowering, op: ir.Operation) -> list[Any]:
     h = {name: lw.v(value) for name, value in hyper.items()}
     m, v = lw.v(state[0]), lw.v(state[1])
     t = lw.scalar("add(_1, 1.0)", [lw.v(step[0])])
-    if variant == "adamw":
+    if variant == ipu_d.AdamVariant.ADAMW:
         w = lw.map("mul(_1, sub(1.0, mul(_2, _3)))", [w, h["lr"], h["weight_decay"]], w.type)
         g = _scaled_grad(lw, g, h, None)
     else:
