@@ -245,6 +245,16 @@ def spatial_list(value: Any, n: int) -> list[int]:
     return values * n if len(values) == 1 else values
 
 
+def pool_window(lw: Lowering, op: ir.Operation, first: int, spatial: int) -> tuple[list[int], list[int], list[int]]:
+    """(kernel, stride, padding) of a pooling op or its gradient, read from operands
+    ``first`` to ``first + 2``; an empty stride is the kernel (torch's default)."""
+    kernel = spatial_list(lw.const(op.operands[first], "kernel_size"), spatial)
+    stride_arg = lw.const(op.operands[first + 1], "stride")
+    stride = spatial_list(stride_arg, spatial) if stride_arg else kernel
+    padding = spatial_list(lw.const(op.operands[first + 2], "padding"), spatial)
+    return kernel, stride, padding
+
+
 # torch's loss ``reduction`` enum (at::Reduction) -> the poplar ops' reduction names.
 LOSS_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 

@@ -21,6 +21,7 @@ from ...lowering import (
     dim_arg,
     element_of,
     literal,
+    pool_window,
     result_type,
     shape_of,
     spatial_list,
@@ -121,10 +122,7 @@ def lower_conv_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
 def lower_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
     spatial = len(shape_of(x)) - 2
-    kernel = spatial_list(lw.const(op.operands[2], "kernel_size"), spatial)
-    stride_arg = lw.const(op.operands[3], "stride")
-    stride = spatial_list(stride_arg, spatial) if stride_arg else kernel
-    padding = spatial_list(lw.const(op.operands[4], "padding"), spatial)
+    kernel, stride, padding = pool_window(lw, op, 2, spatial)
     ceil = lw.const(op.operands[6], "ceil_mode")
     return [lw.emit(pd.PoolGradOp, x, grad, string("max"), i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), boolean(True), result_type(op))]
 
@@ -132,10 +130,7 @@ def lower_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
 def lower_avg_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
     spatial = len(shape_of(x)) - 2
-    kernel = spatial_list(lw.const(op.operands[2], "kernel_size"), spatial)
-    stride_arg = lw.const(op.operands[3], "stride")
-    stride = spatial_list(stride_arg, spatial) if stride_arg else kernel
-    padding = spatial_list(lw.const(op.operands[4], "padding"), spatial)
+    kernel, stride, padding = pool_window(lw, op, 2, spatial)
     ceil, include = lw.const(op.operands[5], "ceil_mode"), lw.const(op.operands[6], "count_include_pad")
     if not is_none(op.operands[7]):
         raise Unsupported("avg pooling with divisor_override")

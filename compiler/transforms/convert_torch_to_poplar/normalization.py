@@ -19,6 +19,7 @@ from ...lowering import (
     base_name,
     dim_arg,
     element_of,
+    pool_window,
     result_type,
     shape_of,
     spatial_list,
@@ -140,10 +141,7 @@ def lower_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
     spatial = len(shape_of(x)) - 2
     kind = "max" if "max_pool" in op.name else "avg"
-    kernel = spatial_list(lw.const(op.operands[1], "kernel_size"), spatial)
-    stride_arg = lw.const(op.operands[2], "stride")
-    stride = spatial_list(stride_arg, spatial) if stride_arg else kernel
-    padding = spatial_list(lw.const(op.operands[3], "padding"), spatial)
+    kernel, stride, padding = pool_window(lw, op, 1, spatial)
     if kind == "max":
         dilation = spatial_list(lw.const(op.operands[4], "dilation"), spatial)
         if any(d != 1 for d in dilation):
@@ -161,10 +159,7 @@ def lower_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
 def lower_max_pool_with_indices(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
     spatial = len(shape_of(x)) - 2
-    kernel = spatial_list(lw.const(op.operands[1], "kernel_size"), spatial)
-    stride_arg = lw.const(op.operands[2], "stride")
-    stride = spatial_list(stride_arg, spatial) if stride_arg else kernel
-    padding = spatial_list(lw.const(op.operands[3], "padding"), spatial)
+    kernel, stride, padding = pool_window(lw, op, 1, spatial)
     if any(d != 1 for d in spatial_list(lw.const(op.operands[4], "dilation"), spatial)):
         raise Unsupported("max pooling with dilation")
     ceil = lw.const(op.operands[5], "ceil_mode")
