@@ -22,8 +22,11 @@ from .transforms.ipu_insert_training import InsertTraining
 from .transforms.ipu_raise_custom_ops import RaiseCustomOps
 from .transforms.pipeline_schedule import PipelineSchedule
 from .transforms.poplar_build_program import BuildProgram
+from .transforms.poplar_fuse_linear import FuseLinear
 from .transforms.poplar_map_tiles import MapTiles
+from .transforms.poplar_plan_in_place import PlanInPlace
 from .transforms.poplar_plan_memory import PlanMemory
+from .transforms.poplar_share_pool_indices import SharePoolIndices
 
 PipelineStep = ModulePass | MlirPass
 
@@ -97,6 +100,13 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         # Tile mapping, then memory per IPU from sizes and liveness (compile error if too big).
         MapTiles(tiles_per_ipu=target.tiles_per_ipu, min_bytes_per_tile=target.min_bytes_per_tile),
         PlanMemory(bytes_per_tile=target.bytes_per_tile, tiles_per_ipu=target.tiles_per_ipu),
+        # How the IPU Model executes the program, in the IR: linear layers as one op,
+        # variable updates in place, a max pool's argmax kept for its gradient. They run
+        # after the memory plan, which stays the plan of the ops as lowered (it does not
+        # count the bias-add and update results these passes save, nor the kept indices).
+        FuseLinear(),
+        PlanInPlace(),
+        SharePoolIndices(),
     ]
     return steps
 

@@ -23,6 +23,9 @@ _PASSES: dict[str, str] = {
     "pipeline-schedule": "pipeline_schedule:PipelineSchedule",
     "poplar-map-tiles": "poplar_map_tiles:MapTiles",
     "poplar-plan-memory": "poplar_plan_memory:PlanMemory",
+    "poplar-fuse-linear": "poplar_fuse_linear:FuseLinear",
+    "poplar-plan-in-place": "poplar_plan_in_place:PlanInPlace",
+    "poplar-share-pool-indices": "poplar_share_pool_indices:SharePoolIndices",
 }
 
 

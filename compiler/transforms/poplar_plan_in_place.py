@@ -1,0 +1,99 @@
+"""poplar-plan-in-place: a variable's update ``v' = f(v, ...)`` copied back into ``v``
+becomes ``poplar.popops_map_in_place`` on ``v``.
+
+Input: a ``poplar.graph`` (after ``poplar-build-program`` and ``pipeline-schedule``).
+Output: the same graph where each such ``popops_map`` and its ``program_copy`` are one
+in-place map (``popops::mapInPlace``), and the map's other readers read ``v``. The IPU
+Model then updates the variable's buffer in place, as eager optimizers update their
+parameters (``param.add_(d, alpha=-lr)``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from torch_mlir import ir
+
+from ipu_mlir.dialects import poplar as pd
+from ipu_mlir.dialects._base import build
+from ipu_mlir.dialects.poplar.program_order import graphs_of, run_blocks
+
+from ..pass_base import Diagnostics, ModulePass
+from ..poplar_execution import carry_attributes, producer, readers_in, views_of
+
+# The update expressions planned in place (operand 1 is the variable): the SGD step
+# w - d * lr and w + d * s, momentum's v * m + g, a scaling and an accumulation.
+IN_PLACE_UPDATES = ("sub(_1, mul(_2, _3))", "add(_1, mul(_2, _3))", "add(mul(_1, _2), _3)", "mul(_1, _2)", "add(_1, _2)")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Update:
+    map: ir.Operation
+    copy: ir.Operation
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanInPlace(ModulePass):
+    """Run a variable's update in place when nothing needs its old value afterwards.
+
+    Preconditions: a poplar.graph. Within one run block (a function body, with the
+    stages of a pipeline.schedule flattened in stage order, or a program body), a
+    popops_map of an update expression (see IN_PLACE_UPDATES) is planned in place on
+    its first operand v when: v is a poplar.variable of the map's result type and no
+    other operand; exactly one program_copy writes the result into v; no
+    pipeline.stash keeps the result or a view of it (the next micro-batch's update
+    would run first); and no op after the map but the copy reads v or a view of it.
+    The copy is erased; the map's other readers read v, which then holds the result.
+
+    Arguments: none.
+    """
+
+    name: ClassVar[str] = "poplar-plan-in-place"
+
+    def run(self, module: ir.Operation, diag: Diagnostics) -> None:
+        for graph in graphs_of(module):
+            for ops in list(run_blocks(graph)):
+                for update in _updates(ops):
+                    _rewrite(update)
+
+
+def _updates(ops: list[ir.Operation]) -> list[_Update]:
+    position = {op: index for index, op in enumerate(ops)}
+    readers = readers_in(ops)
+    found = []
+    for index, op in enumerate(ops):
+        if op.name != "poplar.popops_map" or ir.StringAttr(op.attributes["expr"]).value not in IN_PLACE_UPDATES:
+            continue
+        target, result = op.operands[0], op.results[0]
+        definer = producer(target)
+        if definer is None or definer.name != "poplar.variable" or target.type != result.type:
+            continue
+        if target in list(op.operands)[1:]:
+            continue
+        copies = [r for r in readers.get(result, []) if r.name == "poplar.program_copy" and r.operands[1] == target]
+        if len(copies) != 1:
+            continue
+        copy = copies[0]
+        if any(r.name == "pipeline.stash" for value in views_of(result, readers) for r in readers.get(value, [])):
+            # A later stage reads the new value from a stash, but in a pipeline the next
+            # micro-batch's update of the buffer runs first: keep a separate result.
+            continue
+        later = [r for value in views_of(target, readers) for r in readers.get(value, [])
+                 if position[r] > index and r != copy]
+        if not later:
+            found.append(_Update(op, copy))
+    return found
+
+
+def _rewrite(update: _Update) -> None:
+    old = update.map
+    operands = list(old.operands)
+    sizes = list(ir.DenseI32ArrayAttr(old.attributes["operandSegmentSizes"]))
+    in2, in3 = operands[1 : 1 + sizes[1]], operands[1 + sizes[1] :]
+    with old.location, ir.InsertionPoint(old):
+        new = build(pd.MapInPlaceOp, operands[0], in2, in3, old.attributes["expr"]).operation
+    carry_attributes(old, new)
+    update.copy.erase()
+    old.results[0].replace_all_uses_with(operands[0])
+    old.erase()

@@ -1,0 +1,449 @@
+"""The IPU Model's decoder: a ``poplar.graph`` becomes, once, a :class:`Program` of steps
+that runs many times.
+
+Every SSA value gets a slot in a flat environment list and every op a closure calling
+its kernel (``runtime/kernels/``); ``program_repeat`` becomes a Python loop over its
+steps, ``program_call`` runs the function's steps, and a device loop over a pipelined
+function runs on the :class:`~ipu_mlir.runtime.pipeline_executor.PipelineExecutor`.
+Decoding rewrites nothing: linear layers, in-place updates and shared pool indices are
+ops of the graph (the ``poplar-*`` execution passes). Variables live in per-IPU stores
+(:class:`~ipu_mlir.runtime.device_store.DeviceStore`) owned by the caller, so weights
+stay on the emulated device between runs. Dead temporaries are dropped after their last
+use, which bounds host memory the way liveness bounds tile memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import torch
+from torch_mlir import ir
+
+from ipu_mlir.artifact import schedule
+from ipu_mlir.dialects.pipeline_attrs import ipu_of
+from ipu_mlir.dialects.poplar.program_order import scheduled_ops
+from ipu_mlir.support.diagnostics import location_label
+from ipu_mlir.support.ir_walk import operands_within
+
+from . import steps as st
+from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo, VariableRole, role_of
+from .kernels import KERNELS, KernelError, attr, constant_tensor, tensor_type, torch_dtype
+from .pipeline_executor import PipelineExecutor, StagedFunction
+from .steps import Step
+
+logger = logging.getLogger("ipu_mlir.runtime")
+
+# Ops whose result is (or may be) the storage of their operand: a variable written from
+# one of them must copy, not take over the buffer.
+_ALIASING = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.broadcast", "poplar.variable", "poplar.constant")
+
+
+class Program:
+    """A decoded ``poplar.graph`` ready to run many times."""
+
+    def __init__(self, graph: ir.Operation) -> None:
+        if graph.name != "poplar.graph":
+            raise KernelError(f"expected a 'poplar.graph', got '{graph.name}'")
+        self.num_ipus = attr(graph, "num_ipus")
+        self.replication_factor = attr(graph, "replication_factor")
+        if self.replication_factor != 1:
+            raise KernelError(
+                f"replication_factor {self.replication_factor}: replicated execution is not available in the IPU Model yet; "
+                "use replicationFactor(1)"
+            )
+        self._slots: dict[ir.Value | tuple[str, str], int] = {}  # values, and ("stash", id) for stashes
+        self.variables: dict[str, VariableInfo] = {}
+        self._variable_slots: dict[str, int] = {}
+        self._variable_of_slot: dict[int, VariableInfo] = {}
+        self.streams: dict[str, StreamInfo] = {}
+        self._constants: list[tuple[int, torch.Tensor, int]] = []  # (slot, value, IPU)
+        self._functions: dict[str, list[Step]] = {}
+        self._staged: dict[str, StagedFunction] = {}
+        self._executor = PipelineExecutor(self.num_ipus)
+        # Why a pipelined plan runs micro-batch by micro-batch instead (None: it does not).
+        self.sequential_reason: str | None = None
+        self._pipelined_loops = 0
+        # The torch device of each emulated IPU for the current run (see run()).
+        self._devices: dict[int, torch.device] = {}
+        self._placed = False  # IPUs placed on chosen devices: tensors move at IPU boundaries
+        self._placed_constants: dict[tuple[int, torch.device], torch.Tensor] = {}
+        self.main: list[Step] = []
+        self.io: HostIO | None = None
+        # Random ops: seeded by poptorch from Options.randomSeed (set_seed); each call of a
+        # function with random ops gets the next number in the slot _call_slot.
+        self.seed = 0
+        self._calls = 0
+        self._random_ops = 0
+        self._call_slot = self._slot(("random", "call"))
+        self._decode_graph(graph)
+
+    @property
+    def last_trace(self) -> list[tuple[int, int, int, int, float, float]]:
+        """(step, ipu, stage, micro-batch, start, end) of each task of the last pipelined loop."""
+        return self._executor.last_trace
+
+    # -- decoding -------------------------------------------------------------------
+    def _slot(self, value: ir.Value | tuple[str, str]) -> int:
+        slot = self._slots.get(value)
+        if slot is None:
+            slot = len(self._slots)
+            self._slots[value] = slot
+        return slot
+
+    def _decode_graph(self, graph: ir.Operation) -> None:
+        block = graph.regions[0].blocks[0]
+        main_op = None
+        for op in block.operations:
+            op = op.operation
+            name = op.name
+            if name == "poplar.variable":
+                shape, dtype = tensor_type(op.results[0])
+                info = VariableInfo(attr(op, "name"), attr(op, "kind"), attr(op, "ipu"), tuple(shape), dtype, role_of(op))
+                self.variables[info.name] = info
+                slot = self._slot(op.results[0])
+                self._variable_slots[info.name] = slot
+                self._variable_of_slot[slot] = info
+            elif name == "poplar.constant":
+                self._constants.append((self._slot(op.results[0]), constant_tensor(op.attributes["value"], op.results[0].type), ipu_of(op)))
+            elif name == "poplar.host_stream":
+                element_type = ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value)
+                stream = StreamInfo(attr(op, "name"), attr(op, "direction"), tuple(element_type.shape), torch_dtype(element_type.element_type))
+                self.streams[stream.name] = stream
+            elif name == "poplar.function":
+                self._functions[attr(op, "name")] = []  # decoded below, calls may come first
+            elif name == "poplar.program_sequence" and attr(op, "name") == "main":
+                main_op = op
+            elif name == "poplar.remote_buffer":
+                raise KernelError("remote buffers (streaming memory) are not executed by the IPU Model yet")
+            else:
+                raise KernelError(f"{location_label(op.location)}: '{name}' cannot appear at graph level")
+        for op in block.operations:
+            op = op.operation
+            if op.name == "poplar.function":
+                self._decode_function(op)
+        # Variables that outlive a run (not the per-run inputs, outputs and activations).
+        self._persistent_slots = [(name, slot) for name, slot in self._variable_slots.items()
+                                  if self.variables[name].role.outlives_a_run]
+        if main_op is None:
+            raise KernelError("the graph has no 'poplar.program_sequence' named \"main\"")
+        self.main = self._decode_block([op.operation for op in main_op.regions[0].blocks[0].operations])
+        if self._staged and not self._pipelined_loops:
+            self.sequential_reason = "the output mode's device loop streams outputs between its steps"
+            logger.warning("the pipeline stages run one micro-batch at a time: %s", self.sequential_reason)
+
+    def _decode_function(self, function: ir.Operation) -> None:
+        name = attr(function, "name")
+        block = function.regions[0].blocks[0]
+        plan = schedule.plan_of(function)
+        scheduled = scheduled_ops(block)
+        ops = [op.operation for op in block.operations] if scheduled is None else [op for op, _ in scheduled]
+        # A function with random ops numbers its calls: each call (one micro-batch) draws
+        # from its own seed, so the masks do not depend on the order stages run in.
+        counter = [self._count_call] if any(op.name.startswith("poplar.poprand") for op in ops) else []
+        if plan is None or plan["kind"] != "pipelined" or len(plan["stage_ipus"]) < 2:
+            self._functions[name].extend(counter + self._decode_block(ops))
+            return
+        if scheduled is None:
+            raise KernelError(f"function '{name}' has a pipelined plan but no 'pipeline.schedule': run "
+                              "pipeline-schedule after poplar-build-program")
+        # Stage order (program order within a stage, a valid order once pipeline-schedule
+        # accepted the stages): a temporary is freed after its last use in the order the
+        # stages run.
+        ordered = sorted(scheduled, key=lambda pair: pair[1])
+        ops, op_stages = [op for op, _ in ordered], [stage for _, stage in ordered]
+        step_stages: list[int] = [0] * len(counter)  # stage 0 runs the micro-batches in order
+        steps = counter + self._decode_block(ops, op_stages, step_stages)
+        self._functions[name].extend(steps)
+        shared = {slot for slot, info in self._variable_of_slot.items() if not info.role.holds_one_micro_batch}
+        self._staged[name] = StagedFunction.build(ops, op_stages, steps, step_stages, plan["stage_ipus"], self._slot, shared)
+
+    def _decode_block(self, ops: list[ir.Operation], op_stages: list[int] | None = None,
+                      step_stages: list[int] | None = None) -> list[Step]:
+        """Decode ``ops`` (a block's ops, or a pipelined step's stage ops in stage order);
+        with ``op_stages`` (the stage of each op), ``step_stages`` receives the stage of
+        each returned step."""
+        # Last use of each temporary within this block, to free it early.
+        last_use: dict[int, int] = {}
+        defined_here: set[int] = set()
+        for index, op in enumerate(ops):
+            for operand in operands_within(op):
+                last_use[self._slot(operand)] = index
+            for result in op.results:
+                defined_here.add(self._slot(result))
+        kills: dict[int, list[int]] = {}
+        constants = {slot for slot, _, _ in self._constants} | {self._slot(op.results[0]) for op in ops if op.name == "poplar.constant"}
+        for slot, index in last_use.items():
+            if slot in defined_here and slot not in self._variable_of_slot and slot not in constants:
+                kills.setdefault(index, []).append(slot)
+        steps = []
+        for index, op in enumerate(ops):
+            step = self._decode_op(op)
+            if step is not None:
+                dead = tuple(kills.get(index, ()))
+                steps.append(st.with_kills(step, dead) if dead else step)
+                if step_stages is not None and op_stages is not None:
+                    step_stages.append(op_stages[index])
+        return steps
+
+    def _decode_op(self, op: ir.Operation) -> Step | None:
+        name = op.name
+        if name == "poplar.program_repeat":
+            count = attr(op, "count")
+            pipelined = self._pipelined_loop(op, count)
+            if pipelined is not None:
+                return pipelined
+            return st.repeat(count, self._decode_block([inner.operation for inner in op.regions[0].blocks[0].operations]))
+        if name == "poplar.program_sequence":
+            return st.sequence(self._decode_block([inner.operation for inner in op.regions[0].blocks[0].operations]))
+        if name == "poplar.program_call":
+            callee = attr(op, "callee")
+            if callee not in self._functions:
+                raise KernelError(f"{location_label(op.location)}: call to undefined function '{callee}'")
+            return st.sequence(self._functions[callee])
+        if name == "poplar.program_print_tensor":
+            slot, title = self._slot(op.operands[0]), attr(op, "title")
+
+            def print_tensor(env: list) -> None:
+                print(f"{title}: {env[slot].detach().cpu().numpy()}", flush=True)
+
+            return print_tensor
+        if name == "poplar.program_sync":
+            return None  # the emulator runs steps in order: a sync has nothing to wait for
+        if name in ("pipeline.stash", "pipeline.restore"):
+            return self._decode_stash(op)
+        if name in ("pipeline.send", "pipeline.recv"):
+            return self._decode_channel(op)
+        if name == "poplar.program_stream_copy":
+            return self._decode_stream_copy(op)
+        if name == "poplar.program_copy":
+            return self._decode_copy(op)
+        if name == "poplar.popops_scaled_add_to":
+            return self._decode_scaled_add_to(op)
+        if name == "poplar.constant":
+            slot = self._slot(op.results[0])
+            value = constant_tensor(op.attributes["value"], op.results[0].type)
+            self._constants.append((slot, value, ipu_of(op)))
+            return None
+        factory = KERNELS.get(name)
+        if factory is None:
+            raise KernelError(f"{location_label(op.location)}: '{name}' has no IPU Model kernel")
+        try:
+            fn = factory(op)
+        except KernelError as error:
+            raise KernelError(f"{location_label(op.location)}: {error}") from None
+        ins = tuple(self._slot(v) for v in op.operands)
+        outs = tuple(self._slot(r) for r in op.results)
+        if name.startswith("poplar.poprand"):
+            return self._random_step(fn, ins, outs)
+        if not outs:
+            return st.compute_in_place(fn, ins)
+        if len(outs) != 1:
+            return st.compute_multi(fn, ins, outs)
+        return st.compute(fn, ins, outs[0])
+
+    def _decode_scaled_add_to(self, op: ir.Operation) -> Step:
+        dst, src = self._slot(op.operands[0]), self._slot(op.operands[1])
+        scale = attr(op, "scale")
+        if not tensor_type(op.operands[0])[1].is_floating_point:
+            scale = int(scale)  # integer tensors take an integer alpha
+        program = self
+
+        def scaled_add(env: list) -> None:
+            value = env[src]
+            if program._placed:  # e.g. OutputMode.Sum: an anchor of another IPU into a total
+                value = value.to(env[dst].device)
+            env[dst].add_(value, alpha=scale)
+
+        return scaled_add
+
+    # -- random ops -------------------------------------------------------------------
+    def _count_call(self, env: list) -> None:
+        """Number this call of a function with random ops (one micro-batch)."""
+        env[self._call_slot] = self._calls
+        self._calls += 1
+
+    def set_seed(self, seed: int) -> None:
+        """Seed the random ops (Options.randomSeed) and restart the call numbering."""
+        self.seed = seed
+        self._calls = 0
+
+    def _random_step(self, fn: Any, ins: tuple[int, ...], outs: tuple[int, ...]) -> Step:
+        """A random kernel draws from a generator seeded by the program's seed, the number
+        of the call (micro-batch) and the op: the same seed gives the same draws, and
+        pipelined stages draw what they would draw one micro-batch at a time."""
+        program, call = self, self._call_slot
+        index = self._random_ops
+        self._random_ops += 1
+
+        def draw(env: list) -> None:
+            seed = hash((program.seed, env[call] or 0, index)) & (2**63 - 1)
+            results = fn(seed, *[env[i] for i in ins])
+            for slot, value in zip(outs, results, strict=True):
+                env[slot] = value
+
+        return draw
+
+    # -- data movement ------------------------------------------------------------------
+    def _decode_stash(self, op: ir.Operation) -> Step:
+        """A stash keeps its micro-batch's value until the restore of the same id: each
+        micro-batch runs in its own environment, so the FIFO of ``depth`` entries is the
+        set of micro-batches in flight, each holding its entry in one slot."""
+        held = self._slot(("stash", attr(op, "stash_id")))
+        if op.name == "pipeline.stash":
+            value = self._slot(op.operands[0])
+
+            def stash(env: list) -> None:
+                env[held] = env[value]
+
+            return stash
+        return st.take(held, self._slot(op.results[0]))
+
+    def _decode_channel(self, op: ir.Operation) -> Step:
+        """A send gives the destination IPU its own copy of a micro-batch's value (on its
+        device); the recv of the same channel in a later stage takes it."""
+        channel = self._slot(("channel", attr(op, "channel")))
+        if op.name == "pipeline.send":
+            return self._copy_to_ipu(self._slot(op.operands[0]), channel, attr(op, "dst_ipu"))
+        return st.take(channel, self._slot(op.results[0]))
+
+    def _copy_to_ipu(self, src: int, dst: int, ipu: int) -> Step:
+        """A step giving IPU ``ipu`` its own copy of slot ``src`` in slot ``dst`` (on its device)."""
+        program = self
+
+        def copy_to_ipu(env: list) -> None:
+            if program._placed:  # between the devices of the two IPUs
+                env[dst] = env[src].to(program._devices[ipu], copy=True)
+            else:
+                env[dst] = env[src].clone()
+
+        return copy_to_ipu
+
+    def _decode_stream_copy(self, op: ir.Operation) -> Step:
+        stream = attr(op, "stream")
+        slot = self._slot(op.operands[0])
+        info = self.streams[stream]
+        program = self
+        if info.direction == "host_to_device":
+
+            ipu = self._variable_of_slot[slot].ipu if slot in self._variable_of_slot else 0
+
+            def read(env: list) -> None:
+                value = program.io.pop(stream)
+                env[slot] = value.to(program._devices[ipu]) if program._placed else value
+
+            return read
+        variable = self._variable_of_slot.get(slot)
+        # Anchors are rebound, not written (see _decode_copy): their tensor is fresh each
+        # iteration unless it is a persistent variable, which must be cloned.
+        must_clone = variable is not None and variable.role is not VariableRole.ANCHOR
+
+        def write(env: list) -> None:
+            value = env[slot]
+            if program._placed:  # outputs reach the host
+                program.io.outputs[stream].append(value.to("cpu", copy=must_clone))
+            else:
+                program.io.outputs[stream].append(value.clone() if must_clone else value)
+
+        return write
+
+    def _decode_copy(self, op: ir.Operation) -> Step:
+        src, dst = self._slot(op.operands[0]), self._slot(op.operands[1])
+        target = self._variable_of_slot.get(dst)
+        source_variable = self._variable_of_slot.get(src)
+        if target is not None and target.role is VariableRole.ANCHOR and \
+                (source_variable is None or source_variable.role is VariableRole.INPUT):
+            # An output anchor only feeds device-to-host copies: binding it to the fresh
+            # result is the same as copying into it, without the copy.
+            def bind(env: list) -> None:
+                env[dst] = env[src]
+
+            return bind
+
+        if target is not None and target.role is VariableRole.EXCHANGE:
+            # An inter-IPU copy: the destination IPU gets its own copy of the data.
+            return self._copy_to_ipu(src, dst, target.ipu)
+        if target is not None and source_variable is None and _fresh_result(op.operands[0]):
+            # Writing a fresh result (an updated weight, a new running mean) into a
+            # variable: the variable takes the result's buffer instead of a copy of it,
+            # and run() writes the buffer back to the device store.
+            def rebind(env: list) -> None:
+                env[dst] = env[src]
+
+            return rebind
+
+        def copy(env: list) -> None:
+            env[dst].copy_(env[src])
+
+        return copy
+
+    def _pipelined_loop(self, op: ir.Operation, count: int) -> Step | None:
+        """A loop whose body calls a staged function, then only moves its outputs, runs
+        as a pipeline over ``count`` micro-batches (see :mod:`runtime.pipeline_executor`)."""
+        ops = [inner.operation for inner in op.regions[0].blocks[0].operations]
+        if not ops or ops[0].name != "poplar.program_call" or count < 2:
+            return None
+        staged = self._staged.get(attr(ops[0], "callee"))
+        if staged is None or any(inner.name not in ("poplar.program_stream_copy", "poplar.popops_scaled_add_to") for inner in ops[1:]):
+            return None
+        tail = [step for inner in ops[1:] if (step := self._decode_op(inner)) is not None]
+        anchors = [slot for slot, info in self._variable_of_slot.items() if info.role is VariableRole.ANCHOR]
+        executor = self._executor
+        self._pipelined_loops += 1
+
+        def run(env: list) -> None:
+            executor.run(staged, count, tail, anchors, env)
+
+        return run
+
+    def close(self) -> None:
+        """Stop the worker threads of the emulated IPUs (a later run starts new ones)."""
+        self._executor.close()
+
+    # -- running --------------------------------------------------------------------
+    def environment(self, stores: dict[int, DeviceStore]) -> list:
+        env: list[Any] = [None] * len(self._slots)
+        for name, slot in self._variable_slots.items():
+            info = self.variables[name]
+            store = stores[info.ipu]
+            tensor = store.tensors.get(name)
+            if tensor is None:
+                tensor = store.allocate(info)
+            env[slot] = tensor
+        self._devices = {ipu: store.device for ipu, store in stores.items()}
+        self._placed = any(store.placed for store in stores.values())
+        for slot, value, ipu in self._constants:
+            if self._placed:  # moved once per device, not on every run
+                key = (slot, self._devices[ipu])
+                if key not in self._placed_constants:
+                    self._placed_constants[key] = value.to(self._devices[ipu])
+                value = self._placed_constants[key]
+            env[slot] = value
+        return env
+
+    def run(self, stores: dict[int, DeviceStore], inputs: dict[str, list[torch.Tensor]]) -> dict[str, list[torch.Tensor]]:
+        """Run ``main`` once; ``inputs`` holds each input stream's elements in order."""
+        output_names = [s.name for s in self.streams.values() if s.direction == "device_to_host"]
+        self.io = HostIO(inputs, output_names)
+        env = self.environment(stores)
+        try:
+            for step in self.main:
+                step(env)
+            for name, slot in self._persistent_slots:  # rebound variables: keep their new buffers
+                stores[self.variables[name].ipu].tensors[name] = env[slot]
+            return self.io.outputs
+        finally:
+            self.io = None
+
+
+def _fresh_result(value: ir.Value) -> bool:
+    """Whether ``value`` is a new buffer no other value shares (not a view or an identity)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return False
+    op = owner.operation if hasattr(owner, "operation") else owner
+    if op.name in _ALIASING:
+        return False
+    if op.name == "poplar.popops_map" and ir.StringAttr(op.attributes["expr"]).value == "_1":
+        return False  # nop: returns its operand
+    return True

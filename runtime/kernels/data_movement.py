@@ -1,0 +1,64 @@
+"""Data movement kernels: the views of ``poplar::Tensor`` (reshape, dim_shuffle, slice,
+concat, broadcast), padding, and the index-driven ``multi_slice`` and ``gather``."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch_mlir import ir
+
+from .base import KERNELS, Kernel, attr, tensor_type
+
+
+@KERNELS.register("poplar.reshape")
+def _reshape(op: ir.Operation) -> Kernel:
+    shape = tensor_type(op.results[0])[0]
+    return lambda x: x.reshape(shape)
+
+
+@KERNELS.register("poplar.dim_shuffle")
+def _dim_shuffle(op: ir.Operation) -> Kernel:
+    perm = attr(op, "permutation")
+    return lambda x: x.permute(perm)
+
+
+@KERNELS.register("poplar.slice")
+def _slice(op: ir.Operation) -> Kernel:
+    index = tuple(slice(b, e, s) for b, e, s in zip(attr(op, "begin"), attr(op, "end"), attr(op, "stride"), strict=True))
+    return lambda x: x[index]
+
+
+@KERNELS.register("poplar.concat")
+def _concat(op: ir.Operation) -> Kernel:
+    dim = attr(op, "dim")
+    return lambda a, b: torch.cat((a, b), dim)
+
+
+@KERNELS.register("poplar.broadcast")
+def _broadcast(op: ir.Operation) -> Kernel:
+    shape = tensor_type(op.results[0])[0]
+    return lambda x: x.expand(shape)
+
+
+@KERNELS.register("poplar.popops_pad")
+def _pad(op: ir.Operation) -> Kernel:
+    low, high, value = attr(op, "low"), attr(op, "high"), attr(op, "value")
+    pads: list[int] = []
+    for lo, hi in reversed(list(zip(low, high, strict=True))):
+        pads += [lo, hi]
+    return lambda x: F.pad(x, pads, value=value)
+
+
+@KERNELS.register("poplar.popops_multi_slice")
+def _multi_slice(op: ir.Operation) -> Kernel:
+    dim = attr(op, "dim")
+    out_shape, _ = tensor_type(op.results[0])
+    if dim == 0:
+        return lambda table, idx: F.embedding(idx, table) if table.dim() == 2 else table.index_select(0, idx.reshape(-1)).reshape(out_shape)
+    return lambda table, idx: table.index_select(dim, idx.reshape(-1)).reshape(out_shape)
+
+
+@KERNELS.register("poplar.popops_gather")
+def _gather(op: ir.Operation) -> Kernel:
+    dim = attr(op, "dim")
+    return lambda x, idx: torch.gather(x, dim, idx)

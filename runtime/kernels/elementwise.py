@@ -1,0 +1,244 @@
+"""Element-wise kernels: the binary popops ops, casts, and ``popops_map`` expressions,
+compiled once into torch calls, out of place and in place (``popops_map_in_place``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch_mlir import ir
+
+from ipu_mlir.dialects.poplar import parse_map_expression
+
+from .base import KERNELS, Kernel, attr, result_dtype, tensor_type
+
+
+def _max(a: Any, b: Any) -> torch.Tensor:
+    if isinstance(b, torch.Tensor) and isinstance(a, torch.Tensor):
+        return torch.maximum(a, b)
+    if isinstance(a, torch.Tensor):
+        return torch.clamp_min(a, b)
+    return torch.clamp_min(b, a)
+
+
+def _min(a: Any, b: Any) -> torch.Tensor:
+    if isinstance(b, torch.Tensor) and isinstance(a, torch.Tensor):
+        return torch.minimum(a, b)
+    if isinstance(a, torch.Tensor):
+        return torch.clamp_max(a, b)
+    return torch.clamp_max(b, a)
+
+
+def _as_tensor_first(fn: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+    """Binary torch functions need a tensor first; swap-free wrapper for scalar lhs."""
+
+    def call(a: Any, b: Any) -> torch.Tensor:
+        if not isinstance(a, torch.Tensor):
+            a = torch.scalar_tensor(a, dtype=b.dtype if isinstance(b, torch.Tensor) else torch.float32)
+        return fn(a, b)
+
+    return call
+
+
+_MAP_FUNCTIONS: dict[str, Callable[..., torch.Tensor]] = {
+    "neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "expm1": torch.expm1, "log": torch.log,
+    "log1p": torch.log1p, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "sin": torch.sin, "cos": torch.cos,
+    "tan": torch.tan, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "relu": torch.relu, "erf": torch.erf,
+    "floor": torch.floor, "ceil": torch.ceil, "round": torch.round, "trunc": torch.trunc, "sign": torch.sign,
+    "reciprocal": torch.reciprocal, "square": torch.square, "not": torch.logical_not,
+    "bitwise_not": torch.bitwise_not, "isnan": torch.isnan, "isinf": torch.isinf, "atan": torch.atan,
+    "asin": torch.asin, "acos": torch.acos,
+    "add": _as_tensor_first(torch.add), "sub": _as_tensor_first(torch.sub), "mul": _as_tensor_first(torch.mul),
+    "div": _as_tensor_first(torch.div),
+    "floor_div": _as_tensor_first(lambda a, b: torch.div(a, b, rounding_mode="floor")),
+    "trunc_div": _as_tensor_first(lambda a, b: torch.div(a, b, rounding_mode="trunc")),
+    "pow": _as_tensor_first(torch.pow), "max": _max, "min": _min,
+    "rem": _as_tensor_first(torch.remainder), "fmod": _as_tensor_first(torch.fmod),
+    "atan2": _as_tensor_first(torch.atan2), "eq": _as_tensor_first(torch.eq), "ne": _as_tensor_first(torch.ne),
+    "lt": _as_tensor_first(torch.lt), "le": _as_tensor_first(torch.le), "gt": _as_tensor_first(torch.gt),
+    "ge": _as_tensor_first(torch.ge), "and": _as_tensor_first(torch.logical_and),
+    "or": _as_tensor_first(torch.logical_or), "xor": _as_tensor_first(torch.logical_xor),
+    "bitwise_and": _as_tensor_first(torch.bitwise_and), "bitwise_or": _as_tensor_first(torch.bitwise_or),
+    "bitwise_xor": _as_tensor_first(torch.bitwise_xor),
+    "select": lambda c, a, b: torch.where(c, a, b), "clamp": lambda x, lo, hi: torch.clamp(x, lo, hi),
+}
+
+
+def _scalar_of(value: Any) -> float | int | None:
+    """A Python number for a Python scalar or a one-element (0-dim) tensor, else None."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    if isinstance(value, torch.Tensor) and value.dim() == 0 and value.dtype.is_floating_point:
+        return value.item()
+    return None
+
+
+def _scaled_add(sign: float) -> Callable[[Any, Any, Any], Any]:
+    """a + sign * b * c: one ``torch.add(a, b, alpha=sign * c)`` kernel when c is a scalar
+    (as eager optimizers write their updates), nothing at all when c is 0."""
+
+    def run(a: Any, b: Any, c: Any) -> Any:
+        scale = _scalar_of(c)
+        if scale is None or not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+            product = torch.mul(b, c)
+            return torch.add(a, product) if sign > 0 else torch.sub(a, product)
+        if scale == 0:
+            return a
+        if a.shape != torch.broadcast_shapes(a.shape, b.shape):
+            return torch.add(a, b * scale) if sign > 0 else torch.sub(a, b * scale)
+        return torch.add(a, b, alpha=sign * scale)
+
+    return run
+
+
+def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
+    """A function of the operands computing a ``popops.map`` expression with torch ops.
+
+    Literals become Python scalars (ints when every operand is an integer tensor and the
+    literal is integral), so torch's scalar type rules apply as in eager code. Like
+    Poplar's map fusion, a few expression shapes run as one kernel: ``a + b * s`` and
+    ``a - b * s`` with a scalar ``s`` become ``torch.add(a, b, alpha=±s)`` (the kernel
+    eager optimizers use), multiplying or dividing by a scalar 1 and ``x * (1 - 0)`` are
+    the identity, and ``select`` with a scalar condition returns the chosen operand.
+    """
+    tree = parse_map_expression(expr)
+
+    def build(node: tuple) -> Callable[[tuple], Any]:
+        kind = node[0]
+        if kind == "arg":
+            index = node[1] - 1
+            return lambda args: args[index]
+        if kind == "const":
+            value: Any = node[1]
+            if integer_operands and float(value).is_integer():
+                value = int(value)
+            return lambda args: value
+        name, operands = node[1], node[2]
+        if name in ("add", "sub") and len(operands) == 2 and operands[1][0] == "call" and operands[1][1] == "mul":
+            a, (b, c) = build(operands[0]), (build(x) for x in operands[1][2])
+            fused = _scaled_add(1.0 if name == "add" else -1.0)
+            return lambda args: fused(a(args), b(args), c(args))
+        if name in ("mul", "div") and len(operands) == 2:
+            a, b = build(operands[0]), build(operands[1])
+            fn = _MAP_FUNCTIONS[name]
+
+            def scale(args: tuple) -> Any:
+                x, y = a(args), b(args)
+                if _scalar_of(y) == 1 and isinstance(x, torch.Tensor):
+                    return x
+                return fn(x, y)
+
+            return scale
+        if name == "select":
+            cond, then, otherwise = (build(x) for x in operands)
+
+            def select(args: tuple) -> Any:
+                c = cond(args)
+                if isinstance(c, torch.Tensor) and c.dim() == 0:
+                    return then(args) if bool(c) else otherwise(args)
+                return torch.where(c, then(args), otherwise(args))
+
+            return select
+        fn = _MAP_FUNCTIONS[name]
+        children = [build(child) for child in operands]
+        if len(children) == 1:
+            (a,) = children
+            return lambda args: fn(a(args))
+        if len(children) == 2:
+            a, b = children
+            return lambda args: fn(a(args), b(args))
+        a, b, c = children
+        return lambda args: fn(a(args), b(args), c(args))
+
+    compiled = build(tree)
+    return lambda *args: compiled(args)
+
+
+def _scalar_arg(value: Any) -> Any:
+    number = _scalar_of(value)
+    return value if number is None else number
+
+
+# In-place forms of the update expressions (operand 1 is the variable being updated).
+_IN_PLACE: dict[str, Callable[..., torch.Tensor]] = {
+    # w - d * lr, w + d * s: eager's param.add_(d, alpha=-lr)
+    "sub(_1, mul(_2, _3))": lambda v, d, s: v.sub_(d, alpha=_scalar_arg(s)) if _scalar_of(s) is not None else v.sub_(d * s),
+    "add(_1, mul(_2, _3))": lambda v, d, s: v.add_(d, alpha=_scalar_arg(s)) if _scalar_of(s) is not None else v.add_(d * s),
+    # v * m + g: eager's buf.mul_(momentum).add_(grad)
+    "add(mul(_1, _2), _3)": lambda v, m, g: v.mul_(_scalar_arg(m)).add_(g),
+    "mul(_1, _2)": lambda v, m: v.mul_(_scalar_arg(m)),
+    "add(_1, _2)": lambda v, g: v.add_(g),
+}
+
+
+def in_place_expression(expr: str) -> Callable[..., torch.Tensor] | None:
+    """The fused in-place kernel of an update expression whose first operand is
+    overwritten, if it has one."""
+    return _IN_PLACE.get(expr)
+
+
+def _map_kernel(op: ir.Operation) -> Kernel:
+    """The expression of a map as a function of its operands (literals typed as in
+    eager code: ints when every operand is an integer tensor)."""
+    operands = [tensor_type(v)[1] for v in op.operands]
+    integer = all(not (d.is_floating_point or d == torch.bool) for d in operands)
+    return compile_expression(attr(op, "expr"), integer)
+
+
+@KERNELS.register("poplar.popops_add")
+def _add(op: ir.Operation) -> Kernel:
+    return torch.add
+
+
+@KERNELS.register("poplar.popops_sub")
+def _sub(op: ir.Operation) -> Kernel:
+    return torch.sub
+
+
+@KERNELS.register("poplar.popops_mul")
+def _mul(op: ir.Operation) -> Kernel:
+    return torch.mul
+
+
+@KERNELS.register("poplar.popops_div")
+def _div(op: ir.Operation) -> Kernel:
+    if result_dtype(op).is_floating_point:
+        return torch.div
+    return lambda a, b: torch.div(a, b, rounding_mode="trunc")
+
+
+@KERNELS.register("poplar.popops_map")
+def _map(op: ir.Operation) -> Kernel:
+    fn = _map_kernel(op)
+    shape, dtype = tensor_type(op.results[0])
+
+    def call(*args: torch.Tensor) -> torch.Tensor:
+        out = fn(*args)
+        if not isinstance(out, torch.Tensor):  # a literal chosen by a scalar select
+            return torch.full(shape, out, dtype=dtype, device=args[0].device if args else None)
+        return out if out.dtype == dtype else out.to(dtype)
+
+    return call
+
+
+@KERNELS.register("poplar.popops_map_in_place")
+def _map_in_place(op: ir.Operation) -> Kernel:
+    """The update expressions eager optimizers write in place run as those fused
+    in-place torch calls; any other expression is computed, then copied into in1."""
+    fused = in_place_expression(attr(op, "expr"))
+    if fused is not None:
+        return fused
+    fn = _map_kernel(op)
+
+    def compute_then_copy(*args: torch.Tensor) -> None:
+        args[0].copy_(fn(*args))
+
+    return compute_then_copy
+
+
+@KERNELS.register("poplar.popops_cast")
+def _cast(op: ir.Operation) -> Kernel:
+    dtype = result_dtype(op)
+    return lambda x: x.to(dtype)
+

@@ -1,0 +1,50 @@
+"""Reduction kernels: ``popops_reduce`` (sum, mean, product, min, max, logical) and the
+arg-max / arg-min of ``popops_arg_max`` / ``popops_arg_min``."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch_mlir import ir
+
+from .base import KERNELS, Kernel, KernelError, attr, cast_to, result_dtype, tensor_type
+
+
+@KERNELS.register("poplar.popops_reduce")
+def _reduce(op: ir.Operation) -> Kernel:
+    kind, dims, keep, scale = attr(op, "op"), attr(op, "dims"), attr(op, "keep_dims"), attr(op, "scale")
+    shape, _ = tensor_type(op.operands[0])
+    dtype = result_dtype(op)
+    if not dims:
+        return lambda x: (x * scale if scale != 1.0 else x).to(dtype)
+    count = math.prod(shape[d] for d in dims)
+    if kind == "add":
+        if scale != 1.0 and abs(scale * count - 1.0) < 1e-12:
+            return lambda x: torch.mean(x, dim=dims, keepdim=keep)
+        if scale == 1.0:
+            return lambda x: torch.sum(x, dim=dims, keepdim=keep, dtype=dtype)
+        return lambda x: torch.sum(x, dim=dims, keepdim=keep, dtype=dtype) * scale
+    if kind == "square_add":
+        return lambda x: torch.sum(x * x, dim=dims, keepdim=keep) * scale
+    if kind in ("max", "min"):
+        fn = torch.amax if kind == "max" else torch.amin
+        return lambda x: fn(x, dim=dims, keepdim=keep)
+    if kind in ("mul", "logical_and", "logical_or"):
+        reducer = {"mul": torch.prod, "logical_and": torch.all, "logical_or": torch.any}[kind]
+        ordered = sorted(dims, reverse=True)
+
+        def reduce_each(x: torch.Tensor) -> torch.Tensor:
+            for d in ordered:
+                x = reducer(x, dim=d, keepdim=keep)
+            return x
+
+        return cast_to(reduce_each, dtype)
+    raise KernelError(f"reduce op '{kind}' has no kernel")
+
+
+@KERNELS.register("poplar.popops_arg_max", "poplar.popops_arg_min")
+def _arg(op: ir.Operation) -> Kernel:
+    fn = torch.argmax if op.name.endswith("max") else torch.argmin
+    dim, keep, dtype = attr(op, "dim"), attr(op, "keep_dims"), result_dtype(op)
+    return cast_to(lambda x: fn(x, dim=dim, keepdim=keep) if x.dim() else fn(x), dtype)

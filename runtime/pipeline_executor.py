@@ -1,0 +1,121 @@
+"""Pipelined execution on the IPU Model: a step function cut into stages
+(:class:`StagedFunction`) runs over the micro-batches of a device loop in the order of
+:func:`ipu_mlir.artifact.schedule.pipelined_steps`, each emulated IPU on a worker thread
+(:class:`PipelineExecutor`), so stages on different IPUs overlap as on hardware.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import time
+from collections.abc import Callable
+
+import torch
+from torch_mlir import ir
+
+from ipu_mlir.artifact import schedule
+
+from .steps import Step
+
+# (step, ipu, stage, micro-batch, start, end) of each task of a pipelined loop.
+Trace = list[tuple[int, int, int, int, float, float]]
+
+
+@dataclasses.dataclass
+class StagedFunction:
+    """A step function cut into pipeline stages. Each micro-batch has its own
+    environment; variables that outlive a micro-batch (weights, accumulators, state)
+    are read from the shared environment when a stage starts and written back when it
+    ends, so a stage sees the updates of the stages before it."""
+
+    stage_ipus: list[int]
+    segments: list[list[Step]]
+    reads: list[tuple[int, ...]]
+    writes: list[tuple[int, ...]]
+
+    @classmethod
+    def build(cls, ops: list[ir.Operation], op_stages: list[int], steps: list[Step], step_stages: list[int],
+              stage_ipus: list[int], slot_of: Callable[[ir.Value], int], shared: set[int]) -> StagedFunction:
+        """``ops`` run in stages ``op_stages``, decoded into ``steps`` of stages
+        ``step_stages``; ``shared`` are the slots of the variables that outlive a
+        micro-batch."""
+        count = len(stage_ipus)
+        segments: list[list[Step]] = [[] for _ in range(count)]
+        for step, stage in zip(steps, step_stages, strict=True):
+            segments[stage].append(step)
+        reads: list[set[int]] = [set() for _ in range(count)]
+        writes: list[set[int]] = [set() for _ in range(count)]
+        for op, stage in zip(ops, op_stages, strict=True):
+            operands = [slot_of(v) for v in op.operands]
+            reads[stage].update(slot for slot in operands if slot in shared)
+            if op.name == "poplar.program_copy" and operands[1] in shared:
+                writes[stage].add(operands[1])
+        return cls(list(stage_ipus), segments, [tuple(r) for r in reads], [tuple(w) for w in writes])
+
+    def run_stage(self, stage: int, env: list, shared: list) -> None:
+        for slot in self.reads[stage]:
+            env[slot] = shared[slot]
+        for step in self.segments[stage]:
+            step(env)
+        for slot in self.writes[stage]:
+            shared[slot] = env[slot]
+
+
+class PipelineExecutor:
+    """Runs staged functions as pipelines; owns the worker threads of the emulated IPUs."""
+
+    def __init__(self, num_ipus: int) -> None:
+        self.num_ipus = num_ipus
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self.last_trace: Trace = []
+
+    def run(self, staged: StagedFunction, count: int, tail: list[Step], anchors: list[int], env: list) -> None:
+        """Run ``count`` micro-batches of ``staged``; each finished micro-batch runs the
+        ``tail`` steps (its output copies) and hands its ``anchors`` to ``env``, in order."""
+        envs: dict[int, list] = {}
+        trace = self.last_trace = []
+        last = len(staged.stage_ipus) - 1
+        if self._pool is None and self.num_ipus > 1:
+            # Each worker emulates one IPU: the host's intra-op threads are shared out
+            # between the IPUs that run at once instead of each worker using them all.
+            busy = len(set(staged.stage_ipus))
+            threads = max(1, torch.get_num_threads() // busy)
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=busy, thread_name_prefix="ipu",
+                                                               initializer=torch.set_num_threads, initargs=(threads,))
+
+        def work(t: int, items: list[tuple[int, int]]) -> None:
+            for stage, mb in items:
+                if stage == 0:
+                    envs[mb] = list(env)
+                start = time.perf_counter()
+                staged.run_stage(stage, envs[mb], env)
+                trace.append((t, staged.stage_ipus[stage], stage, mb, start, time.perf_counter()))
+
+        for t, pairs in enumerate(schedule.pipelined_steps(len(staged.stage_ipus), count)):
+            by_ipu: dict[int, list[tuple[int, int]]] = {}
+            for stage, mb in pairs:
+                by_ipu.setdefault(staged.stage_ipus[stage], []).append((stage, mb))
+            # Even a step with one busy IPU runs on a worker: the host thread's own
+            # intra-op threads would compete with the workers' for the cores.
+            if self._pool is None:
+                for items in by_ipu.values():
+                    work(t, items)
+            else:
+                futures = [self._pool.submit(work, t, items) for items in by_ipu.values()]
+                concurrent.futures.wait(futures)  # every IPU finishes its step before an error surfaces
+                for future in futures:
+                    future.result()
+            for stage, mb in pairs:
+                if stage == last:  # the micro-batch is done: move its outputs, in order
+                    done = envs.pop(mb)
+                    for step in tail:
+                        step(done)
+                    for slot in anchors:
+                        env[slot] = done[slot]
+
+    def close(self) -> None:
+        """Stop the worker threads (a later run starts new ones)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
