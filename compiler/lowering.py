@@ -1,10 +1,6 @@
-"""The builder that lowering patterns emit poplar ops with, and the helpers they share.
-
-``convert-torch-to-poplar`` (Torch ops -> poplar ops, its family modules fill a pattern
-``Registry``) and ``convert-ipu-to-poplar`` (ipu optimizer ops -> poplar ops) both build
-through :class:`Lowering`; a pattern takes ``(lowering, op)`` and returns the values that
-replace the op's results.
-"""
+"""The builder (:class:`Lowering`) that the patterns of ``convert-torch-to-poplar`` and
+``convert-ipu-to-poplar`` emit poplar ops with, and the helpers they share. A pattern takes
+``(lowering, op)`` and returns the values that replace the op's results."""
 
 from __future__ import annotations
 

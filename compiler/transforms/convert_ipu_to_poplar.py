@@ -1,10 +1,6 @@
-"""convert-ipu-to-poplar: the ipu dialect's training ops -> poplar dialect compute ops.
-
-Input: functions that ``convert-torch-to-poplar`` lowered, where the optimizer updates
-(``ipu.sgd_update``, ``adam_update``, ``rmsprop_update``, ``lamb_update``) and
-``ipu.accumulate_grad`` remain over builtin tensors. Output: ``poplar.popops_*`` ops in
-their place, computing what ``torch.optim`` computes.
-"""
+"""convert-ipu-to-poplar: the ipu optimizer updates and gradient accumulation that
+``convert-torch-to-poplar`` kept -> ``poplar.popops_*`` ops in their place, computing what
+``torch.optim`` computes."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""convert-torch-to-poplar: Torch-dialect compute ops -> poplar dialect compute ops.
-
-The pass only assembles and applies the patterns; each op family's module registers
-its own in ``populate`` (as torch-mlir's ``TorchToLinalg`` does).
-"""
+"""convert-torch-to-poplar: Torch-dialect compute ops -> poplar dialect compute ops. The
+pass only assembles and applies the patterns; each op family's module registers its own
+in ``populate`` (as torch-mlir's ``TorchToLinalg`` does)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Random-op lowerings: dropout draws a ``poplar.popnn_dropout`` mask in training
+"""Random-op lowerings: dropout draws a ``poplar.poprand_dropout`` mask in training
 programs and is the identity in inference."""
 
 from __future__ import annotations
