@@ -64,24 +64,43 @@ def format_diagnostic(diagnostic: ir.DiagnosticInfo | ir.Diagnostic, rename: dic
 @dataclasses.dataclass
 class Expected:
     severity: str
-    line: int
+    line: int | None  # None: expected at an unknown location (``@unknown``)
     message: str
     source_line: int
     matched: bool = False
 
 
-_EXPECTED = re.compile(r"expected-(error|warning|note|remark)(?:@([+-]\d+|above|below))?\s*\{\{(.*?)\}\}")
+# MLIR writes both ``expected-error@+1 {{...}}`` and ``expected-error @+1 {{...}}``;
+# ``@unknown`` expects a diagnostic with no location in the file. A comment that names an
+# ``expected-...`` severity but does not parse is reported, never silently skipped.
+_EXPECTED = re.compile(r"expected-(error|warning|note|remark)\s*(?:@([+-]\d+|above|below|unknown))?\s*\{\{(.*?)\}\}")
+_EXPECTED_WORD = re.compile(r"expected-(error|warning|note|remark)\b")
+
+
+class MalformedExpectation(ValueError):
+    """An ``expected-<severity>`` comment that does not parse, on source line ``line``."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 def expected_diagnostics(text: str, first_line: int = 1) -> list[Expected]:
-    """The ``expected-<severity>[@+N|@-N] {{message}}`` comments of a source chunk."""
+    """The ``expected-<severity>[ @+N|@-N|@above|@below|@unknown] {{message}}`` comments
+    of a source chunk; raises :class:`MalformedExpectation` for one that does not parse."""
     found: list[Expected] = []
     for offset, line in enumerate(text.splitlines()):
         lineno = first_line + offset
-        for match in _EXPECTED.finditer(line):
+        matches = list(_EXPECTED.finditer(line))
+        if len(matches) != len(_EXPECTED_WORD.findall(line)):
+            raise MalformedExpectation(lineno, f"cannot read the expectation in '{line.strip()}' "
+                                               "(write: expected-error @+1 {{message}})")
+        for match in matches:
             severity, where, message = match.groups()
-            target = lineno
-            if where == "above":
+            target: int | None = lineno
+            if where == "unknown":
+                target = None
+            elif where == "above":
                 target = lineno - 1
             elif where == "below":
                 target = lineno + 1
@@ -136,6 +155,7 @@ def check_expected(expected: list[Expected], seen: list[Seen], file: str) -> lis
     for e in expected:
         if not e.matched:
             problems.append(
-                f"{file}:{e.source_line}: error: expected {e.severity} \"{e.message}\" on line {e.line} was not produced"
+                f"{file}:{e.source_line}: error: expected {e.severity} \"{e.message}\" "
+                f"{'at an unknown location' if e.line is None else f'on line {e.line}'} was not produced"
             )
     return problems

@@ -177,6 +177,7 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
         return EXIT_USAGE
 
     from ipu_mlir.support.diagnostics import (
+        MalformedExpectation,
         check_expected,
         expected_diagnostics,
         flatten,
@@ -200,7 +201,12 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
                 result = _process(chunk, first_line, elements, args, context)
                 diagnostics = [*emitted, *result.diagnostics]
                 if args.verify_diagnostics:
-                    expected = expected_diagnostics(chunk, first_line)
+                    try:
+                        expected = expected_diagnostics(chunk, first_line)
+                    except MalformedExpectation as error:
+                        stderr.write(f"{filename}:{error.line}: error: {error}\n")
+                        status = EXIT_FAILURE
+                        continue
                     seen = [s for d in diagnostics for s in flatten(d)]
                     problems = check_expected(expected, seen, filename)
                     for problem in problems:

@@ -274,3 +274,36 @@ def test_failed_pipeline_writes_a_reproducer(tmp_path: Path, monkeypatch: pytest
 def test_every_registered_pass_has_a_lit_test() -> None:
     missing = [name for name in registry.pass_names() if not (REPO / "test/Transforms" / f"{name}.mlir").exists()]
     assert not missing, f"passes without test/Transforms/<name>.mlir: {', '.join(missing)}"
+
+
+_SYNC_WITHOUT_KIND = '"poplar.program_sync"() : () -> ()'
+
+
+@pytest.mark.parametrize("marker", ["expected-error@+1", "expected-error @+1"])
+def test_verify_diagnostics_reads_both_spellings(tmp_path: Path, marker: str) -> None:
+    """MLIR writes the offset with or without a space; both are expectations."""
+    path = tmp_path / "x.mlir"
+    path.write_text(f"func.func @f() {{\n  // {marker} {{{{requires attribute 'kind'}}}}\n  {_SYNC_WITHOUT_KIND}\n  return\n}}\n")
+    result = run_tool(IPU_OPT, str(path), "--verify-diagnostics")
+    assert result.returncode == 0, result.stderr
+
+
+def test_verify_diagnostics_rejects_an_unreadable_expectation(tmp_path: Path) -> None:
+    path = tmp_path / "x.mlir"
+    path.write_text(f"func.func @f() {{\n  // expected-error +1 requires attribute\n  {_SYNC_WITHOUT_KIND}\n  return\n}}\n")
+    result = run_tool(IPU_OPT, str(path), "--verify-diagnostics")
+    assert result.returncode == 1
+    assert f"{path}:2: error: cannot read the expectation in '// expected-error +1 requires attribute'" in result.stderr
+
+
+def test_verify_diagnostics_unknown_location(tmp_path: Path) -> None:
+    """``@unknown`` matches a diagnostic with no location in the file, and only such one."""
+    path = tmp_path / "x.mlir"
+    path.write_text("// expected-error @unknown {{requires attribute 'kind'}}\n"
+                    f"func.func @f() {{\n  {_SYNC_WITHOUT_KIND} loc(unknown)\n  return\n}}\n")
+    result = run_tool(IPU_OPT, str(path), "--verify-diagnostics")
+    assert result.returncode == 0, result.stderr
+    path.write_text(path.read_text().replace(" loc(unknown)", ""))
+    result = run_tool(IPU_OPT, str(path), "--verify-diagnostics")
+    assert result.returncode == 1
+    assert "on line None was not produced" not in result.stderr and "at an unknown location was not produced" in result.stderr
