@@ -1,0 +1,93 @@
+"""Element-wise kernels against torch: binary ops, casts, map expressions and the
+in-place maps that poplar-plan-in-place forms."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+EXACT = {"rtol": 0, "atol": 0}
+
+
+@pytest.mark.parametrize(("name", "reference"), [("add", torch.add), ("sub", torch.sub), ("mul", torch.mul), ("div", torch.div)])
+def test_binary_ops_broadcast_like_torch(kernel_of, name, reference) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<2x3xf32>, %b: tensor<3xf32>",
+                   f'%0 = "poplar.popops_{name}"(%a, %b) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>')
+    a, b = torch.randn(2, 3), torch.randn(3)
+    torch.testing.assert_close(fn(a, b), reference(a, b), **EXACT)
+
+
+def test_integer_division_truncates_as_popops_div(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<4xi32>, %b: tensor<4xi32>",
+                   '%0 = "poplar.popops_div"(%a, %b) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>')
+    a, b = torch.tensor([7, -7, 9, -1], dtype=torch.int32), torch.tensor([2, 2, -4, 3], dtype=torch.int32)
+    assert fn(a, b).tolist() == [3, -3, -2, 0]
+
+
+def test_cast(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<3xf32>", '%0 = "poplar.popops_cast"(%a) : (tensor<3xf32>) -> tensor<3xf16>')
+    a = torch.randn(3)
+    out = fn(a)
+    assert out.dtype == torch.float16
+    torch.testing.assert_close(out, a.to(torch.float16), **EXACT)
+
+
+def test_map_expression_with_a_broadcast_operand(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<2x3xf32>, %b: tensor<3xf32>",
+                   '%0 = "poplar.popops_map"(%a, %b) {expr = "add(mul(_1, _2), 1.0)", operandSegmentSizes = array<i32: 1, 1, 0>}'
+                   " : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>")
+    a, b = torch.randn(2, 3), torch.randn(3)
+    torch.testing.assert_close(fn(a, b), a * b + 1.0, **EXACT)
+
+
+def test_map_select_and_comparison_give_torch_where(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<5xf32>",
+                   '%0 = "poplar.popops_map"(%a) {expr = "select(gt(_1, 0.0), _1, mul(_1, 0.1))", operandSegmentSizes = array<i32: 1, 0, 0>}'
+                   " : (tensor<5xf32>) -> tensor<5xf32>")
+    a = torch.randn(5)
+    torch.testing.assert_close(fn(a), torch.where(a > 0, a, a * 0.1), **EXACT)
+
+
+def test_map_fills_a_literal_of_the_result_type(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<2x3xf32>",
+                   '%0 = "poplar.popops_map"(%a) {expr = "2.5", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>')
+    torch.testing.assert_close(fn(torch.randn(2, 3)), torch.full((2, 3), 2.5), **EXACT)
+
+
+def test_map_of_integers_keeps_integer_literals(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<3xi64>",
+                   '%0 = "poplar.popops_map"(%a) {expr = "add(_1, 1.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xi64>) -> tensor<3xi64>')
+    out = fn(torch.tensor([1, 2, 3]))
+    assert out.dtype == torch.int64 and out.tolist() == [2, 3, 4]
+
+
+def test_sgd_update_in_place_writes_the_weight_as_eager_sgd(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%w: tensor<4xf32>, %d: tensor<4xf32>, %lr: tensor<f32>",
+                   '"poplar.popops_map_in_place"(%w, %d, %lr) {expr = "sub(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>}'
+                   " : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> ()")
+    w, d, lr = torch.randn(4), torch.randn(4), torch.tensor(0.1)
+    expected = w.clone().add_(d, alpha=-0.1)
+    buffer = w.data_ptr()
+    fn(w, d, lr)
+    assert w.data_ptr() == buffer  # the variable's own buffer
+    torch.testing.assert_close(w, expected, **EXACT)
+
+
+def test_momentum_update_in_place(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%v: tensor<4xf32>, %m: tensor<f32>, %g: tensor<4xf32>",
+                   '"poplar.popops_map_in_place"(%v, %m, %g) {expr = "add(mul(_1, _2), _3)", operandSegmentSizes = array<i32: 1, 1, 1>}'
+                   " : (tensor<4xf32>, tensor<f32>, tensor<4xf32>) -> ()")
+    v, g = torch.randn(4), torch.randn(4)
+    expected = v.clone().mul_(0.9).add_(g)
+    fn(v, torch.tensor(0.9), g)
+    torch.testing.assert_close(v, expected, **EXACT)
+
+
+def test_other_in_place_expressions_are_computed_then_written(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%w: tensor<2x3xf32>, %r: tensor<3xf32>",
+                   '"poplar.popops_map_in_place"(%w, %r) {expr = "max(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>}'
+                   " : (tensor<2x3xf32>, tensor<3xf32>) -> ()")
+    w, r = torch.randn(2, 3), torch.randn(3)
+    expected = torch.maximum(w, r)
+    fn(w, r)
+    torch.testing.assert_close(w, expected, **EXACT)

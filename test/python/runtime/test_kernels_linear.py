@@ -1,0 +1,37 @@
+"""Linear algebra kernels against torch: matmul, the fused linear layer, convolution."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+EXACT = {"rtol": 0, "atol": 0}
+
+
+def test_matmul_and_grouped_matmul(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>",
+                   '%0 = "poplar.poplin_matmul"(%a, %b) : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>')
+    a, b = torch.randn(2, 3, 4), torch.randn(2, 4, 5)
+    torch.testing.assert_close(fn(a, b), torch.matmul(a, b), **EXACT)
+
+
+def test_linear_is_eager_nn_linear(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%x: tensor<8x16xf32>, %w: tensor<5x16xf32>, %b: tensor<5xf32>",
+                   '%0 = "poplar.poplin_linear"(%x, %w, %b) : (tensor<8x16xf32>, tensor<5x16xf32>, tensor<5xf32>) -> tensor<8x5xf32>')
+    layer = torch.nn.Linear(16, 5)
+    x = torch.randn(8, 16)
+    with torch.no_grad():
+        torch.testing.assert_close(fn(x, layer.weight, layer.bias), layer(x), **EXACT)
+
+
+def test_convolution_with_and_without_bias(kernel_of) -> None:  # noqa: ANN001
+    x, w, b = torch.randn(1, 4, 5, 5), torch.randn(4, 2, 3, 3), torch.randn(4)
+    attributes = "stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 2, 2>, groups = 2 : i64"
+    with_bias = kernel_of("%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<4xf32>",
+                          f'%0 = "poplar.poplin_conv"(%x, %w, %b) {{{attributes}, operandSegmentSizes = array<i32: 1, 1, 1>}}'
+                          " : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x2x2xf32>")
+    without = kernel_of("%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>",
+                        f'%0 = "poplar.poplin_conv"(%x, %w) {{{attributes}, operandSegmentSizes = array<i32: 1, 1, 0>}}'
+                        " : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32>")
+    torch.testing.assert_close(with_bias(x, w, b), F.conv2d(x, w, b, 2, 1, 2, 2), **EXACT)
+    torch.testing.assert_close(without(x, w), F.conv2d(x, w, None, 2, 1, 2, 2), **EXACT)
