@@ -45,11 +45,16 @@ def irdl_text(name: str) -> str:
     with ctx, ir.Location.unknown(ctx):
         module = DIALECTS[name]._emit_module()
         header = (
-            f"// IRDL definition of the '{name}' dialect, generated from dialects/{name}.py.\n"
+            f"// IRDL definition of the '{name}' dialect, generated from {_source_of(name)}.\n"
             "// Do not edit: regenerate with `python -m ipu_mlir.dialects`.\n"
             f"// Use: torch-mlir-opt --irdl-file=dialects/{name}.irdl.mlir <file>\n"
         )
         return header + str(module)
+
+
+def _source_of(name: str) -> str:
+    """Where dialect ``name`` is defined: ``dialects/<name>.py`` or the package ``dialects/<name>/``."""
+    return f"dialects/{name}/" if (IRDL_DIR / name).is_dir() else f"dialects/{name}.py"
 
 
 def irdl_path(name: str) -> Path:

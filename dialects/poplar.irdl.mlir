@@ -1,4 +1,4 @@
-// IRDL definition of the 'poplar' dialect, generated from dialects/poplar.py.
+// IRDL definition of the 'poplar' dialect, generated from dialects/poplar/.
 // Do not edit: regenerate with `python -m ipu_mlir.dialects`.
 // Use: torch-mlir-opt --irdl-file=dialects/poplar.irdl.mlir <file>
 module {
