@@ -17,9 +17,9 @@ from torch_mlir import ir
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, ROLE_ATTR, RoleKind, read_roles
+from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, PLAN_ATTR, STAGE_ATTR
 
 from ..pass_base import Diagnostics, ModulePass
-from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, PLAN_ATTR, STAGE_ATTR
 
 OUTPUT_MODES = ("all", "final", "sum", "every_n")
 # The poplar.variable kind of each argument role.

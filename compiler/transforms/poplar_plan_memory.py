@@ -15,9 +15,10 @@ from typing import ClassVar
 
 from torch_mlir import ir
 
-from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within, tensor_bytes
-from ..pass_base import Diagnostics, ModulePass
 from ipu_mlir.dialects.pipeline_attrs import PLAN_ATTR, STAGE_ATTR, ipu_of
+from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within, tensor_bytes
+
+from ..pass_base import Diagnostics, ModulePass
 
 MEMORY_ATTR = "poplar.memory"
 _ALWAYS_LIVE = ("poplar.variable",)
