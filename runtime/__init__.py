@@ -1,1 +1,3 @@
-"""The IPU Model runtime: target description, executable loader, program interpreter, emulated devices."""
+"""The IPU Model runtime: decodes a ``poplar.graph`` into steps calling torch kernels
+(``decoder``, ``kernels/``) and runs them on emulated IPUs (``device_store``,
+``pipeline_executor``); ``interpreter`` is the public entry."""
