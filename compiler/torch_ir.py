@@ -10,24 +10,8 @@ from typing import Any
 
 from torch_mlir import ir
 
+from ipu_mlir.support.element_types import BUILTIN_OF_TORCH_DIALECT
 from ipu_mlir.support.torch_types import vtensor_shape_dtype as _parse_vtensor
-
-# Torch-dialect element type -> builtin element type text. Signedness of torch
-# integers becomes signless builtin integers (Poplar has no unsigned/signed split for
-# the types we emulate); unsigned bytes keep ``ui8``.
-_DTYPES = {
-    "f32": "f32",
-    "f16": "f16",
-    "bf16": "bf16",
-    "f64": "f64",
-    "si64": "i64",
-    "si32": "i32",
-    "si16": "i16",
-    "si8": "i8",
-    "ui8": "ui8",
-    "i1": "i1",
-}
-
 
 class NotConstant(Exception):
     """An operand expected to be a compile-time constant is computed at run time."""
@@ -54,9 +38,9 @@ def vtensor_shape_dtype(type_: ir.Type) -> tuple[list[int], str]:
 
 
 def builtin_element(dtype: str) -> ir.Type:
-    if dtype not in _DTYPES:
+    if dtype not in BUILTIN_OF_TORCH_DIALECT:
         raise ValueError(f"element type {dtype} is not supported on the IPU Model")
-    return ir.Type.parse(_DTYPES[dtype])
+    return ir.Type.parse(BUILTIN_OF_TORCH_DIALECT[dtype])
 
 
 def to_builtin_tensor(type_: ir.Type) -> ir.RankedTensorType:

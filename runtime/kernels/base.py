@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch_mlir import ir
 
+from ipu_mlir.support.element_types import TORCH_DTYPE_NAME_OF_BUILTIN
 from ipu_mlir.support.ir_walk import attr_value
 from ipu_mlir.support.registry import Registry
 
@@ -24,18 +25,7 @@ Factory = Callable[[ir.Operation], Kernel]
 # Every kernel of the IPU Model, by op name; the family modules fill it.
 KERNELS: Registry[Factory] = Registry("kernel")
 
-_DTYPES = {
-    "f32": torch.float32,
-    "f16": torch.float16,
-    "bf16": torch.bfloat16,
-    "f64": torch.float64,
-    "i64": torch.int64,
-    "i32": torch.int32,
-    "i16": torch.int16,
-    "i8": torch.int8,
-    "ui8": torch.uint8,
-    "i1": torch.bool,
-}
+_DTYPES = {builtin: getattr(torch, name) for builtin, name in TORCH_DTYPE_NAME_OF_BUILTIN.items()}
 
 
 class KernelError(RuntimeError):
