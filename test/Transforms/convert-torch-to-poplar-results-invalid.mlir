@@ -29,3 +29,15 @@ func.func @pool_indices(%x: !torch.vtensor<[1,4,8,8],f32>) -> (!torch.vtensor<[1
   // expected-error @+1 {{cannot return: operand %8#1 is not a tensor this lowering knows}}
   return %values, %indices : !torch.vtensor<[1,4,4,4],f32>, !torch.vtensor<[1,4,4,4],si64>
 }
+
+// -----
+
+// An element type the IPU Model does not have (x.to(torch.uint16)) is named.
+func.func @uint16_result(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],ui16> {
+  %int27 = torch.constant.int 27
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %0 = torch.aten.to.dtype %x, %int27, %false, %false, %none : !torch.vtensor<[2],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[2],ui16>
+  // expected-error @+1 {{function result: element type ui16 is not supported on the IPU Model}}
+  return %0 : !torch.vtensor<[2],ui16>
+}
