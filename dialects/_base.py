@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from torch_mlir import ir
+
+from .enums import DialectEnum
+
+E = TypeVar("E", bound=DialectEnum)
 
 
 class I64ArrayAttr(ir.DenseI64ArrayAttr):
@@ -95,6 +100,14 @@ class Rules:
         if nonempty and not value:
             raise RuleViolation(f"attribute '{name}' must not be empty")
         return value
+
+    def enum(self, name: str, cls: type[E]) -> E:
+        """A string attribute spelling a member of ``cls``; the violation lists the valid values."""
+        text = self.string(name)
+        try:
+            return cls.parse(text, f"attribute '{name}'")
+        except ValueError as error:
+            raise RuleViolation(str(error)) from None
 
     def strings(self, name: str) -> list[str]:
         attr = self._attr(name)

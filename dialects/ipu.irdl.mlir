@@ -3,6 +3,15 @@
 // Use: torch-mlir-opt --irdl-file=dialects/ipu.irdl.mlir <file>
 module {
   irdl.dialect @ipu {
+    irdl.attribute @optimizer {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.dictionary" 
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.dictionary" 
+      %4 = irdl.base "#builtin.dictionary" 
+      %5 = irdl.base "#builtin.array" 
+      irdl.parameters(kind: %0, flags: %1, groups: %2, param_groups: %3, constants: %4, max_grad_norm: %5)
+    }
     irdl.attribute @block {
       %0 = irdl.base "#builtin.string" 
       %1 = irdl.base "#builtin.integer" 
@@ -34,51 +43,6 @@ module {
       %6 = irdl.base "#builtin.integer" 
       %7 = irdl.base "#builtin.integer" 
       irdl.parameters(kind: %0, auto_stage: %1, stages: %2, training: %3, device_iterations: %4, gradient_accumulation: %5, replication_factor: %6, auto_round_num_ipus: %7)
-    }
-    irdl.attribute @optimizer {
-      %0 = irdl.base "#builtin.string" 
-      %1 = irdl.base "#builtin.dictionary" 
-      %2 = irdl.base "#builtin.integer" 
-      %3 = irdl.base "#builtin.dictionary" 
-      %4 = irdl.base "#builtin.dictionary" 
-      %5 = irdl.base "#builtin.array" 
-      irdl.parameters(kind: %0, flags: %1, groups: %2, param_groups: %3, constants: %4, max_grad_norm: %5)
-    }
-    irdl.operation @print_tensor {
-      %0 = irdl.any
-      irdl.operands(input: %0)
-      %1 = irdl.base "#builtin.string" 
-      irdl.attributes {"title" = %1}
-      %2 = irdl.any
-      irdl.results(output: %2)
-    }
-    irdl.operation @identity_loss {
-      %0 = irdl.any
-      irdl.operands(input: %0)
-      %1 = irdl.base "#builtin.string" 
-      irdl.attributes {"reduction" = %1}
-      %2 = irdl.any
-      irdl.results(output: %2)
-    }
-    irdl.operation @nop {
-      %0 = irdl.any
-      irdl.operands(input: %0)
-      %1 = irdl.any
-      irdl.results(output: %1)
-    }
-    irdl.operation @recomputation_checkpoint {
-      %0 = irdl.any
-      irdl.operands(input: %0)
-      %1 = irdl.any
-      irdl.results(output: %1)
-    }
-    irdl.operation @set_available_memory {
-      %0 = irdl.any
-      irdl.operands(input: %0)
-      %1 = irdl.base "#builtin.float" 
-      irdl.attributes {"proportion" = %1}
-      %2 = irdl.any
-      irdl.results(output: %2)
     }
     irdl.operation @sgd_update {
       %0 = irdl.any
@@ -173,6 +137,42 @@ module {
       irdl.attributes {"mode" = %2}
       %3 = irdl.any
       irdl.results(output: %3)
+    }
+    irdl.operation @print_tensor {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"title" = %1}
+      %2 = irdl.any
+      irdl.results(output: %2)
+    }
+    irdl.operation @identity_loss {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"reduction" = %1}
+      %2 = irdl.any
+      irdl.results(output: %2)
+    }
+    irdl.operation @nop {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.any
+      irdl.results(output: %1)
+    }
+    irdl.operation @recomputation_checkpoint {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.any
+      irdl.results(output: %1)
+    }
+    irdl.operation @set_available_memory {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.float" 
+      irdl.attributes {"proportion" = %1}
+      %2 = irdl.any
+      irdl.results(output: %2)
     }
   }
 }

@@ -2,24 +2,11 @@
 value, and every reader (pass or verifier) parses it with ``IpuEnum.parse``, whose error
 lists the valid values. Pure Python, re-exported by ``dialects/ipu.py``."""
 
-import enum
-from typing import Self
+from .enums import DialectEnum
 
 
-class IpuEnum(enum.StrEnum):
-    """Base of the dialect's enumerations (a member compares equal to its IR spelling)."""
-
-    @classmethod
-    def parse(cls, text: object, what: str) -> Self:
-        """The member spelled ``text``, else ValueError: ``<what> must be one of: a, b; got "x"``."""
-        try:
-            return cls(text)
-        except ValueError:
-            raise ValueError(f'{what} must be one of: {cls.choices()}; got "{text}"') from None
-
-    @classmethod
-    def choices(cls) -> str:
-        return ", ".join(member.value for member in cls)
+class IpuEnum(DialectEnum):
+    """Base of the ``ipu`` dialect's enumerations (``DialectEnum``: parse and choices)."""
 
 
 class RoleKind(IpuEnum):
