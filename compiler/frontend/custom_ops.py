@@ -13,24 +13,25 @@ import torch
 NAMESPACE = "poptorch"
 
 
-@torch.library.custom_op(f"{NAMESPACE}::ipu_print_tensor", mutates_args=())
-def ipu_print_tensor(x: torch.Tensor, title: str) -> torch.Tensor:
-    return x.clone()
+def _identity_op(name: str, *attributes: str) -> torch.library.CustomOpDef:
+    """``poptorch::<name>(Tensor x, <attributes>) -> Tensor``: returns a copy of ``x``, and
+    gradients flow through it unchanged (training captures a joint graph)."""
+    schema = "(" + ", ".join(("Tensor x", *attributes)) + ") -> Tensor"
+    op = torch.library.custom_op(
+        f"{NAMESPACE}::{name}", lambda x, *_: x.clone(), mutates_args=(), schema=schema
+    )
+    op.register_fake(lambda x, *_: torch.empty_like(x))
+    no_gradients = (None,) * len(attributes)
+    op.register_autograd(
+        lambda ctx, grad: (grad, *no_gradients), setup_context=lambda ctx, inputs, output: None
+    )
+    return op
 
 
-@ipu_print_tensor.register_fake
-def _(x: torch.Tensor, title: str) -> torch.Tensor:
-    return torch.empty_like(x)
-
-
-@torch.library.custom_op(f"{NAMESPACE}::nop", mutates_args=())
-def nop(x: torch.Tensor) -> torch.Tensor:
-    return x.clone()
-
-
-@nop.register_fake
-def _(x: torch.Tensor) -> torch.Tensor:
-    return torch.empty_like(x)
+ipu_print_tensor = _identity_op("ipu_print_tensor", "str title")
+nop = _identity_op("nop")
+set_available_memory = _identity_op("set_available_memory", "float proportion")
+recomputation_checkpoint = _identity_op("recomputation_checkpoint")
 
 
 @torch.library.custom_op(f"{NAMESPACE}::identity_loss", mutates_args=())
@@ -47,41 +48,6 @@ def _(x: torch.Tensor, reduction: str) -> torch.Tensor:
     if reduction in ("sum", "mean"):
         return x.new_empty(())
     return torch.empty_like(x)
-
-
-@torch.library.custom_op(f"{NAMESPACE}::set_available_memory", mutates_args=())
-def set_available_memory(x: torch.Tensor, proportion: float) -> torch.Tensor:
-    return x.clone()
-
-
-@set_available_memory.register_fake
-def _(x: torch.Tensor, proportion: float) -> torch.Tensor:
-    return torch.empty_like(x)
-
-
-@torch.library.custom_op(f"{NAMESPACE}::recomputation_checkpoint", mutates_args=())
-def recomputation_checkpoint(x: torch.Tensor) -> torch.Tensor:
-    return x.clone()
-
-
-@recomputation_checkpoint.register_fake
-def _(x: torch.Tensor) -> torch.Tensor:
-    return torch.empty_like(x)
-
-
-def _identity_backward(ctx, grad: torch.Tensor):  # noqa: ANN001 - autograd signature
-    return grad, None
-
-
-def _setup_none(ctx, inputs, output) -> None:  # noqa: ANN001 - autograd signature
-    return None
-
-
-# Gradients flow through these ops unchanged (training captures a joint graph).
-ipu_print_tensor.register_autograd(_identity_backward, setup_context=_setup_none)
-set_available_memory.register_autograd(_identity_backward, setup_context=_setup_none)
-nop.register_autograd(lambda ctx, grad: grad, setup_context=_setup_none)
-recomputation_checkpoint.register_autograd(lambda ctx, grad: grad, setup_context=_setup_none)
 
 
 def _identity_loss_setup(ctx, inputs, output) -> None:  # noqa: ANN001 - autograd signature

@@ -119,22 +119,18 @@ def lower_conv_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [next(results) if keep else None for keep in mask]
 
 
-def lower_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+def lower_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
     spatial = len(shape_of(x)) - 2
     kernel, stride, padding = pool_window(lw, op, 2, spatial)
-    ceil = lw.const(op.operands[6], "ceil_mode")
-    return [lw.emit(pd.PoolGradOp, x, grad, string("max"), i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), boolean(True), result_type(op))]
-
-
-def lower_avg_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
-    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
-    spatial = len(shape_of(x)) - 2
-    kernel, stride, padding = pool_window(lw, op, 2, spatial)
-    ceil, include = lw.const(op.operands[5], "ceil_mode"), lw.const(op.operands[6], "count_include_pad")
-    if not is_none(op.operands[7]):
-        raise Unsupported("avg pooling with divisor_override")
-    return [lw.emit(pd.PoolGradOp, x, grad, string("avg"), i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), boolean(include), result_type(op))]
+    if "max_pool" in op.name:
+        kind, ceil, include = "max", lw.const(op.operands[6], "ceil_mode"), True
+    else:
+        kind = "avg"
+        ceil, include = lw.const(op.operands[5], "ceil_mode"), lw.const(op.operands[6], "count_include_pad")
+        if not is_none(op.operands[7]):
+            raise Unsupported("avg pooling with divisor_override")
+    return [lw.emit(pd.PoolGradOp, x, grad, string(kind), i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), boolean(include), result_type(op))]
 
 
 def lower_dropout_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -176,7 +172,6 @@ def lower_slice_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.emit(pd.PadOp, grad, i64_array(low), i64_array(high), f64(0.0), result_type(op))]
 
 
-
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: gradient ops of the joint forward + backward graph."""
     patterns.register(*_GRAD_KINDS)(lower_activation_grad)
@@ -187,8 +182,8 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.native_layer_norm_backward")(lower_layer_norm_grad)
     patterns.register("torch.aten.native_group_norm_backward")(lower_group_norm_grad)
     patterns.register("torch.aten.convolution_backward")(lower_conv_grad)
-    patterns.register("torch.aten.max_pool2d_with_indices_backward", "torch.aten.max_pool3d_with_indices_backward")(lower_max_pool_grad)
-    patterns.register("torch.aten.avg_pool2d_backward", "torch.aten.avg_pool3d_backward")(lower_avg_pool_grad)
+    patterns.register("torch.aten.max_pool2d_with_indices_backward", "torch.aten.max_pool3d_with_indices_backward",
+        "torch.aten.avg_pool2d_backward", "torch.aten.avg_pool3d_backward")(lower_pool_grad)
     patterns.register("torch.aten.native_dropout_backward")(lower_dropout_grad)
     patterns.register("torch.aten.embedding_dense_backward")(lower_embedding_grad)
     patterns.register("torch.aten.select_backward")(lower_select_grad)

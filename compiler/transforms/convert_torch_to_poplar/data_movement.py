@@ -249,7 +249,6 @@ def lower_arange(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.emit(pd.ConstantOp, attr, i64(0), out)]
 
 
-
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: views, slices, gathers, concatenation, padding, lists, copies and constant tensors."""
     patterns.register("torch.aten.clone", "torch.aten.contiguous", "torch.aten.detach", "torch.aten.alias", "torch.aten.lift_fresh_copy",

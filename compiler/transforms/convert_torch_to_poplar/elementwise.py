@@ -222,7 +222,6 @@ def lower_cast(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.cast(lw.v(op.operands[0]), result_type(op).element_type)]
 
 
-
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: element-wise math, activations, comparisons, selects and casts."""
     patterns.register(*_UNARY)(lower_unary)

@@ -102,7 +102,6 @@ def lower_sdpa(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.matmul(probs, v, out)]
 
 
-
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: matmuls, linear layers, convolutions and attention."""
     patterns.register("torch.aten.matmul", "torch.aten.mm", "torch.aten.bmm")(lower_matmul)

@@ -157,14 +157,7 @@ def lower_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def lower_max_pool_with_indices(lw: Lowering, op: ir.Operation) -> list[Any]:
-    x = lw.v(op.operands[0])
-    spatial = len(shape_of(x)) - 2
-    kernel, stride, padding = pool_window(lw, op, 1, spatial)
-    if any(d != 1 for d in spatial_list(lw.const(op.operands[4], "dilation"), spatial)):
-        raise Unsupported("max pooling with dilation")
-    ceil = lw.const(op.operands[5], "ceil_mode")
-    out = lw.emit(pd.PoolOp, x, string("max"), i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), boolean(True), result_type(op, 0))
-    return [out, None]  # the indices: popnn_pool_grad recomputes them from the input
+    return [*lower_pool(lw, op), None]  # the indices: popnn_pool_grad recomputes them from the input
 
 
 def lower_adaptive_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -180,7 +173,6 @@ def lower_adaptive_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
         raise Unsupported(f"adaptive pooling from {shape[2:]} to {sizes}: input sizes must be multiples of the output sizes")
     kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
     return [lw.emit(pd.PoolOp, x, string(kind), i64_array(kernel), i64_array(kernel), i64_array([0] * spatial), boolean(False), boolean(True), result_type(op))]
-
 
 
 def populate(patterns: Registry[Pattern]) -> None:

@@ -37,7 +37,6 @@ def lower_dropout(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.v(op.operands[0])]
 
 
-
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: dropout."""
     patterns.register("torch.aten.native_dropout")(lower_native_dropout)

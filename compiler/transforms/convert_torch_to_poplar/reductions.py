@@ -86,7 +86,6 @@ def lower_argmax(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.emit(cls, x, i64(dim), boolean(keep), out)]
 
 
-
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: reductions over dims and arg-max / arg-min."""
     patterns.register("torch.aten.sum", "torch.aten.sum.dim_IntList", "torch.aten.mean", "torch.aten.mean.dim", "torch.aten.amax",
