@@ -10,7 +10,7 @@ from torch_mlir import ir
 
 from .base import KERNELS, Kernel, KernelError, attr, segments, tensor_type
 from .losses import REDUCTIONS
-from .normalization import MAX_POOLS
+from .normalization import MAX_POOLS, pool_window
 
 aten = torch.ops.aten
 
@@ -67,24 +67,29 @@ def _conv_grad(op: ir.Operation) -> Kernel:
     return grads
 
 
+def _max_pool_backward(kernel_size: list[int], stride: list[int], padding: list[int], ceil: bool) -> Kernel:
+    """``(x, g, indices) -> dx``: eager's ``max_pool{2,3}d_with_indices_backward``."""
+    backward = MAX_POOL_BACKWARDS.get(len(kernel_size))
+    if backward is None:
+        raise KernelError("max pooling gradient in 1-D has no IPU Model kernel")
+    dilation = [1] * len(kernel_size)
+    return lambda x, g, indices: backward(g, x, kernel_size, stride, padding, dilation, ceil, indices)
+
+
 @KERNELS.register("poplar.popnn_pool_grad")
 def _pool_grad(op: ir.Operation) -> Kernel:
-    kind, kernel_size, stride, padding = attr(op, "kind"), attr(op, "kernel"), attr(op, "stride"), attr(op, "padding")
-    ceil, include_pad = attr(op, "ceil_mode"), attr(op, "count_include_pad")
-    spatial = len(kernel_size)
+    kind, include_pad = attr(op, "kind"), attr(op, "count_include_pad")
+    kernel_size, stride, padding, ceil = pool_window(op)
     if kind == "max":
-        forward = MAX_POOLS[spatial]
-        backward = MAX_POOL_BACKWARDS.get(spatial)
-        if backward is None:
-            raise KernelError("max pooling gradient in 1-D has no IPU Model kernel")
+        forward, backward = MAX_POOLS[len(kernel_size)], _max_pool_backward(kernel_size, stride, padding, ceil)
 
         def max_grad(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
             # Poplar recomputes the argmax from the input, as poolInputGradient does.
             _, indices = forward(x, kernel_size, stride, padding, 1, ceil, return_indices=True)
-            return backward(g, x, kernel_size, stride, padding, [1] * spatial, ceil, indices)
+            return backward(x, g, indices)
 
         return max_grad
-    backward = {2: aten.avg_pool2d_backward, 3: aten.avg_pool3d_backward}.get(spatial)
+    backward = {2: aten.avg_pool2d_backward, 3: aten.avg_pool3d_backward}.get(len(kernel_size))
     if backward is None:
         raise KernelError("average pooling gradient in 1-D has no IPU Model kernel")
     area = math.prod(kernel_size) if kind == "sum" else 1
@@ -93,17 +98,12 @@ def _pool_grad(op: ir.Operation) -> Kernel:
 
 @KERNELS.register("poplar.popnn_max_pool_grad_with_indices")
 def _max_pool_grad_with_indices(op: ir.Operation) -> Kernel:
-    kernel_size, stride, padding, ceil = attr(op, "kernel"), attr(op, "stride"), attr(op, "padding"), attr(op, "ceil_mode")
-    spatial = len(kernel_size)
-    backward = MAX_POOL_BACKWARDS.get(spatial)
-    if backward is None:
-        raise KernelError("max pooling gradient in 1-D has no IPU Model kernel")
-    dilation = [1] * spatial
+    backward = _max_pool_backward(*pool_window(op))
 
     def max_grad(x: torch.Tensor, g: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
         if indices.dtype != torch.int64:
             indices = indices.to(torch.int64)
-        return backward(g, x, kernel_size, stride, padding, dilation, ceil, indices)
+        return backward(x, g, indices)
 
     return max_grad
 

@@ -3,6 +3,8 @@ concat, broadcast), padding, and the index-driven ``multi_slice`` and ``gather``
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
 from torch_mlir import ir
@@ -10,10 +12,16 @@ from torch_mlir import ir
 from .base import KERNELS, Kernel, attr, tensor_type
 
 
-@KERNELS.register("poplar.reshape")
-def _reshape(op: ir.Operation) -> Kernel:
-    shape = tensor_type(op.results[0])[0]
-    return lambda x: x.reshape(shape)
+# The views to the shape of the op's result.
+_RESULT_SHAPE_VIEWS: dict[str, Callable[[torch.Tensor, list[int]], torch.Tensor]] = {
+    "poplar.reshape": torch.Tensor.reshape, "poplar.broadcast": torch.Tensor.expand,
+}
+
+
+@KERNELS.register(*_RESULT_SHAPE_VIEWS)
+def _result_shape_view(op: ir.Operation) -> Kernel:
+    view, shape = _RESULT_SHAPE_VIEWS[op.operation.name], tensor_type(op.results[0])[0]
+    return lambda x: view(x, shape)
 
 
 @KERNELS.register("poplar.dim_shuffle")
@@ -32,12 +40,6 @@ def _slice(op: ir.Operation) -> Kernel:
 def _concat(op: ir.Operation) -> Kernel:
     dim = attr(op, "dim")
     return lambda a, b: torch.cat((a, b), dim)
-
-
-@KERNELS.register("poplar.broadcast")
-def _broadcast(op: ir.Operation) -> Kernel:
-    shape = tensor_type(op.results[0])[0]
-    return lambda x: x.expand(shape)
 
 
 @KERNELS.register("poplar.popops_pad")

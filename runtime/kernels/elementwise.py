@@ -14,20 +14,18 @@ from ipu_mlir.dialects.poplar import parse_map_expression
 from .base import KERNELS, Kernel, attr, result_dtype, tensor_type
 
 
-def _max(a: Any, b: Any) -> torch.Tensor:
-    if isinstance(b, torch.Tensor) and isinstance(a, torch.Tensor):
-        return torch.maximum(a, b)
-    if isinstance(a, torch.Tensor):
-        return torch.clamp_min(a, b)
-    return torch.clamp_min(b, a)
+def _extremum(pairwise: Callable[..., torch.Tensor], clamp: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+    """max or min of two operands of which one may be a scalar: ``pairwise`` (torch.maximum)
+    takes two tensors, ``clamp`` (torch.clamp_min) a tensor and a scalar bound."""
 
+    def call(a: Any, b: Any) -> torch.Tensor:
+        if isinstance(b, torch.Tensor) and isinstance(a, torch.Tensor):
+            return pairwise(a, b)
+        if isinstance(a, torch.Tensor):
+            return clamp(a, b)
+        return clamp(b, a)
 
-def _min(a: Any, b: Any) -> torch.Tensor:
-    if isinstance(b, torch.Tensor) and isinstance(a, torch.Tensor):
-        return torch.minimum(a, b)
-    if isinstance(a, torch.Tensor):
-        return torch.clamp_max(a, b)
-    return torch.clamp_max(b, a)
+    return call
 
 
 def _as_tensor_first(fn: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
@@ -53,7 +51,8 @@ _MAP_FUNCTIONS: dict[str, Callable[..., torch.Tensor]] = {
     "div": _as_tensor_first(torch.div),
     "floor_div": _as_tensor_first(lambda a, b: torch.div(a, b, rounding_mode="floor")),
     "trunc_div": _as_tensor_first(lambda a, b: torch.div(a, b, rounding_mode="trunc")),
-    "pow": _as_tensor_first(torch.pow), "max": _max, "min": _min,
+    "pow": _as_tensor_first(torch.pow), "max": _extremum(torch.maximum, torch.clamp_min),
+    "min": _extremum(torch.minimum, torch.clamp_max),
     "rem": _as_tensor_first(torch.remainder), "fmod": _as_tensor_first(torch.fmod),
     "atan2": _as_tensor_first(torch.atan2), "eq": _as_tensor_first(torch.eq), "ne": _as_tensor_first(torch.ne),
     "lt": _as_tensor_first(torch.lt), "le": _as_tensor_first(torch.le), "gt": _as_tensor_first(torch.gt),
@@ -186,19 +185,16 @@ def _map_kernel(op: ir.Operation) -> Kernel:
     return compile_expression(attr(op, "expr"), integer)
 
 
-@KERNELS.register("poplar.popops_add")
-def _add(op: ir.Operation) -> Kernel:
-    return torch.add
+# The binary popops ops that are one torch function (the lowering casts their operands
+# to the result's element type).
+_BINARY_FUNCTIONS: dict[str, Kernel] = {
+    "poplar.popops_add": torch.add, "poplar.popops_sub": torch.sub, "poplar.popops_mul": torch.mul,
+}
 
 
-@KERNELS.register("poplar.popops_sub")
-def _sub(op: ir.Operation) -> Kernel:
-    return torch.sub
-
-
-@KERNELS.register("poplar.popops_mul")
-def _mul(op: ir.Operation) -> Kernel:
-    return torch.mul
+@KERNELS.register(*_BINARY_FUNCTIONS)
+def _binary(op: ir.Operation) -> Kernel:
+    return _BINARY_FUNCTIONS[op.operation.name]
 
 
 @KERNELS.register("poplar.popops_div")

@@ -16,10 +16,15 @@ aten = torch.ops.aten
 MAX_POOLS = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
 
 
+def pool_window(op: ir.Operation) -> tuple[list[int], list[int], list[int], bool]:
+    """kernel, stride, padding and ceil_mode of a pooling op or of its gradient."""
+    return attr(op, "kernel"), attr(op, "stride"), attr(op, "padding"), attr(op, "ceil_mode")
+
+
 @KERNELS.register("poplar.popnn_pool")
 def _pool(op: ir.Operation) -> Kernel:
-    kind, kernel_size, stride, padding = attr(op, "kind"), attr(op, "kernel"), attr(op, "stride"), attr(op, "padding")
-    ceil, include_pad = attr(op, "ceil_mode"), attr(op, "count_include_pad")
+    kind, include_pad = attr(op, "kind"), attr(op, "count_include_pad")
+    kernel_size, stride, padding, ceil = pool_window(op)
     spatial = len(kernel_size)
     if kind == "max":
         fn = MAX_POOLS[spatial]
@@ -33,7 +38,7 @@ def _pool(op: ir.Operation) -> Kernel:
 
 @KERNELS.register("poplar.popnn_max_pool_with_indices")
 def _max_pool_with_indices(op: ir.Operation) -> Kernel:
-    kernel_size, stride, padding, ceil = attr(op, "kernel"), attr(op, "stride"), attr(op, "padding"), attr(op, "ceil_mode")
+    kernel_size, stride, padding, ceil = pool_window(op)
     fn = MAX_POOLS[len(kernel_size)]
     index_dtype = tensor_type(op.results[1])[1]
 
