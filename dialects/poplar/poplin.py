@@ -63,8 +63,16 @@ class LinearOp(PoplarOp, name="poplin_linear", traits=[ext.Pure]):
         v.require(len(types) == 1, f"input, weights, bias and result must share one element type, got {', '.join(sorted(types))}")
 
 
-def _conv_out(size: int, kernel: int, stride: int, pad_lo: int, pad_hi: int, dilation: int) -> int:
-    return (size + pad_lo + pad_hi - dilation * (kernel - 1) - 1) // stride + 1
+def _check_conv_window(v: Rules, x: list[int], w: list[int]) -> list[int]:
+    """Check ``stride``, ``padding`` and ``dilation`` (one entry per spatial dim of the input
+    shape ``x``); returns the output shape ``[N, O, *out]`` of the convolution with weights ``w``."""
+    spatial = len(x) - 2
+    stride = v.i64_array("stride", size=spatial, min=1)
+    padding = v.i64_array("padding", size=spatial, min=0)
+    dilation = v.i64_array("dilation", size=spatial, min=1)
+    return [x[0], w[0]] + [
+        (x[2 + i] + 2 * padding[i] - dilation[i] * (w[2 + i] - 1) - 1) // stride[i] + 1 for i in range(spatial)
+    ]
 
 
 class ConvOp(PoplarOp, name="poplin_conv", traits=[ext.Pure]):
@@ -92,10 +100,7 @@ class ConvOp(PoplarOp, name="poplin_conv", traits=[ext.Pure]):
     def check(self, v: Rules) -> None:
         x, w = shape_of(self.input, "input"), shape_of(self.weights, "weights")
         v.require(len(x) >= 3 and len(x) == len(w), f"input and weights must have the same rank >= 3, got {len(x)} and {len(w)}")
-        spatial = len(x) - 2
-        stride = v.i64_array("stride", size=spatial, min=1)
-        padding = v.i64_array("padding", size=spatial, min=0)
-        dilation = v.i64_array("dilation", size=spatial, min=1)
+        expected = _check_conv_window(v, x, w)
         groups = v.int("groups", min=1)
         v.require(x[1] % groups == 0 and w[0] % groups == 0, f"channels ({x[1]} in, {w[0]} out) must be divisible by groups ({groups})")
         v.require(w[1] * groups == x[1], f"weights expect {w[1] * groups} input channels, input has {x[1]}")
@@ -103,9 +108,6 @@ class ConvOp(PoplarOp, name="poplin_conv", traits=[ext.Pure]):
         v.require(len(bias) <= 1, f"expects at most one bias, got {len(bias)}")
         if bias:
             v.require(shape_of(bias[0], "bias") == [w[0]], f"bias shape must be [{w[0]}], got {shape_of(bias[0], 'bias')}")
-        expected = [x[0], w[0]] + [
-            _conv_out(x[2 + i], w[2 + i], stride[i], padding[i], padding[i], dilation[i]) for i in range(spatial)
-        ]
         v.require(shape_of(self.result, "result") == expected, f"result shape must be {expected}, got {shape_of(self.result, 'result')}")
 
 
@@ -140,12 +142,8 @@ class ConvGradOp(PoplarOp, name="poplin_conv_grad", traits=[ext.Pure]):
     def check(self, v: Rules) -> None:
         x, w, g = shape_of(self.input, "input"), shape_of(self.weights, "weights"), shape_of(self.grad, "grad")
         v.require(len(x) >= 3 and len(x) == len(w) == len(g), f"grad, input and weights must have the same rank >= 3, got {len(g)}, {len(x)} and {len(w)}")
-        spatial = len(x) - 2
-        stride = v.i64_array("stride", size=spatial, min=1)
-        padding = v.i64_array("padding", size=spatial, min=0)
-        dilation = v.i64_array("dilation", size=spatial, min=1)
+        expected = _check_conv_window(v, x, w)
         v.int("groups", min=1)
-        expected = [x[0], w[0]] + [_conv_out(x[2 + i], w[2 + i], stride[i], padding[i], padding[i], dilation[i]) for i in range(spatial)]
         v.require(g == expected, f"grad shape must be the forward output shape {expected}, got {g}")
         for what, values, shape in (("grad_input", self.grad_input, x), ("grad_weights", self.grad_weights, w), ("grad_bias", self.grad_bias, [w[0]])):
             values = list(values)

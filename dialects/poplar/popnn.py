@@ -166,6 +166,18 @@ def _check_indices(v: Rules, indices: ir.Value, pooled: list[int]) -> None:
 NORM_STATS = {"batch": 2, "layer": 0, "group": 0, "instance": 0}
 
 
+def _norm_parameter_shape(v: Rules, kind: str, x: list[int], groups: int, num_dims: int) -> list[int]:
+    """The shape of a norm's scale and bias (and batch statistics) for input shape ``x``:
+    the last ``num_dims`` dims for ``"layer"``, the channels ``[C]`` otherwise."""
+    if kind == "layer":
+        v.require(num_dims <= len(x), f"attribute 'num_dims' ({num_dims}) exceeds the input rank {len(x)}")
+        return x[len(x) - num_dims :]
+    v.require(len(x) >= 2, f"input must have rank >= 2 ([N, C, ...]), got rank {len(x)}")
+    if kind in ("group", "instance"):
+        v.require(x[1] % groups == 0, f"channels ({x[1]}) must be divisible by num_groups ({groups})")
+    return [x[1]]
+
+
 class NormOp(PoplarOp, name="popnn_norm", traits=[ext.Pure]):
     """Normalisation in inference form (``popnn::bn``, ``popnn::ln``, ``popnn::gn``).
 
@@ -203,14 +215,7 @@ class NormOp(PoplarOp, name="popnn_norm", traits=[ext.Pure]):
         v.count(stats, NORM_STATS[kind], f"stats operands for kind \"{kind}\"")
         x = shape_of(self.input, "input")
         v.require(shape_of(self.result, "result") == x, "result shape must equal input shape")
-        if kind == "layer":
-            v.require(num_dims <= len(x), f"attribute 'num_dims' ({num_dims}) exceeds the input rank {len(x)}")
-            param_shape = x[len(x) - num_dims :]
-        else:
-            v.require(len(x) >= 2, f"input must have rank >= 2 ([N, C, ...]), got rank {len(x)}")
-            param_shape = [x[1]]
-            if kind in ("group", "instance"):
-                v.require(x[1] % groups == 0, f"channels ({x[1]}) must be divisible by num_groups ({groups})")
+        param_shape = _norm_parameter_shape(v, kind, x, groups, num_dims)
         for what, value in (("scale", self.scale), ("bias", self.bias), *((f"stats #{i}", t) for i, t in enumerate(stats))):
             v.require(shape_of(value, what) == param_shape, f"{what} must have shape {param_shape}, got {shape_of(value, what)}")
 
@@ -260,18 +265,11 @@ class NormTrainingOp(PoplarOp, name="popnn_norm_training", traits=[ext.Pure]):
         v.require(kind == "batch" or not stats, f"running statistics apply to kind \"batch\" only, got {len(stats)} for \"{kind}\"")
         v.count(stats, (0, 2), "running statistics operands (mean, var)")
         v.require(len(updates) == len(stats), f"expects {len(stats)} new running statistics results, got {len(updates)}")
+        param_shape = _norm_parameter_shape(v, kind, x, groups, num_dims)
         if kind == "layer":
-            v.require(num_dims <= len(x), f"attribute 'num_dims' ({num_dims}) exceeds the input rank {len(x)}")
-            param_shape = x[len(x) - num_dims :]
             stat_shape = x[: len(x) - num_dims] + [1] * num_dims
         else:
-            v.require(len(x) >= 2, f"input must have rank >= 2 ([N, C, ...]), got rank {len(x)}")
-            param_shape = [x[1]]
-            if kind == "group":
-                v.require(x[1] % groups == 0, f"channels ({x[1]}) must be divisible by num_groups ({groups})")
-                stat_shape = [x[0], groups]
-            else:
-                stat_shape = [x[1]]
+            stat_shape = [x[0], groups] if kind == "group" else param_shape
         for what, value in (("scale", self.scale), ("bias", self.bias), *((f"running stats #{i}", t) for i, t in enumerate(stats)),
                             *((f"new running stats #{i}", t) for i, t in enumerate(updates))):
             v.require(shape_of(value, what) == param_shape, f"{what} must have shape {param_shape}, got {shape_of(value, what)}")

@@ -12,20 +12,29 @@ from .._base import I64ArrayAttr, Rules
 from .base import PoplarOp, Tensor, TensorResult, broadcast_shapes, check_dim, element_of, shape_of
 
 
-class ReshapeOp(PoplarOp, name="reshape", traits=[ext.Pure]):
+class _ShapeViewOp(PoplarOp):
+    """A view of ``input`` in the result's shape, with the same element type."""
+
+    input: Tensor
+    result: TensorResult
+
+    def check(self, v: Rules) -> None:
+        self.check_shapes(v, shape_of(self.input, "input"), shape_of(self.result, "result"))
+        v.require(element_of(self.input) == element_of(self.result), "element type must not change")
+
+    def check_shapes(self, v: Rules, input_shape: list[int], result_shape: list[int]) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class ReshapeOp(_ShapeViewOp, name="reshape", traits=[ext.Pure]):
     """``Tensor::reshape``: same elements, new shape.
 
     Example:
       %r = "poplar.reshape"(%a) : (tensor<2x3xf32>) -> tensor<6xf32>
     """
 
-    input: Tensor
-    result: TensorResult
-
-    def check(self, v: Rules) -> None:
-        a, r = shape_of(self.input, "input"), shape_of(self.result, "result")
+    def check_shapes(self, v: Rules, a: list[int], r: list[int]) -> None:
         v.require(math.prod(a) == math.prod(r), f"cannot reshape {a} ({math.prod(a)} elements) to {r} ({math.prod(r)} elements)")
-        v.require(element_of(self.input) == element_of(self.result), "element type must not change")
 
 
 class DimShuffleOp(PoplarOp, name="dim_shuffle", traits=[ext.Pure]):
@@ -97,17 +106,12 @@ class ConcatOp(PoplarOp, name="concat", traits=[ext.Pure]):
         v.require(shape_of(self.result, "result") == expected, f"result shape must be {expected}, got {shape_of(self.result, 'result')}")
 
 
-class BroadcastOp(PoplarOp, name="broadcast", traits=[ext.Pure]):
+class BroadcastOp(_ShapeViewOp, name="broadcast", traits=[ext.Pure]):
     """Broadcasts ``input`` to the result shape (NumPy rules; ``Tensor::broadcast``/``expand``).
 
     Example:
       %b = "poplar.broadcast"(%a) : (tensor<1x3xf32>) -> tensor<4x3xf32>
     """
 
-    input: Tensor
-    result: TensorResult
-
-    def check(self, v: Rules) -> None:
-        a, r = shape_of(self.input, "input"), shape_of(self.result, "result")
+    def check_shapes(self, v: Rules, a: list[int], r: list[int]) -> None:
         v.require(broadcast_shapes([a, r]) == r and len(a) <= len(r), f"cannot broadcast {a} to {r}")
-        v.require(element_of(self.input) == element_of(self.result), "element type must not change")
