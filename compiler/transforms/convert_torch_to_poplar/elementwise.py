@@ -80,24 +80,19 @@ _COMPARE = {"torch.aten.eq": "eq", "torch.aten.ne": "ne", "torch.aten.lt": "lt",
             "torch.aten.gt": "gt", "torch.aten.ge": "ge"}
 
 
-def _operand_or_literal(lw: Lowering, value: ir.Value, element: ir.Type) -> tuple[str, list[ir.Value]]:
-    """A map-expression term for an operand: a literal for a constant scalar, else ``_k``."""
+def _term(lw: Lowering, value: ir.Value, element: ir.Type, operands: list[ir.Value]) -> str:
+    """``value`` as a term of a map expression over ``operands``: a literal for a constant
+    scalar; a tensor is appended to ``operands`` and named ``_k``."""
     if torch_ir.is_vtensor(value.type):
-        return "", [lw.cast(lw.v(value), element)]
+        operands.append(lw.cast(lw.v(value), element))
+        return f"_{len(operands)}"
     scalar = lw.const(value, "a scalar operand")
-    return literal(float(scalar) if is_float(element) else scalar), []
+    return literal(float(scalar) if is_float(element) else scalar)
 
 
 def _expression(fn: str, lw: Lowering, lhs: ir.Value, rhs: ir.Value, element: ir.Type, out: ir.Type) -> ir.Value:
     operands: list[ir.Value] = []
-    terms = []
-    for value in (lhs, rhs):
-        literal, tensors = _operand_or_literal(lw, value, element)
-        if tensors:
-            operands.extend(tensors)
-            terms.append(f"_{len(operands)}")
-        else:
-            terms.append(literal)
+    terms = [_term(lw, value, element, operands) for value in (lhs, rhs)]
     if not operands:
         raise Unsupported("an element-wise op with only scalar operands")
     return lw.map(f"{fn}({terms[0]}, {terms[1]})", operands, out)
@@ -142,17 +137,15 @@ def lower_binary(lw: Lowering, op: ir.Operation) -> list[Any]:
 def _scaled_rhs(fn: str, lw: Lowering, lhs: ir.Value, rhs: ir.Value, alpha: float | int, element: ir.Type, out: ir.Type) -> ir.Value:
     """``lhs (+|-) alpha * rhs`` as one map expression (alpha folds into a scalar rhs)."""
     alpha_text = literal(float(alpha) if is_float(element) else alpha)
-    lhs_literal, lhs_tensors = _operand_or_literal(lw, lhs, element)
+    operands: list[ir.Value] = []
+    lhs_text = _term(lw, lhs, element, operands)
     if not torch_ir.is_vtensor(rhs.type):
         scalar = lw.const(rhs, "a scalar operand")
         rhs_text = literal((float(scalar) if is_float(element) else scalar) * alpha)
-        operands = lhs_tensors
-        lhs_text = "_1" if lhs_tensors else lhs_literal
         if not operands:
             raise Unsupported("an element-wise op with only scalar operands")
         return lw.map(f"{fn}({lhs_text}, {rhs_text})", operands, out)
-    operands = [*lhs_tensors, lw.cast(lw.v(rhs), element)]
-    lhs_text = "_1" if lhs_tensors else lhs_literal
+    operands.append(lw.cast(lw.v(rhs), element))
     return lw.map(f"{fn}({lhs_text}, mul(_{len(operands)}, {alpha_text}))", operands, out)
 
 
@@ -167,25 +160,18 @@ def lower_compare(lw: Lowering, op: ir.Operation) -> list[Any]:
 def lower_where(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     cond = lw.cast(lw.v(op.operands[0]), ir.IntegerType.get_signless(1))
-    operands, terms = [cond], ["_1"]
-    for value in op.operands[1:3]:
-        literal, tensors = _operand_or_literal(lw, value, out.element_type)
-        if tensors:
-            operands.extend(tensors)
-            terms.append(f"_{len(operands)}")
-        else:
-            terms.append(literal)
-    return [lw.map(f"select({terms[0]}, {terms[1]}, {terms[2]})", operands, out)]
+    operands = [cond]
+    then, otherwise = (_term(lw, value, out.element_type, operands) for value in op.operands[1:3])
+    return [lw.map(f"select(_1, {then}, {otherwise})", operands, out)]
 
 
 def lower_masked_fill(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     x = lw.cast(lw.v(op.operands[0]), out.element_type)
     mask = lw.cast(lw.v(op.operands[1]), ir.IntegerType.get_signless(1))
-    literal, tensors = _operand_or_literal(lw, op.operands[2], out.element_type)
-    if tensors:
-        return [lw.map("select(_2, _3, _1)", [x, mask, tensors[0]], out)]
-    return [lw.map(f"select(_2, {literal}, _1)", [x, mask], out)]
+    operands = [x, mask]
+    fill = _term(lw, op.operands[2], out.element_type, operands)
+    return [lw.map(f"select(_2, {fill}, _1)", operands, out)]
 
 
 def lower_clamp(lw: Lowering, op: ir.Operation) -> list[Any]:
