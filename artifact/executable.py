@@ -2,16 +2,23 @@
 
 It holds no Python closures, so it can be written to a file and loaded in another
 process (``Executable.to_bytes`` / ``from_bytes``); the runtime decodes the bytecode.
+The metadata carries the graph's ``#poplar.interface`` (``Executable.interface``): the host
+reads each input's and output's stream from it, never rebuilding a name.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import json
 from typing import Any
 
 from torch_mlir import ir
+
+from ipu_mlir.dialects.poplar import Interface
+
+INTERFACE_KEY = "interface"  # the metadata entry holding Interface.to_dict()
 
 MAGIC = b"IPUMLIR1"
 
@@ -31,6 +38,21 @@ class Executable:
 
     def module(self, context: ir.Context) -> ir.Module:
         return ir.Module.parse(self.bytecode, context)
+
+    @functools.cached_property
+    def interface(self) -> Interface:
+        """How the host drives the program: its streams and entry functions, by role."""
+        if INTERFACE_KEY not in self.metadata:
+            raise KeyError("the executable's metadata has no interface (the compiled graph had no 'poplar.interface')")
+        return Interface.from_dict(self.metadata[INTERFACE_KEY])
+
+    def input_stream(self, name: str) -> str:
+        """The host-to-device stream of input ``name``."""
+        return self.interface.input_stream(name)
+
+    def output_stream(self, index: int) -> str:
+        """The device-to-host stream of output ``index``."""
+        return self.interface.output_stream(index)
 
     def to_bytes(self) -> bytes:
         header = json.dumps(self.metadata, sort_keys=True).encode()

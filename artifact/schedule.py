@@ -7,7 +7,9 @@ at step ``t`` stage ``s`` processes micro-batch ``t - s`` when ``0 <= t - s < m`
 (ramp-up while ``t < S - 1``, steady state, ramp-down after ``t >= m``). Stages on
 different IPUs in one step run concurrently; stages sharing an IPU run one after the
 other. A sharded program runs every stage of a micro-batch before the next one, one IPU
-busy at a time. This module imports neither torch nor the interpreter.
+busy at a time. The plan, the memory and the step function come from the graph's typed
+attributes (``#pipeline.plan``, ``#poplar.memory_plan``, ``#poplar.interface``). This
+module imports neither torch nor the interpreter.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import html
 
 from torch_mlir import ir
 
-from ipu_mlir.dialects.pipeline_attrs import PLAN_ATTR
+from ipu_mlir.dialects.pipeline import ScheduleKind, plan_of
+from ipu_mlir.dialects.poplar import interface_of, memory_plan_of
 
 
 def pipelined_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, int]]]:
@@ -34,19 +37,6 @@ def sharded_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, i
 def ideal_utilisation(num_stages: int, micro_batches: int) -> float:
     """The busy fraction of a balanced pipeline: m / (m + p - 1)."""
     return micro_batches / (micro_batches + num_stages - 1)
-
-
-def plan_of(function: ir.Operation) -> dict[str, object] | None:
-    """The ``pipeline.plan`` of a step function (kind, forward stages, stage IPUs), if
-    it has one."""
-    if PLAN_ATTR not in function.attributes:
-        return None
-    plan = ir.DictAttr(function.attributes[PLAN_ATTR])
-    return {
-        "kind": ir.StringAttr(plan["kind"]).value,
-        "forward_stages": ir.IntegerAttr(plan["forward_stages"]).value,
-        "stage_ipus": list(ir.DenseI64ArrayAttr(plan["stage_ipus"])),
-    }
 
 
 def render_text(kind: str, stage_ipus: list[int], micro_batches: int, training: bool,
@@ -99,7 +89,7 @@ def render_html(kind: str, stage_ipus: list[int], micro_batches: int, training: 
 
 def _grid(kind: str, stage_ipus: list[int], micro_batches: int) -> list[dict[int, list[tuple[int, int]]]]:
     num_ipus = max(stage_ipus) + 1
-    steps = (pipelined_steps if kind == "pipelined" else sharded_steps)(len(stage_ipus), micro_batches)
+    steps = (pipelined_steps if kind == ScheduleKind.PIPELINED else sharded_steps)(len(stage_ipus), micro_batches)
     grid = []
     for pairs in steps:
         cells: dict[int, list[tuple[int, int]]] = {ipu: [] for ipu in range(num_ipus)}
@@ -146,42 +136,37 @@ class ScheduleSummary:
 
 
 def memory_report(graph: ir.Operation) -> dict[int, dict[str, int]]:
-    """The ``poplar.memory`` report of a graph (from poplar-plan-memory), per IPU."""
-    if "poplar.memory" not in graph.attributes:
-        return {}
-    report = ir.DictAttr(graph.attributes["poplar.memory"])
-    out: dict[int, dict[str, int]] = {}
-    for index in range(len(report)):
-        named = report[index]
-        entry = ir.DictAttr(named.attr)
-        out[int(named.name[3:])] = {entry[i].name: ir.IntegerAttr(entry[i].attr).value for i in range(len(entry))}
-    return out
+    """Each IPU's bytes (variables, temporaries, stash, total) from the graph's memory
+    plan (poplar-plan-memory); empty without one."""
+    plan = memory_plan_of(graph)
+    return {} if plan is None else {entry.ipu: entry.to_dict() for entry in plan.ipus}
 
 
 def summarize(graph: ir.Operation) -> ScheduleSummary:
-    """The schedule of a ``poplar.graph``: the step function's plan (a single stage on
-    IPU 0 without one), the micro-batches of the loop that calls it, and each IPU's
-    peak memory from the memory plan."""
+    """The schedule of a ``poplar.graph``: the plan of the step function its interface
+    names (a single stage on IPU 0 without one), the micro-batches of the loop that
+    calls it, and each IPU's peak memory from the memory plan."""
     if graph.name != "poplar.graph":
         raise ValueError(f"expected a 'poplar.graph', got '{graph.name}'")
-    functions = {}
-    main = None
+    interface = interface_of(graph)
+    if interface is None:
+        raise ValueError("the graph has no 'poplar.interface' (its step function and main program): "
+                         "run poplar-build-program first")
+    programs = {}
     for op in graph.regions[0].blocks[0].operations:
         op = op.operation
-        if op.name == "poplar.function":
-            functions[ir.StringAttr(op.attributes["name"]).value] = op
-        elif op.name == "poplar.program_sequence":
-            main = op
-    step = functions.get("step")
-    if step is None or main is None:
-        raise ValueError("the graph has no 'step' function or no main program: run poplar-build-program first")
-    plan = plan_of(step) or {"kind": "sharded", "forward_stages": 1, "stage_ipus": [0]}
-    memory = memory_report(graph)
-    return ScheduleSummary(str(plan["kind"]), list(plan["stage_ipus"]), int(plan["forward_stages"]), _micro_batches(main), "update" in functions,
-                           {ipu: entry.get("total", 0) for ipu, entry in memory.items()} if memory else None)
+        if op.name in ("poplar.function", "poplar.program_sequence"):
+            programs[ir.StringAttr(op.attributes["name"]).value] = op
+    step, main = programs[interface.step], programs[interface.main]
+    plan = plan_of(step)
+    kind, stage_ipus, forward = (ScheduleKind.SHARDED, [0], 1) if plan is None else \
+        (plan.kind, list(plan.stage_ipus), plan.forward_stages)
+    memory = memory_plan_of(graph)
+    return ScheduleSummary(str(kind), stage_ipus, forward, _micro_batches(main, interface.step), interface.update is not None,
+                           {entry.ipu: entry.total for entry in memory.ipus} if memory else None)
 
 
-def _micro_batches(main: ir.Operation) -> int:
+def _micro_batches(main: ir.Operation, step: str) -> int:
     """The trip count of the innermost loop that calls ``step`` (1 without one)."""
     found = [1]
 
@@ -191,7 +176,7 @@ def _micro_batches(main: ir.Operation) -> int:
             if inner.name == "poplar.program_repeat":
                 visit(inner, ir.IntegerAttr(inner.attributes["count"]).value)
             elif inner.name == "poplar.program_call" and count > 1 and \
-                    ir.StringAttr(inner.attributes["callee"]).value == "step":
+                    ir.StringAttr(inner.attributes["callee"]).value == step:
                 found[0] = max(found[0], count)
 
     visit(main, 1)

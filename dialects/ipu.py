@@ -39,6 +39,7 @@ from .ipu_training import (
     GLOBAL_HYPER_PARAMETERS,
     OPTIMIZER_ATTR,
     OPTIMIZER_HYPER_PARAMETERS,
+    UPDATE_FUNC,
     UPDATE_OPS,
     AccumulateGradOp,
     AdamUpdateOp,
@@ -53,7 +54,6 @@ from .ipu_training import (
     group_hyper_parameters,
     optimizer_of,
 )
-
 
 # ---------------------------------------------------------------------------------------
 # Attributes
@@ -388,7 +388,7 @@ def register_traits() -> None:
 # The dialect's public names, from this file, ipu_base.py, ipu_enums.py and ipu_training.py.
 __all__ = [
     "ARGUMENTS", "BLOCK_ATTR", "GLOBAL_HYPER_PARAMETERS", "OPTIMIZER_ATTR", "OPTIMIZER_HYPER_PARAMETERS", "RESULTS",
-    "ROLE_ATTR", "STRATEGY_ATTR", "UNASSIGNED_IPU", "UPDATE_OPS",
+    "ROLE_ATTR", "STRATEGY_ATTR", "UNASSIGNED_IPU", "UPDATE_FUNC", "UPDATE_OPS",
     "AccumulateGradOp", "AdamUpdateOp", "AdamVariant", "AutoStage", "BlockAttr", "IdentityLossOp", "Ipu", "IpuEnum",
     "IpuOp", "LambUpdateOp", "LossReduction", "LossScaleMode", "LossScaleOp", "MeanStrategy", "NopOp", "Optimizer",
     "OptimizerAttr", "OptimizerType", "PrintTensorOp", "RecomputationCheckpointOp", "Reduction", "ReplicaReduceOp",

@@ -27,6 +27,10 @@ from .ipu_enums import (
 
 OPTIMIZER_ATTR = "ipu.optimizer"  # on the joint training function: its #ipu.optimizer (read by ipu-insert-training)
 
+# With gradient accumulation, the func.func that applies the optimizer once per G
+# micro-batches (written by ipu-insert-training, read by poplar-build-program).
+UPDATE_FUNC = "update"
+
 
 class OptimizerAttr(Ipu.Attribute, name="optimizer"):
     """The optimizer of a training step, as ``ipu-insert-training`` reads it.

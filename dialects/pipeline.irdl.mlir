@@ -3,6 +3,14 @@
 // Use: torch-mlir-opt --irdl-file=dialects/pipeline.irdl.mlir <file>
 module {
   irdl.dialect @pipeline {
+    irdl.attribute @plan {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.dense_array" 
+      irdl.parameters(kind: %0, forward_stages: %1, num_stages: %2, num_ipus: %3, stage_ipus: %4)
+    }
     irdl.operation @schedule {
       %0 = irdl.base "#builtin.string" 
       %1 = irdl.base "#builtin.integer" 

@@ -8,14 +8,24 @@ schedule of a pipelined step function over poplar ops (after ``poplar-build-prog
 which the memory plan and the IPU Model read. (ARCHITECTURE places the schedule before
 ``convert-torch-to-poplar``; it is built on the poplar step instead, where the compiler's
 own copies, accumulations and write-backs already exist and can be staged too.)
+
+The ``#pipeline.plan`` attribute carries the stage plan from ``ipu-assign-stages`` to
+``poplar-build-program``, ``pipeline-schedule``, ``poplar-plan-memory`` and the IPU Model
+(builder :meth:`Plan.attr`, checked reader :func:`plan_of`).
 """
 
-from typing import Any
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Self
 
 from torch_mlir import ir
 from torch_mlir.dialects import ext
 
-from ._base import Rules, verify_with_rules
+from ipu_mlir.support.ir_build import i64, string
+
+from ._base import I64ArrayAttr, Rules, verify_with_rules
+from .enums import DialectEnum
+from .pipeline_attrs import PLAN_ATTR
 
 
 class Pipeline(ext.Dialect, name="pipeline"):
@@ -32,7 +42,88 @@ class PipelineOp(Pipeline.Operation):
         pass
 
 
-SCHEDULE_KINDS = ("sharded", "pipelined", "phased_serial", "phased_parallel")
+class ScheduleKind(DialectEnum):
+    """How the stages of a multi-IPU program run (``pipeline.schedule``, ``#pipeline.plan``)."""
+
+    SHARDED = "sharded"  # stages in order, one IPU busy at a time
+    PIPELINED = "pipelined"  # stages overlap on successive micro-batches
+    PHASED_SERIAL = "phased_serial"
+    PHASED_PARALLEL = "phased_parallel"
+
+    @property
+    def is_phased(self) -> bool:
+        return self in (ScheduleKind.PHASED_SERIAL, ScheduleKind.PHASED_PARALLEL)
+
+
+class PlanAttr(Pipeline.Attribute, name="plan"):
+    """The stage plan of a step function: ``#pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>``.
+
+    Parameters: the schedule kind (:class:`ScheduleKind`), the forward stages p, all
+    stages (2p - 1 for pipelined training, else p), the IPUs of one replica, and the IPU
+    of each stage (``array<i64>`` until ``poplar-build-program`` fills it from the staged
+    ops). Set on the ``func.func`` by ``ipu-assign-stages`` and on the ``poplar.function``
+    of the step by ``poplar-build-program``, under ``pipeline.plan``.
+    """
+
+    kind: ir.StringAttr
+    forward_stages: ir.IntegerAttr
+    num_stages: ir.IntegerAttr
+    num_ipus: ir.IntegerAttr
+    stage_ipus: I64ArrayAttr
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What ``#pipeline.plan`` says, checked (see :class:`PlanAttr`)."""
+
+    kind: ScheduleKind
+    forward_stages: int
+    num_stages: int
+    num_ipus: int
+    stage_ipus: tuple[int, ...] = ()  # empty until poplar-build-program places the stages
+
+    @property
+    def pipelined(self) -> bool:
+        return self.kind == ScheduleKind.PIPELINED
+
+    @property
+    def training(self) -> bool:
+        """Backward stages follow the forward ones."""
+        return self.num_stages > self.forward_stages
+
+    def with_stage_ipus(self, stage_ipus: Sequence[int]) -> Self:
+        return dataclasses.replace(self, stage_ipus=tuple(stage_ipus))
+
+    def attr(self) -> PlanAttr:
+        return PlanAttr.get(string(self.kind.value), i64(self.forward_stages), i64(self.num_stages),
+                            i64(self.num_ipus), ir.DenseI64ArrayAttr.get(list(self.stage_ipus)))
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute) -> Self:
+        where = f"'{PLAN_ATTR}'"
+        if not isinstance(attr, PlanAttr):
+            raise ValueError(f"{where} must be a #pipeline.plan<kind, forward_stages, num_stages, num_ipus, stage_ipus>, got {attr}")
+        kind = ScheduleKind.parse(ir.StringAttr(attr.kind).value, f"{where} kind")
+        forward, stages, ipus = (ir.IntegerAttr(getattr(attr, name)).value for name in ("forward_stages", "num_stages", "num_ipus"))
+        stage_ipus = tuple(ir.DenseI64ArrayAttr(attr.stage_ipus))
+        if forward < 1 or stages < forward:
+            raise ValueError(f"{where} needs 1 <= forward_stages <= num_stages, got {forward} and {stages}")
+        if ipus < 1:
+            raise ValueError(f"{where} num_ipus must be >= 1, got {ipus}")
+        if stage_ipus and len(stage_ipus) != stages:
+            raise ValueError(f"{where} stage_ipus must be empty or name the IPU of each of the {stages} stages, got {list(stage_ipus)}")
+        if any(not 0 <= ipu < ipus for ipu in stage_ipus):
+            raise ValueError(f"{where} stage_ipus must be IPUs in [0, {ipus}), got {list(stage_ipus)}")
+        return cls(kind, forward, stages, ipus, stage_ipus)
+
+
+def plan_of(op: ir.Operation) -> Plan | None:
+    """The op's ``#pipeline.plan`` (a step function's), or None without one; ValueError if malformed."""
+    return Plan.from_attr(op.attributes[PLAN_ATTR]) if PLAN_ATTR in op.attributes else None
+
+
+def set_plan(op: ir.Operation, plan: Plan) -> None:
+    op.attributes[PLAN_ATTR] = plan.attr()
 
 
 def _single_block_body(v: Rules, op: ir.OpView) -> list[ir.Operation]:
@@ -138,7 +229,7 @@ class ScheduleOp(PipelineOp, name="schedule"):
     body: ext.Region
 
     def check(self, v: Rules) -> None:
-        kind = v.string("kind", choices=SCHEDULE_KINDS)
+        kind = v.enum("kind", ScheduleKind)
         stages = v.int("num_stages", min=1)
         ipus = v.int("num_ipus", min=1, max=64)
         v.require(ipus & (ipus - 1) == 0, f"attribute 'num_ipus' must be a power of 2, got {ipus}")
@@ -146,12 +237,12 @@ class ScheduleOp(PipelineOp, name="schedule"):
         iterations = v.int("device_iterations", min=1)
         accumulation = v.int("gradient_accumulation", min=1)
         v.require(training or accumulation == 1, f"gradient_accumulation must be 1 for inference, got {accumulation}")
-        if kind == "pipelined" and training:
+        if kind == ScheduleKind.PIPELINED and training:
             v.require(
                 accumulation >= stages,
                 f"pipelined training over {stages} stages needs gradient_accumulation >= {stages}, got {accumulation}",
             )
-        if kind == "pipelined" and not training:
+        if kind == ScheduleKind.PIPELINED and not training:
             v.require(
                 iterations >= stages,
                 f"pipelined inference over {stages} stages needs device_iterations >= {stages}, got {iterations}",
@@ -260,7 +351,7 @@ class PhaseOp(PipelineOp, name="phase"):
             parent is not None
             and parent.name == "pipeline.schedule"
             and isinstance(kind, ir.StringAttr)
-            and ir.StringAttr(kind).value.startswith("phased")
+            and ir.StringAttr(kind).value in {k.value for k in ScheduleKind if k.is_phased}
         )
         v.require(is_phased, "must be nested in a phased 'pipeline.schedule'")
         body = _single_block_body(v, self)

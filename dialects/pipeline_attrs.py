@@ -1,6 +1,6 @@
 """Names shared by the multi-IPU passes and the runtime: the attributes that carry an
-op's pipeline stage and IPU and a function's pipeline plan, the program ops that only
-move data, and which variables hold one micro-batch's data."""
+op's pipeline stage and IPU and a function's pipeline plan (``#pipeline.plan``, declared
+with its reader in ``pipeline.py``), and the program ops that only move data."""
 
 from __future__ import annotations
 
@@ -11,16 +11,9 @@ IPU_ATTR = "pipeline.ipu"  # i64 on an op: the IPU running it (ipu-assign-stages
 # i64 array on an op: the results poptorch.recomputationCheckpoint keeps (stashed, never
 # recomputed) when pipelined training recomputes activations.
 CHECKPOINT_ATTR = "pipeline.checkpoint"
-PLAN_ATTR = "pipeline.plan"  # dict on a function: the strategy kind, forward stages, stage IPUs
+PLAN_ATTR = "pipeline.plan"  # #pipeline.plan on a step function: schedule kind, stages, IPUs (pipeline.Plan)
 # Program ops that move data instead of computing: they run where their data is.
 DATA_MOVES = ("poplar.program_copy", "poplar.program_stream_copy", "poplar.program_sync")
-
-
-def holds_one_micro_batch(kind: str, name: str) -> bool:
-    """Whether a ``poplar.variable`` of this kind and name carries one micro-batch's
-    data (an input, an inter-IPU exchange buffer, an output anchor) rather than state
-    that outlives a micro-batch (weights, accumulators, optimizer state, scalars)."""
-    return kind in ("input", "activation") or name.startswith("anchor.")
 
 
 def ipu_of(op: ir.Operation) -> int:

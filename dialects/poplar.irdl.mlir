@@ -3,6 +3,26 @@
 // Use: torch-mlir-opt --irdl-file=dialects/poplar.irdl.mlir <file>
 module {
   irdl.dialect @poplar {
+    irdl.attribute @interface {
+      %0 = irdl.base "#builtin.dictionary" 
+      %1 = irdl.base "#builtin.array" 
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.string" 
+      %4 = irdl.base "#builtin.string" 
+      irdl.parameters(inputs: %0, outputs: %1, step: %2, update: %3, main: %4)
+    }
+    irdl.attribute @ipu_memory {
+      %0 = irdl.base "#builtin.integer" 
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.parameters(ipu: %0, variables: %1, temporaries: %2, stash: %3, total: %4)
+    }
+    irdl.attribute @memory_plan {
+      %0 = irdl.base "#builtin.array" 
+      irdl.parameters(ipus: %0)
+    }
     irdl.operation @gcl_all_reduce {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)

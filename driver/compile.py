@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch_mlir import ir
 
-from ipu_mlir.artifact.executable import Executable
+from ipu_mlir.artifact.executable import INTERFACE_KEY, Executable
 from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
 from ipu_mlir.compiler.frontend.capture import capture_inference
 from ipu_mlir.compiler.pass_pipeline import run_pipeline
@@ -32,6 +32,7 @@ from ipu_mlir.dialects.ipu import (
     group_hyper_parameters,
     read_roles,
 )
+from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.runtime.interpreter import Program
 
 
@@ -157,8 +158,13 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         metadata["optimizer"] = dataclasses.asdict(optimizer)
     else:
         metadata.update(inputs=[i.name for i in captured.inputs], outputs=len(captured.outputs))
+    graph = _graph_of(module)
+    interface = interface_of(graph)  # the streams and entry functions, as poplar-build-program named them
+    if interface is None:
+        raise RuntimeError("the compiled graph has no 'poplar.interface': the pipeline did not run poplar-build-program")
+    metadata[INTERFACE_KEY] = interface.to_dict()
     executable = Executable.from_module(module, metadata)
-    program = Program(_graph_of(module))
+    program = Program(graph)
     timings["decode"] = time.perf_counter() - start
     return CompiledProgram(captured, executable, program, context, module, timings, arguments, training)
 

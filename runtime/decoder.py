@@ -20,14 +20,21 @@ from typing import Any
 import torch
 from torch_mlir import ir
 
-from ipu_mlir.artifact import schedule
+from ipu_mlir.dialects.pipeline import plan_of
 from ipu_mlir.dialects.pipeline_attrs import ipu_of
+from ipu_mlir.dialects.poplar import (
+    MAIN_PROGRAM,
+    StreamDirection,
+    VariableKind,
+    interface_of,
+    variable_kind,
+)
 from ipu_mlir.dialects.poplar.program_order import scheduled_ops
 from ipu_mlir.support.diagnostics import location_label
 from ipu_mlir.support.ir_walk import operands_within
 
 from . import steps as st
-from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo, VariableRole, role_of
+from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo
 from .kernels import KERNELS, KernelError, attr, constant_tensor, tensor_type, torch_dtype
 from .pipeline_executor import PipelineExecutor, StagedFunction
 from .steps import Step
@@ -93,13 +100,15 @@ class Program:
 
     def _decode_graph(self, graph: ir.Operation) -> None:
         block = graph.regions[0].blocks[0]
+        interface = interface_of(graph)  # None for a graph written by hand: the engine runs "main"
+        main_name = MAIN_PROGRAM if interface is None else interface.main
         main_op = None
         for op in block.operations:
             op = op.operation
             name = op.name
             if name == "poplar.variable":
                 shape, dtype = tensor_type(op.results[0])
-                info = VariableInfo(attr(op, "name"), attr(op, "kind"), attr(op, "ipu"), tuple(shape), dtype, role_of(op))
+                info = VariableInfo(attr(op, "name"), variable_kind(op), attr(op, "ipu"), tuple(shape), dtype)
                 self.variables[info.name] = info
                 slot = self._slot(op.results[0])
                 self._variable_slots[info.name] = slot
@@ -108,11 +117,12 @@ class Program:
                 self._constants.append((self._slot(op.results[0]), constant_tensor(op.attributes["value"], op.results[0].type), ipu_of(op)))
             elif name == "poplar.host_stream":
                 element_type = ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value)
-                stream = StreamInfo(attr(op, "name"), attr(op, "direction"), tuple(element_type.shape), torch_dtype(element_type.element_type))
+                stream = StreamInfo(attr(op, "name"), StreamDirection(attr(op, "direction")), tuple(element_type.shape),
+                                    torch_dtype(element_type.element_type))
                 self.streams[stream.name] = stream
             elif name == "poplar.function":
                 self._functions[attr(op, "name")] = []  # decoded below, calls may come first
-            elif name == "poplar.program_sequence" and attr(op, "name") == "main":
+            elif name == "poplar.program_sequence" and attr(op, "name") == main_name:
                 main_op = op
             elif name == "poplar.remote_buffer":
                 raise KernelError("remote buffers (streaming memory) are not executed by the IPU Model yet")
@@ -124,9 +134,9 @@ class Program:
                 self._decode_function(op)
         # Variables that outlive a run (not the per-run inputs, outputs and activations).
         self._persistent_slots = [(name, slot) for name, slot in self._variable_slots.items()
-                                  if self.variables[name].role.outlives_a_run]
+                                  if self.variables[name].kind.outlives_a_run]
         if main_op is None:
-            raise KernelError("the graph has no 'poplar.program_sequence' named \"main\"")
+            raise KernelError(f"the graph has no 'poplar.program_sequence' named \"{main_name}\"")
         self.main = self._decode_block([op.operation for op in main_op.regions[0].blocks[0].operations])
         if self._staged and not self._pipelined_loops:
             self.sequential_reason = "the output mode's device loop streams outputs between its steps"
@@ -135,13 +145,13 @@ class Program:
     def _decode_function(self, function: ir.Operation) -> None:
         name = attr(function, "name")
         block = function.regions[0].blocks[0]
-        plan = schedule.plan_of(function)
+        plan = plan_of(function)
         scheduled = scheduled_ops(block)
         ops = [op.operation for op in block.operations] if scheduled is None else [op for op, _ in scheduled]
         # A function with random ops numbers its calls: each call (one micro-batch) draws
         # from its own seed, so the masks do not depend on the order stages run in.
         counter = [self._count_call] if any(op.name.startswith("poplar.poprand") for op in ops) else []
-        if plan is None or plan["kind"] != "pipelined" or len(plan["stage_ipus"]) < 2:
+        if plan is None or not plan.pipelined or len(plan.stage_ipus) < 2:
             self._functions[name].extend(counter + self._decode_block(ops))
             return
         if scheduled is None:
@@ -155,8 +165,8 @@ class Program:
         step_stages: list[int] = [0] * len(counter)  # stage 0 runs the micro-batches in order
         steps = counter + self._decode_block(ops, op_stages, step_stages)
         self._functions[name].extend(steps)
-        shared = {slot for slot, info in self._variable_of_slot.items() if not info.role.holds_one_micro_batch}
-        self._staged[name] = StagedFunction.build(ops, op_stages, steps, step_stages, plan["stage_ipus"], self._slot, shared)
+        shared = {slot for slot, info in self._variable_of_slot.items() if not info.kind.holds_one_micro_batch}
+        self._staged[name] = StagedFunction.build(ops, op_stages, steps, step_stages, list(plan.stage_ipus), self._slot, shared)
 
     def _decode_block(self, ops: list[ir.Operation], op_stages: list[int] | None = None,
                       step_stages: list[int] | None = None) -> list[Step]:
@@ -324,7 +334,7 @@ class Program:
         slot = self._slot(op.operands[0])
         info = self.streams[stream]
         program = self
-        if info.direction == "host_to_device":
+        if info.direction == StreamDirection.HOST_TO_DEVICE:
 
             ipu = self._variable_of_slot[slot].ipu if slot in self._variable_of_slot else 0
 
@@ -336,7 +346,7 @@ class Program:
         variable = self._variable_of_slot.get(slot)
         # Anchors are rebound, not written (see _decode_copy): their tensor is fresh each
         # iteration unless it is a persistent variable, which must be cloned.
-        must_clone = variable is not None and variable.role is not VariableRole.ANCHOR
+        must_clone = variable is not None and variable.kind is not VariableKind.ANCHOR
 
         def write(env: list) -> None:
             value = env[slot]
@@ -351,8 +361,8 @@ class Program:
         src, dst = self._slot(op.operands[0]), self._slot(op.operands[1])
         target = self._variable_of_slot.get(dst)
         source_variable = self._variable_of_slot.get(src)
-        if target is not None and target.role is VariableRole.ANCHOR and \
-                (source_variable is None or source_variable.role is VariableRole.INPUT):
+        if target is not None and target.kind is VariableKind.ANCHOR and \
+                (source_variable is None or source_variable.kind is VariableKind.INPUT):
             # An output anchor only feeds device-to-host copies: binding it to the fresh
             # result is the same as copying into it, without the copy.
             def bind(env: list) -> None:
@@ -360,7 +370,7 @@ class Program:
 
             return bind
 
-        if target is not None and target.role is VariableRole.EXCHANGE:
+        if target is not None and target.kind is VariableKind.EXCHANGE:
             # An inter-IPU copy: the destination IPU gets its own copy of the data.
             return self._copy_to_ipu(src, dst, target.ipu)
         if target is not None and source_variable is None and _fresh_result(op.operands[0]):
@@ -387,7 +397,7 @@ class Program:
         if staged is None or any(inner.name not in ("poplar.program_stream_copy", "poplar.popops_scaled_add_to") for inner in ops[1:]):
             return None
         tail = [step for inner in ops[1:] if (step := self._decode_op(inner)) is not None]
-        anchors = [slot for slot, info in self._variable_of_slot.items() if info.role is VariableRole.ANCHOR]
+        anchors = [slot for slot, info in self._variable_of_slot.items() if info.kind is VariableKind.ANCHOR]
         executor = self._executor
         self._pipelined_loops += 1
 
@@ -423,7 +433,7 @@ class Program:
 
     def run(self, stores: dict[int, DeviceStore], inputs: dict[str, list[torch.Tensor]]) -> dict[str, list[torch.Tensor]]:
         """Run ``main`` once; ``inputs`` holds each input stream's elements in order."""
-        output_names = [s.name for s in self.streams.values() if s.direction == "device_to_host"]
+        output_names = [s.name for s in self.streams.values() if s.direction == StreamDirection.DEVICE_TO_HOST]
         self.io = HostIO(inputs, output_names)
         env = self.environment(stores)
         try:

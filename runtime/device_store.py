@@ -1,62 +1,25 @@
 """Where the IPU Model keeps data between and during runs: the tensors each emulated IPU
 holds (:class:`DeviceStore`), the host side of the streams of one run (:class:`HostIO`),
-and what each variable of the graph is (:class:`VariableInfo`, :func:`role_of`).
+and what each variable and stream of the graph is (:class:`VariableInfo`: its
+:class:`~ipu_mlir.dialects.poplar.VariableKind`, read from the IR; :class:`StreamInfo`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
 
 import torch
-from torch_mlir import ir
 
-
-class VariableRole(enum.Enum):
-    """What a ``poplar.variable`` holds, as the runtime treats it."""
-
-    INPUT = "input"  # filled from a host stream for each micro-batch
-    ANCHOR = "anchor"  # an output anchor: the value the host stream reads
-    OUTPUT = "output"  # another output, e.g. a sum over the device iterations
-    EXCHANGE = "exchange"  # an inter-IPU buffer: its IPU's copy of another IPU's value
-    ACTIVATION = "activation"  # another value of one micro-batch
-    STATE = "state"  # weights, buffers, optimizer state, accumulators, scalars
-
-    @property
-    def outlives_a_run(self) -> bool:
-        """The variable is state: it keeps its value from one run to the next."""
-        return self is VariableRole.STATE
-
-    @property
-    def holds_one_micro_batch(self) -> bool:
-        """Each micro-batch has its own value (a pipeline keeps one per micro-batch in flight)."""
-        return self in (VariableRole.INPUT, VariableRole.ACTIVATION, VariableRole.EXCHANGE, VariableRole.ANCHOR)
-
-
-_ROLE_OF_KIND = {"input": VariableRole.INPUT, "output": VariableRole.OUTPUT, "activation": VariableRole.ACTIVATION}
-
-
-def role_of(variable: ir.Operation) -> VariableRole:
-    """The role of a ``poplar.variable``, from its ``kind`` and its ``name``: the only
-    place that reads a role from a name (the ``anchor.`` and ``exchange.`` prefixes that
-    poplar-build-program gives output anchors and inter-IPU buffers)."""
-    name = ir.StringAttr(variable.attributes["name"]).value
-    kind = ir.StringAttr(variable.attributes["kind"]).value
-    if name.startswith("anchor."):
-        return VariableRole.ANCHOR
-    if name.startswith("exchange."):
-        return VariableRole.EXCHANGE
-    return _ROLE_OF_KIND.get(kind, VariableRole.STATE)
+from ipu_mlir.dialects.poplar import StreamDirection, VariableKind
 
 
 @dataclasses.dataclass(frozen=True)
 class VariableInfo:
     name: str
-    kind: str
+    kind: VariableKind  # what it holds: the only source of its role
     ipu: int
     shape: tuple[int, ...]
     dtype: torch.dtype
-    role: VariableRole
 
     @property
     def nbytes(self) -> int:
@@ -69,7 +32,7 @@ class VariableInfo:
 @dataclasses.dataclass(frozen=True)
 class StreamInfo:
     name: str
-    direction: str
+    direction: StreamDirection
     shape: tuple[int, ...]
     dtype: torch.dtype
 

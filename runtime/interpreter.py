@@ -4,7 +4,7 @@ running), ``pipeline_executor.py`` (pipelined stages), ``device_store.py`` (data
 ``kernels/`` (one torch kernel per op)."""
 
 from .decoder import Program
-from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo, VariableRole, role_of
+from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo
 from .kernels import KernelError
 
-__all__ = ["DeviceStore", "HostIO", "KernelError", "Program", "StreamInfo", "VariableInfo", "VariableRole", "role_of"]
+__all__ = ["DeviceStore", "HostIO", "KernelError", "Program", "StreamInfo", "VariableInfo"]

@@ -3,8 +3,8 @@
 Input: Torch-dialect IR after ``ipu-annotate-blocks`` (``ipu.block`` on the ops of each
 ``poptorch.Block``) with an ``#ipu.strategy`` on the function (what the user
 set with ``Options.setExecutionStrategy``, or the default when blocks exist). Output:
-``pipeline.stage`` and ``pipeline.ipu`` on every op and a ``pipeline.plan`` summary on
-the function, for ``pipeline-schedule``. Every rule of SEMANTICS "Multi-IPU execution"
+``pipeline.stage`` and ``pipeline.ipu`` on every op and a ``#pipeline.plan`` on the
+function (its stage IPUs left for ``poplar-build-program``), for ``pipeline-schedule``. Every rule of SEMANTICS "Multi-IPU execution"
 that can be checked here is a located error that names the block, the rule and the fix.
 """
 
@@ -27,7 +27,8 @@ from ipu_mlir.dialects.ipu import (
     read_roles,
     strategy_of,
 )
-from ipu_mlir.dialects.pipeline_attrs import IPU_ATTR, PLAN_ATTR, STAGE_ATTR
+from ipu_mlir.dialects.pipeline import Plan, ScheduleKind, set_plan
+from ipu_mlir.dialects.pipeline_attrs import IPU_ATTR, STAGE_ATTR
 from ipu_mlir.support.ir_build import i64
 
 from .. import location_metadata as meta
@@ -179,12 +180,7 @@ class AssignStages(ModulePass):
             return
         self._check_shared_weights(func, diag)
         num_stages = 2 * p - 1 if strategy.training else p
-        func.attributes[PLAN_ATTR] = ir.DictAttr.get({
-            "kind": ir.StringAttr.get(strategy.kind.value),
-            "forward_stages": i64(p),
-            "num_stages": i64(num_stages),
-            "num_ipus": i64(num_ipus),
-        })
+        set_plan(func, Plan(ScheduleKind.parse(strategy.kind, "strategy kind"), p, num_stages, num_ipus))
         del func.attributes[STRATEGY_ATTR]
 
     def _stages(self, func: ir.Operation, strategy: Strategy, order: list[str], block_ipu: dict[str, int],

@@ -25,6 +25,7 @@ from ipu_mlir.dialects.ipu import (
     OPTIMIZER_ATTR,
     RESULTS,
     ROLE_ATTR,
+    UPDATE_FUNC,
     MeanStrategy,
     Optimizer,
     Reduction,
@@ -38,7 +39,6 @@ from ipu_mlir.support.ir_build import boolean, f64, i64, string
 
 from ..pass_base import Diagnostics, ModulePass, PassFailure
 
-UPDATE_FUNCTION = "update"  # with gradient accumulation: the function that applies the optimizer
 COUNTER = "accumulation_count"  # micro-batches accumulated since the last update
 
 
@@ -225,7 +225,7 @@ class InsertTraining(ModulePass):
             roles.append((RoleKind.ACCUMULATOR, f"{name}/accum"))
             types.append(grads[name].type)
         with func.location, ir.InsertionPoint(func):
-            update = func_d.FuncOp(UPDATE_FUNCTION, (types, []))
+            update = func_d.FuncOp(UPDATE_FUNC, (types, []))
         block = update.add_entry_block()
         extra: list[tuple[RoleKind, str]] = []
 

@@ -1,7 +1,7 @@
 """pipeline-schedule: cuts a multi-IPU step function into pipeline stages.
 
 Input: a ``poplar.graph`` (after ``poplar-build-program``) whose ``step`` function has a
-``pipeline.plan`` (``kind``, ``forward_stages``, ``stage_ipus``) and compute ops carrying
+``#pipeline.plan`` (schedule kind, forward stages, stage IPUs) and compute ops carrying
 ``pipeline.stage`` (from ``ipu-assign-stages``). Every op of ``step`` gets a
 ``pipeline.stage``: the ops the compiler added (host reads, inter-IPU copies, gradient
 accumulation, write-backs) get the stage their data puts them in. A sharded step stays
@@ -23,7 +23,7 @@ per stage (with its IPU), and values cross stages only through explicit ops:
   state the step updates.
 The schedule's micro-batch count comes from the loop calling the step (G for training,
 D for inference). The IPU Model runs the stages of successive micro-batches overlapped
-(ramp-up, steady state, ramp-down; ``runtime/schedule.py``).
+(ramp-up, steady state, ramp-down; ``artifact/schedule.py``).
 
 Fails when a value would be read before the stage that computes it, or when a variable
 that outlives a micro-batch (weight, accumulator, state) is written in one stage and
@@ -39,17 +39,12 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects import pipeline as pipeline_d
 from ipu_mlir.dialects._base import build
-
+from ipu_mlir.dialects.pipeline import Plan, ScheduleKind, plan_of
+from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR, DATA_MOVES, IPU_ATTR, STAGE_ATTR
+from ipu_mlir.dialects.poplar import VariableKind, variable_kind
 from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within
+
 from ..pass_base import Diagnostics, ModulePass
-from ipu_mlir.dialects.pipeline_attrs import (
-    CHECKPOINT_ATTR,
-    DATA_MOVES,
-    IPU_ATTR,
-    PLAN_ATTR,
-    STAGE_ATTR,
-    holds_one_micro_batch,
-)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,14 +54,13 @@ class PipelineSchedule(ModulePass):
     Ops without ``pipeline.stage`` take it from their data: an accumulation or a counter
     runs in the latest stage of its operands (stage 0 with none), an inter-IPU copy or a
     host read in the stage of the first op reading its destination, a write-back with
-    the value it copies, a sync in stage 0. Variables of kind ``input`` and
-    ``activation`` and the output anchors hold one micro-batch's data; all others
-    outlive a micro-batch.
+    the value it copies, a sync in stage 0. Variables of kind ``input``, ``anchor`` and
+    ``exchange`` hold one micro-batch's data; all others outlive a micro-batch.
 
     A pipelined step is sorted by stage, and values read by a later stage of the same
     IPU go through ``pipeline.stash`` / ``pipeline.restore`` (views are recomputed).
 
-    A graph without a ``pipeline.plan`` on ``step`` (one IPU) is left unchanged.
+    A graph without a ``#pipeline.plan`` on ``step`` (one IPU) is left unchanged.
 
     Arguments:
       recompute: pipelined training recomputes forward activations in the backward
@@ -88,40 +82,33 @@ class PipelineSchedule(ModulePass):
                 continue
             for op in graph.regions[0].blocks[0].operations:
                 op = op.operation
-                if op.name == "poplar.function" and PLAN_ATTR in op.attributes:
-                    self._schedule(graph, op, diag)
+                plan = plan_of(op) if op.name == "poplar.function" else None
+                if plan is not None:
+                    self._schedule(graph, op, plan, diag)
 
-    def _schedule(self, graph: ir.Operation, step: ir.Operation, diag: Diagnostics) -> None:
-        per_micro_batch = set()
-        for op in graph.regions[0].blocks[0].operations:
-            op = op.operation
-            if op.name == "poplar.variable":
-                kind = ir.StringAttr(op.attributes["kind"]).value
-                name = ir.StringAttr(op.attributes["name"]).value
-                if holds_one_micro_batch(kind, name):
-                    per_micro_batch.add(op.results[0])
+    def _schedule(self, graph: ir.Operation, step: ir.Operation, plan: Plan, diag: Diagnostics) -> None:
+        per_micro_batch = {op.results[0] for op in (o.operation for o in graph.regions[0].blocks[0].operations)
+                           if op.name == "poplar.variable" and variable_kind(op).holds_one_micro_batch}
         ops = [op.operation for op in step.regions[0].blocks[0].operations]
-        kind = ir.StringAttr(ir.DictAttr(step.attributes[PLAN_ATTR])["kind"]).value
         try:
             # A sharded step runs in program order, one micro-batch at a time: its stages
             # only need labels, not the pipeline's ordering rules.
-            labels = stage_labels(ops, per_micro_batch, check=kind == "pipelined")
+            labels = stage_labels(ops, per_micro_batch, check=plan.pipelined)
         except StageError as error:
             diag.error(error.op, f"pipeline-schedule: {error}")
             return
         for op in ops:
             op.attributes[STAGE_ATTR] = _i64(labels[hash(op)])
-        plan = ir.DictAttr(step.attributes[PLAN_ATTR])
-        stage_ipus = list(ir.DenseI64ArrayAttr(plan["stage_ipus"]))
+        stage_ipus = list(plan.stage_ipus)
         if labels and max(labels.values()) >= len(stage_ipus):
             diag.error(step, f"pipeline-schedule: an op is in stage {max(labels.values())} but the plan has {len(stage_ipus)} stages")
             return
-        if kind == "pipelined":
+        if plan.pipelined:
             ops.sort(key=lambda op: _int(op, STAGE_ATTR))  # stable: program order within a stage
             for before, op in zip(ops, ops[1:], strict=False):
                 op.move_after(before)
-            forward = ir.IntegerAttr(plan["forward_stages"]).value
-            recompute = self.recompute and forward < len(stage_ipus)  # training: backward stages exist
+            forward = plan.forward_stages
+            recompute = self.recompute and plan.training  # backward stages exist
             block = step.regions[0].blocks[0]
             _send_and_receive(block, ops, stage_ipus)
             ops = [op.operation for op in block.operations]
@@ -131,7 +118,7 @@ class PipelineSchedule(ModulePass):
                 diag.error(error.op, f"pipeline-schedule: {error}")
                 return
             if len(stage_ipus) > 1:
-                _build_regions(graph, step, stage_ipus, forward < len(stage_ipus), self.device_iterations,
+                _build_regions(graph, step, stage_ipus, plan.training, self.device_iterations,
                                self.gradient_accumulation)
 
 
@@ -380,7 +367,7 @@ def _send_and_receive(block: ir.Block, ops: list[ir.Operation], stage_ipus: list
         owner, variable = _owner(source), _owner(buffer)
         if owner is None or owner.parent != op.parent or variable is None or variable.name != "poplar.variable":
             continue  # not a value of this step, or not into a variable
-        if not ir.StringAttr(variable.attributes["name"]).value.startswith("exchange."):
+        if variable_kind(variable) != VariableKind.EXCHANGE:
             continue
         src_stage, dst_stage = _int(owner, STAGE_ATTR), _int(op, STAGE_ATTR)
         src_ipu, dst_ipu = _int(owner, IPU_ATTR), ir.IntegerAttr(variable.attributes["ipu"]).value
@@ -420,7 +407,7 @@ def _build_regions(graph: ir.Operation, step: ir.Operation, stage_ipus: list[int
     accumulation = (gradient_accumulation or accumulation) if training else 1
     num_ipus = ir.IntegerAttr(graph.attributes["num_ipus"]).value
     loc = step.location
-    schedule = build(pipeline_d.ScheduleOp, ir.StringAttr.get("pipelined"), _i64(len(stage_ipus)), _i64(num_ipus),
+    schedule = build(pipeline_d.ScheduleOp, ir.StringAttr.get(ScheduleKind.PIPELINED), _i64(len(stage_ipus)), _i64(num_ipus),
                      ir.BoolAttr.get(training), _i64(iterations), _i64(accumulation), loc=loc, ip=ir.InsertionPoint(block))
     body = schedule.operation.regions[0].blocks.append()
     bodies = []

@@ -4,7 +4,8 @@ Input: ``func.func @main`` over builtin tensors (after ``convert-torch-to-poplar
 arguments carry their ``#ipu.role`` (weights, buffers, constants, then inputs). Output:
 one ``poplar.graph`` holding a variable per argument, a host stream per input and output,
 a ``poplar.function @step`` with the model body, and the ``main`` sequence: the
-device-iteration loop and the output mode's host copies.
+device-iteration loop and the output mode's host copies. The graph's
+``#poplar.interface`` names those streams and programs, once, for the host side.
 """
 
 from __future__ import annotations
@@ -16,17 +17,21 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
-from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, ROLE_ATTR, RoleKind, read_roles
-from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, PLAN_ATTR, STAGE_ATTR
+from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, ROLE_ATTR, UPDATE_FUNC, RoleKind, read_roles
+from ipu_mlir.dialects.pipeline import Plan, plan_of, set_plan
+from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, STAGE_ATTR
+from ipu_mlir.dialects.poplar import OutputMode, StreamDirection, SyncKind, VariableKind
 
 from ..pass_base import Diagnostics, ModulePass
 
-OUTPUT_MODES = ("all", "final", "sum", "every_n")
 # The poplar.variable kind of each argument role.
-_KINDS = {RoleKind.PARAMETER: "weight", RoleKind.BUFFER: "buffer", RoleKind.CONSTANT: "buffer", RoleKind.INPUT: "input",
-          RoleKind.HYPER: "scalar", RoleKind.OPTIMIZER_STATE: "optimizer_state", RoleKind.ACCUMULATOR: "accumulator"}
+_KINDS = {RoleKind.PARAMETER: VariableKind.WEIGHT, RoleKind.BUFFER: VariableKind.BUFFER,
+          RoleKind.CONSTANT: VariableKind.BUFFER, RoleKind.INPUT: VariableKind.INPUT, RoleKind.HYPER: VariableKind.SCALAR,
+          RoleKind.OPTIMIZER_STATE: VariableKind.OPTIMIZER_STATE, RoleKind.ACCUMULATOR: VariableKind.ACCUMULATOR}
 # Result roles that write a variable instead of going to the host.
 _WRITES = (RoleKind.WEIGHT_UPDATE, RoleKind.BUFFER_UPDATE, RoleKind.STATE_UPDATE, RoleKind.ACCUMULATOR_UPDATE)
+# The names this pass gives the programs and streams; the graph's #poplar.interface
+# records them, and everything downstream reads them from there.
 STEP_FUNCTION = "step"
 UPDATE_FUNCTION = "update"
 
@@ -39,15 +44,15 @@ def _str(value: str) -> ir.StringAttr:
     return ir.StringAttr.get(value)
 
 
-def input_variable(name: str) -> str:
-    return f"input.{name}"
+def _input_variable(name: str) -> str:
+    return f"input.{name}"  # inputs share the graph's name space with the weights
 
 
-def input_stream(name: str) -> str:
+def _input_stream(name: str) -> str:
     return f"host.input.{name}"
 
 
-def output_stream(index: int) -> str:
+def _output_stream(index: int) -> str:
     return f"host.output.{index}"
 
 
@@ -95,10 +100,13 @@ class BuildProgram(ModulePass):
             problems.append(f"device-iterations must be >= 1, got {self.device_iterations}")
         if self.gradient_accumulation < 1:
             problems.append(f"gradient-accumulation must be >= 1, got {self.gradient_accumulation}")
-        if self.output_mode not in OUTPUT_MODES:
-            problems.append(f"output-mode must be one of {', '.join(OUTPUT_MODES)}, got '{self.output_mode}'")
+        try:
+            mode = OutputMode.parse(self.output_mode, "output-mode")
+        except ValueError as error:
+            problems.append(str(error))
+            mode = None
         steps = self.device_iterations * self.gradient_accumulation
-        if self.output_mode == "every_n":
+        if mode == OutputMode.EVERY_N:
             period, accumulation = self.return_period, self.gradient_accumulation
             if period < 1 or steps % period:
                 problems.append(f"return-period {period} must be >= 1 and divide device-iterations x gradient-accumulation = {steps}")
@@ -118,23 +126,23 @@ class BuildProgram(ModulePass):
         names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
         if len(funcs) == 1:
             main, update = funcs[0], None
-        elif sorted(names) == ["main", UPDATE_FUNCTION]:
-            main, update = funcs[names.index("main")], funcs[names.index(UPDATE_FUNCTION)]
+        elif sorted(names) == ["main", UPDATE_FUNC]:
+            main, update = funcs[names.index("main")], funcs[names.index(UPDATE_FUNC)]
         else:
-            diag.error(module, f"poplar-build-program expects one func.func, or @main and @{UPDATE_FUNCTION}; found {', '.join('@' + n for n in names) or 'none'}")
+            diag.error(module, f"poplar-build-program expects one func.func, or @main and @{UPDATE_FUNC}; found {', '.join('@' + n for n in names) or 'none'}")
             return
         if update is None and self.gradient_accumulation > 1:
-            diag.error(main, f"gradient-accumulation={self.gradient_accumulation} needs an @{UPDATE_FUNCTION} function "
+            diag.error(main, f"gradient-accumulation={self.gradient_accumulation} needs an @{UPDATE_FUNC} function "
                              "(run ipu-insert-training with the same gradient-accumulation first)")
             return
         parts = [self._read(main, diag)] + ([self._read(update, diag)] if update is not None else [])
         if diag.failed:
             return
         if update is not None and parts[1].outputs:
-            diag.error(update, f"@{UPDATE_FUNCTION} may only update variables; {len(parts[1].outputs)} results have no variable role")
+            diag.error(update, f"@{UPDATE_FUNC} may only update variables; {len(parts[1].outputs)} results have no variable role")
             return
         # One variable per name across the functions.
-        variables_spec: dict[str, tuple[str, ir.Type]] = {}
+        variables_spec: dict[str, tuple[RoleKind, ir.Type]] = {}
         for part in parts:
             for (name, kind), arg in zip(part.infos, part.args, strict=True):
                 known = variables_spec.get(name)
@@ -147,41 +155,47 @@ class BuildProgram(ModulePass):
         if diag.failed:
             return
 
-        num_ipus = self.num_ipus
-        plan = ir.DictAttr(main.attributes[PLAN_ATTR]) if PLAN_ATTR in main.attributes else None
-        if plan is not None:
-            num_ipus = max(num_ipus, ir.IntegerAttr(plan["num_ipus"]).value)
+        try:
+            plan = plan_of(main)
+        except ValueError as error:
+            diag.error(main, str(error))
+            return
+        num_ipus = self.num_ipus if plan is None else max(self.num_ipus, plan.num_ipus)
         with main.location, ir.InsertionPoint(main):
             graph = build(pd.GraphOp, _i64(num_ipus), _i64(self.replication_factor), _i64(self.tiles_per_ipu))
         graph_block = graph.operation.regions[0].blocks.append()
         loc = main.location
         results = parts[0].outputs
+        interface = pd.Interface(
+            inputs={name: _input_stream(name) for name, (kind, _) in variables_spec.items() if kind == RoleKind.INPUT},
+            outputs=tuple(_output_stream(index) for index in range(len(results))),
+            step=STEP_FUNCTION, update=UPDATE_FUNCTION if update is not None else None, main=pd.MAIN_PROGRAM)
         with loc, ir.InsertionPoint(graph_block):
             variables: dict[str, ir.Value] = {}
             for name, (kind, type_) in variables_spec.items():
-                variable_name = input_variable(name) if kind == "input" else name
-                variables[name] = build(pd.VariableOp, _str(variable_name), _str(_KINDS[kind]), _i64(0), ir.DenseI64ArrayAttr.get([]), type_).result
-                if kind == "input":
-                    build(pd.HostStreamOp, _str(input_stream(name)), _str("host_to_device"), ir.TypeAttr.get(type_))
+                variable_name = _input_variable(name) if kind == RoleKind.INPUT else name
+                variables[name] = _variable(variable_name, _KINDS[kind], type_)
+                if kind == RoleKind.INPUT:
+                    build(pd.HostStreamOp, _str(interface.input_stream(name)), _str(StreamDirection.HOST_TO_DEVICE), ir.TypeAttr.get(type_))
             anchors = []
             for index, value in enumerate(results):
-                build(pd.HostStreamOp, _str(output_stream(index)), _str("device_to_host"), ir.TypeAttr.get(value.type))
-                anchors.append(build(pd.VariableOp, _str(f"anchor.{index}"), _str("output"), _i64(0), ir.DenseI64ArrayAttr.get([]), value.type).result)
+                build(pd.HostStreamOp, _str(interface.output_stream(index)), _str(StreamDirection.DEVICE_TO_HOST), ir.TypeAttr.get(value.type))
+                anchors.append(_variable(f"anchor.{index}", VariableKind.ANCHOR, value.type))
             sums = []
-            if self.output_mode == "sum":
-                for index, value in enumerate(results):
-                    sums.append(build(pd.VariableOp, _str(f"sum.{index}"), _str("output"), _i64(0), ir.DenseI64ArrayAttr.get([]), value.type).result)
-            step = build(pd.FunctionOp, _str(STEP_FUNCTION))
-            update_function = build(pd.FunctionOp, _str(UPDATE_FUNCTION)) if update is not None else None
-        self._fill(parts[0], step.operation.regions[0].blocks.append(), variables, anchors, read_inputs=True)
+            if self.output_mode == OutputMode.SUM:
+                sums = [_variable(f"sum.{index}", VariableKind.SUM, value.type) for index, value in enumerate(results)]
+            step = build(pd.FunctionOp, _str(interface.step))
+            update_function = build(pd.FunctionOp, _str(interface.update)) if interface.update is not None else None
+        self._fill(parts[0], interface, step.operation.regions[0].blocks.append(), variables, anchors, read_inputs=True)
         if update_function is not None:
-            self._fill(parts[1], update_function.operation.regions[0].blocks.append(), variables, [], read_inputs=False)
+            self._fill(parts[1], interface, update_function.operation.regions[0].blocks.append(), variables, [], read_inputs=False)
         _place_on_ipus(graph_block, variables)
         if plan is not None:
             _attach_plan(step.operation, plan)
         with loc, ir.InsertionPoint(graph_block):
-            sequence = build(pd.SequenceOp, _str("main"))
-        self._build_main(sequence.operation.regions[0].blocks.append(), loc, anchors, sums, update is not None)
+            sequence = build(pd.SequenceOp, _str(interface.main))
+        self._build_main(sequence.operation.regions[0].blocks.append(), loc, interface, anchors, sums)
+        graph.operation.attributes[pd.INTERFACE_ATTR] = interface.attr()
         for part in parts:
             part.func.erase()
 
@@ -203,7 +217,7 @@ class BuildProgram(ModulePass):
                 diag.error(func, f"argument #{i} has kind '{role.kind}', which is not an argument's "
                                  f"(expected one of {', '.join(_KINDS)})")
                 return _Function(func, args, [], [], [], [], None)
-            infos.append((role.name, role.kind.value))
+            infos.append((role.name, role.kind))
         ops = list(body.operations)
         terminator = ops[-1].operation
         for op in ops[:-1]:
@@ -220,16 +234,17 @@ class BuildProgram(ModulePass):
                 outputs.append(value)
         return _Function(func, args, infos, [op.operation for op in ops[:-1]], writes, outputs, terminator)
 
-    def _fill(self, part: _Function, block: ir.Block, variables: dict[str, ir.Value], anchors: list[ir.Value], read_inputs: bool) -> None:
+    def _fill(self, part: _Function, interface: pd.Interface, block: ir.Block, variables: dict[str, ir.Value],
+              anchors: list[ir.Value], read_inputs: bool) -> None:
         """Move a function's body into ``block``: input copies first, then the ops, then
         the copies of its results into anchors and variables."""
         loc = part.func.location
         with loc, ir.InsertionPoint(block):
-            last = build(pd.SyncOp, _str("internal"))  # a compute set boundary after the input copies
+            last = build(pd.SyncOp, _str(SyncKind.INTERNAL))  # a compute set boundary after the input copies
             if read_inputs:
                 for name, kind in part.infos:
-                    if kind == "input":
-                        copy = build(pd.StreamCopyOp, variables[name], _str(input_stream(name)))
+                    if kind == RoleKind.INPUT:
+                        copy = build(pd.StreamCopyOp, variables[name], _str(interface.input_stream(name)))
                         copy.operation.move_before(last.operation)
         last = last.operation
         for op in part.ops:
@@ -249,16 +264,18 @@ class BuildProgram(ModulePass):
                 if source != variables[name]:
                     build(pd.CopyOp, source, variables[name])
 
-    def _stream_out(self, values: list[ir.Value]) -> None:
-        for index, value in enumerate(values):
-            build(pd.StreamCopyOp, value, _str(output_stream(index)))
-
-    def _build_main(self, block: ir.Block, loc: ir.Location, anchors: list[ir.Value], sums: list[ir.Value], has_update: bool) -> None:
+    def _build_main(self, block: ir.Block, loc: ir.Location, interface: pd.Interface, anchors: list[ir.Value],
+                    sums: list[ir.Value]) -> None:
         """The device loop: D iterations of (G steps [then the update]) with the output mode's copies."""
-        step = lambda: build(pd.CallOp, _str(STEP_FUNCTION))  # noqa: E731 - tiny local builders
-        update = lambda: build(pd.CallOp, _str(UPDATE_FUNCTION))  # noqa: E731
+        step = lambda: build(pd.CallOp, _str(interface.step))  # noqa: E731 - tiny local builders
+        update = lambda: build(pd.CallOp, _str(interface.update))  # noqa: E731
+        has_update = interface.update is not None
         accumulation = self.gradient_accumulation if has_update else 1
-        mode, period = self.output_mode, self.return_period
+        mode, period = OutputMode(self.output_mode), self.return_period
+
+        def stream_out(values: list[ir.Value]) -> None:
+            for index, value in enumerate(values):
+                build(pd.StreamCopyOp, value, _str(interface.output_stream(index)))
 
         def repeat(count: int, body: Any, always: bool = False) -> None:
             if count == 1 and not always:  # inner loops of one trip are just their body
@@ -270,9 +287,9 @@ class BuildProgram(ModulePass):
 
         def step_with_output() -> None:
             step()
-            if mode == "all":
-                self._stream_out(anchors)
-            elif mode == "sum":
+            if mode == OutputMode.ALL:
+                stream_out(anchors)
+            elif mode == OutputMode.SUM:
                 for total, anchor in zip(sums, anchors, strict=True):
                     build(pd.ScaledAddToOp, total, anchor, ir.FloatAttr.get(ir.F64Type.get(), 1.0))
 
@@ -285,14 +302,14 @@ class BuildProgram(ModulePass):
             # ``period`` steps whose last one's outputs go to the host.
             repeat(period - 1, step) if period > 1 else None
             step()
-            self._stream_out(anchors)
+            stream_out(anchors)
 
         with loc, ir.InsertionPoint(block):
-            if mode == "sum":
+            if mode == OutputMode.SUM:
                 for total in sums:
                     zero = ir.DenseElementsAttr.get_splat(total.type, _zero(ir.RankedTensorType(total.type).element_type))
                     build(pd.CopyOp, build(pd.ConstantOp, zero, _i64(0), total.type).result, total)
-            if mode == "every_n" and accumulation % period == 0:
+            if mode == OutputMode.EVERY_N and accumulation % period == 0:
                 def iteration() -> None:
                     repeat(accumulation // period, every_n_group)
                     if has_update:
@@ -300,7 +317,7 @@ class BuildProgram(ModulePass):
 
                 repeat(self.device_iterations, iteration, always=True)
                 return
-            if mode == "every_n":  # the period spans k = period / G whole iterations
+            if mode == OutputMode.EVERY_N:  # the period spans k = period / G whole iterations
                 k = period // accumulation
 
                 def block_of_k() -> None:
@@ -312,17 +329,17 @@ class BuildProgram(ModulePass):
                     repeat(k - 1, plain_iteration) if k > 1 else None
                     repeat(accumulation - 1, step) if accumulation > 1 else None
                     step()
-                    self._stream_out(anchors)
+                    stream_out(anchors)
                     if has_update:
                         update()
 
                 repeat(self.device_iterations // k, block_of_k, always=True)
                 return
             repeat(self.device_iterations, steps_then_update, always=True)
-            if mode == "final":
-                self._stream_out(anchors)
-            elif mode == "sum":
-                self._stream_out(sums)
+            if mode == OutputMode.FINAL:
+                stream_out(anchors)
+            elif mode == OutputMode.SUM:
+                stream_out(sums)
 
 
 
@@ -366,8 +383,7 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
                 key = (operand, ipu)
                 if key not in exchanges:
                     with op.location, ir.InsertionPoint(graph_block.operations[0]):
-                        exchange = build(pd.VariableOp, _str(f"exchange.{count}"), _str("activation"), _i64(ipu),
-                                         ir.DenseI64ArrayAttr.get([]), operand.type).result
+                        exchange = _variable(f"exchange.{count}", VariableKind.EXCHANGE, operand.type, ipu)
                     count += 1
                     with op.location, ir.InsertionPoint(op):
                         build(pd.CopyOp, operand, exchange)
@@ -378,23 +394,18 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
                 value_ipu[result] = ipu
 
 
-def _attach_plan(step: ir.Operation, plan: ir.DictAttr) -> None:
-    """Give the step function the schedule the runtime follows: the strategy kind, the
-    number of forward stages and the IPU of each stage (from the staged ops)."""
+def _attach_plan(step: ir.Operation, plan: Plan) -> None:
+    """Give the step function the plan the schedule and the runtime follow, with the IPU
+    of each stage (from the staged ops)."""
     stage_ipu: dict[int, int] = {}
     for op in step.regions[0].blocks[0].operations:
         op = op.operation
         if STAGE_ATTR in op.attributes and IPU_ATTR in op.attributes:
             stage_ipu.setdefault(ir.IntegerAttr(op.attributes[STAGE_ATTR]).value, _ipu(op))
-    stages = ir.IntegerAttr(plan["num_stages"]).value
     stage_ipus: list[int] = []
-    for stage in range(stages):  # a stage without ops (nothing to do) stays on its predecessor's IPU
+    for stage in range(plan.num_stages):  # a stage without ops (nothing to do) stays on its predecessor's IPU
         stage_ipus.append(stage_ipu.get(stage, stage_ipus[-1] if stage_ipus else 0))
-    step.attributes[PLAN_ATTR] = ir.DictAttr.get({
-        "kind": plan["kind"],
-        "forward_stages": plan["forward_stages"],
-        "stage_ipus": ir.DenseI64ArrayAttr.get(stage_ipus),
-    })
+    set_plan(step, plan.with_stage_ipus(stage_ipus))
 
 
 
@@ -462,11 +473,16 @@ class _Function:
 
     func: ir.Operation
     args: list[ir.Value]
-    infos: list[tuple[str, str]]
+    infos: list[tuple[str, RoleKind]]  # (name, role) of each argument
     ops: list[ir.Operation]
     writes: list[tuple[str, ir.Value]]
     outputs: list[ir.Value]
     terminator: ir.Operation | None
+
+
+def _variable(name: str, kind: VariableKind, type_: ir.Type, ipu: int = 0) -> ir.Value:
+    """A new ``poplar.variable`` (not yet mapped to tiles) at the current insertion point."""
+    return build(pd.VariableOp, _str(name), _str(kind), _i64(ipu), ir.DenseI64ArrayAttr.get([]), type_).result
 
 
 def _zero(element: ir.Type) -> ir.Attribute:

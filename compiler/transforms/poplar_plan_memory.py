@@ -1,8 +1,9 @@
 """poplar-plan-memory: per-IPU and per-tile memory from tensor sizes and liveness.
 
-Input: a tile-mapped ``poplar.graph``. Output: the graph annotated with
-``poplar.memory = {ipu0 = {variables, temporaries, total}, ...}`` (bytes), or a compile
-error naming the IPU that does not fit, its largest tensors and the options that help.
+Input: a tile-mapped ``poplar.graph``. Output: the graph annotated with its memory plan,
+``poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<ipu, variables, temporaries,
+stash, total>, ...]>`` (bytes), or a compile error naming the IPU that does not fit, its
+largest tensors and the options that help.
 Temporaries are the results of compute ops, live from their definition to their last
 use (directly, through a view of them, or inside a nested program); the peak of their
 sum over the program is added to the always-live variables. Views take no memory.
@@ -15,12 +16,13 @@ from typing import ClassVar
 
 from torch_mlir import ir
 
-from ipu_mlir.dialects.pipeline_attrs import PLAN_ATTR, STAGE_ATTR, ipu_of
+from ipu_mlir.dialects.pipeline import plan_of
+from ipu_mlir.dialects.pipeline_attrs import STAGE_ATTR, ipu_of
+from ipu_mlir.dialects.poplar import MEMORY_ATTR, IpuMemory, MemoryPlan
 from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within, tensor_bytes
 
 from ..pass_base import Diagnostics, ModulePass
 
-MEMORY_ATTR = "poplar.memory"
 _ALWAYS_LIVE = ("poplar.variable",)
 # Views alias their inputs: no memory of their own, but they keep their inputs alive.
 _VIEWS = POPLAR_VIEWS
@@ -133,12 +135,7 @@ class PlanMemory(ModulePass):
             if pipelined is not None:
                 for ipu, size in _stash_bytes(pipelined).items():
                     usage.setdefault(ipu, IpuUsage()).stash = size
-            report = {}
             for ipu, entry in sorted(usage.items()):
-                fields = {"variables": _i64(entry.variables), "temporaries": _i64(entry.temporaries), "total": _i64(entry.total)}
-                if pipelined is not None:
-                    fields["stash"] = _i64(entry.stash)
-                report[f"ipu{ipu}"] = ir.DictAttr.get(fields)
                 if entry.total > capacity:
                     largest = sorted(entry.largest, reverse=True)[:5]
                     listing = ", ".join(f"{what} ({size} bytes)" for size, what in largest)
@@ -150,16 +147,18 @@ class PlanMemory(ModulePass):
                         "To fit: place tensors off chip (Options.TensorLocations), split the model over more IPUs "
                         "(poptorch.Block / BeginBlock with ShardedExecution or PipelinedExecution), use phased execution, "
                         "or reduce the micro-batch size."))
-            graph.attributes[MEMORY_ATTR] = ir.DictAttr.get(report)
+            plan = MemoryPlan.build([IpuMemory(ipu, entry.variables, entry.temporaries, entry.stash)
+                                     for ipu, entry in usage.items()])
+            graph.attributes[MEMORY_ATTR] = plan.attr()
 
 
 def _pipelined_step(graph: ir.Operation) -> ir.Block | None:
     """The body of the graph's ``step`` function when it runs as a pipeline."""
     for op in graph.regions[0].blocks[0].operations:
         op = op.operation
-        if op.name == "poplar.function" and PLAN_ATTR in op.attributes:
-            kind = ir.StringAttr(ir.DictAttr(op.attributes[PLAN_ATTR])["kind"]).value
-            return op.regions[0].blocks[0] if kind == "pipelined" else None
+        plan = plan_of(op) if op.name == "poplar.function" else None
+        if plan is not None:
+            return op.regions[0].blocks[0] if plan.pipelined else None
     return None
 
 
@@ -194,6 +193,3 @@ def _stash_bytes(step: ir.Block) -> dict[int, int]:
             stash[ipu] = stash.get(ipu, 0) + tensor_bytes(recv.results[0].type) * waits
     return stash
 
-
-def _i64(value: int) -> ir.IntegerAttr:
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)

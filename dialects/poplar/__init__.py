@@ -14,15 +14,31 @@ Op names mirror the C++ API with the namespace joined by an underscore
 ``poplar::program::Copy``): IRDL, which defines our dialects, allows no dot inside an
 op name. The ops live in one module per Poplar library (``graph``: the graph, its data
 and programs; ``popops``, ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
-methods of ``poplar::Tensor``); this package re-exports all of them.
+methods of ``poplar::Tensor``); this package re-exports all of them, with the graph's
+typed attributes (``attributes``: ``#poplar.interface``, ``#poplar.memory_plan``) and the
+dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, output
+modes).
 """
 
 from torch_mlir import ir
 
+from .attributes import (
+    INTERFACE_ATTR,
+    MAIN_PROGRAM,
+    MEMORY_ATTR,
+    Interface,
+    InterfaceAttr,
+    IpuMemory,
+    IpuMemoryAttr,
+    MemoryPlan,
+    MemoryPlanAttr,
+    interface_of,
+    memory_plan_of,
+)
 from .base import Poplar, PoplarOp, Tensor, TensorResult, broadcast_shapes
+from .enums import OutputMode, StreamDirection, SyncKind, VariableKind
 from .gcl import AllReduceOp
 from .graph import (
-    VARIABLE_KINDS,
     CallOp,
     ConstantOp,
     CopyOp,
@@ -36,6 +52,7 @@ from .graph import (
     StreamCopyOp,
     SyncOp,
     VariableOp,
+    variable_kind,
 )
 from .poplin import ConvGradOp, ConvOp, LinearOp, MatMulOp
 from .popnn import (
@@ -84,7 +101,9 @@ def register_traits() -> None:
 
 
 __all__ = [
-    "MAP_FUNCTIONS", "NONLINEARITIES", "NORM_STATS", "VARIABLE_KINDS",
+    "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
+    "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
+    "StreamDirection", "SyncKind", "VariableKind", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
     "ConvGradOp", "ConvOp", "CopyOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
     "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulOp", "MaxPoolGradWithIndicesOp",

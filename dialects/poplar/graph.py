@@ -1,6 +1,7 @@
 """Graph-level ``poplar`` ops: the graph, its data (variables, constants, host streams,
 remote buffers), its functions, and the control programs (``poplar::program::*``) that
-order compute and move data.
+order compute and move data. The graph's verifier checks its ``#poplar.interface`` and
+``#poplar.memory_plan``, a function's checks its ``#pipeline.plan``.
 """
 
 from typing import Any
@@ -8,10 +9,25 @@ from typing import Any
 from torch_mlir import ir
 from torch_mlir.dialects import ext
 
-from .._base import I64ArrayAttr, Rules
+from .._base import I64ArrayAttr, Rules, RuleViolation
+from ..pipeline import Plan
+from ..pipeline_attrs import PLAN_ATTR
+from .attributes import INTERFACE_ATTR, MAIN_PROGRAM, MEMORY_ATTR, Interface, MemoryPlan
 from .base import PoplarOp, Tensor, TensorResult
+from .enums import StreamDirection, SyncKind, VariableKind
 
-VARIABLE_KINDS = ("weight", "buffer", "optimizer_state", "accumulator", "activation", "input", "output", "scalar")
+
+def variable_kind(variable: ir.Operation) -> VariableKind:
+    """What a (verified) ``poplar.variable`` holds: its ``kind``."""
+    return VariableKind(ir.StringAttr(variable.attributes["kind"]).value)
+
+
+def _read(parse: Any, attr: ir.Attribute) -> Any:
+    """``parse(attr)``, a malformed attribute's ValueError as a rule violation."""
+    try:
+        return parse(attr)
+    except ValueError as error:
+        raise RuleViolation(str(error)) from None
 
 
 def _name_of(op: ir.Operation) -> str | None:
@@ -41,7 +57,10 @@ class GraphOp(PoplarOp, name="graph"):
 
     Semantics: the body holds the graph's variables, constants, streams, remote buffers,
     functions and exactly one ``poplar.program_sequence`` named ``"main"`` (the program
-    the engine runs). ``tiles_per_ipu`` (>= 1) comes from the target.
+    the engine runs). ``tiles_per_ipu`` (>= 1) comes from the target. Optional:
+    ``poplar.interface`` (``#poplar.interface``: its streams, functions and main program
+    must be in the graph) and ``poplar.memory`` (``#poplar.memory_plan``, over the
+    graph's IPUs).
 
     Example:
       "poplar.graph"() ({ ... }) {num_ipus = 1 : i64, replication_factor = 1 : i64,
@@ -54,30 +73,59 @@ class GraphOp(PoplarOp, name="graph"):
     body: ext.Region
 
     def check(self, v: Rules) -> None:
-        v.int("num_ipus", min=1, max=64)
+        num_ipus = v.int("num_ipus", min=1, max=64)
         v.int("replication_factor", min=1)
         v.int("tiles_per_ipu", min=1)
         # A generic-form region may have no block; MLIR allows at most one here.
         ops = list(self.body.blocks[0].operations) if len(self.body.blocks) else []
         names: dict[str, str] = {}
+        streams: dict[str, str | None] = {}  # host stream -> its direction (None: not a string yet)
         mains = 0
         for op in ops:
             name = _name_of(op.operation)
             if name is not None and op.operation.name in _NAMED_GRAPH_OPS:
                 v.require(name not in names, f"defines \"{name}\" twice ({names.get(name)} and {op.operation.name})")
                 names[name] = op.operation.name
-            if op.operation.name == "poplar.program_sequence" and name == "main":
+            if name is not None and op.operation.name == "poplar.host_stream":
+                direction = op.operation.attributes["direction"] if "direction" in op.operation.attributes else None
+                streams[name] = ir.StringAttr(direction).value if isinstance(direction, ir.StringAttr) else None
+            if op.operation.name == "poplar.program_sequence" and name == MAIN_PROGRAM:
                 mains += 1
-        v.require(mains == 1, f"must hold exactly one 'poplar.program_sequence' named \"main\" (the program the engine runs), got {mains}")
+        v.require(mains == 1, f"must hold exactly one 'poplar.program_sequence' named \"{MAIN_PROGRAM}\" (the program the engine runs), got {mains}")
+        if v.has(INTERFACE_ATTR):
+            _check_interface(v, _read(Interface.from_attr, self.operation.attributes[INTERFACE_ATTR]), names, streams)
+        if v.has(MEMORY_ATTR):
+            plan = _read(MemoryPlan.from_attr, self.operation.attributes[MEMORY_ATTR])
+            for entry in plan.ipus:
+                v.require(entry.ipu < num_ipus, f"'{MEMORY_ATTR}' plans IPU {entry.ipu} but the graph has num_ipus = {num_ipus}")
+
+
+def _check_interface(v: Rules, interface: Interface, names: dict[str, str], streams: dict[str, str | None]) -> None:
+    """The interface names host streams of the right direction, functions and the main program of the graph."""
+    where = f"'{INTERFACE_ATTR}'"
+    bound = [(f"input '{name}'", stream, StreamDirection.HOST_TO_DEVICE) for name, stream in interface.inputs.items()]
+    bound += [(f"output #{index}", stream, StreamDirection.DEVICE_TO_HOST) for index, stream in enumerate(interface.outputs)]
+    for what, stream, direction in bound:
+        v.require(stream in streams, f"{where} {what} streams through \"{stream}\", which is not a 'poplar.host_stream' of the graph")
+        v.require(streams[stream] in (None, direction.value),
+                  f"{where} {what} streams through \"{stream}\", whose direction is {streams[stream]}, not {direction.value}")
+    for role, function in (("step", interface.step), ("update", interface.update)):
+        if function is not None:
+            v.require(names.get(function) == "poplar.function",
+                      f"{where} {role} function \"{function}\" is not a 'poplar.function' of the graph")
+    v.require(interface.main == MAIN_PROGRAM, f"{where} main program must be \"{MAIN_PROGRAM}\", got \"{interface.main}\"")
 
 
 class VariableOp(PoplarOp, name="variable"):
     """A tensor variable of the graph, on IPU ``ipu``.
 
-    Semantics: ``kind`` says what it holds (weight, buffer, optimizer_state,
-    accumulator, activation, input, output, scalar); ``name`` (unique in the graph) is
-    the parameter path for weights. ``tiles`` is the linear tile mapping
-    ``array<i64: first_tile, num_tiles>``, empty until ``poplar-map-tiles`` runs.
+    Semantics: ``kind`` (:class:`VariableKind`) says what it holds: state that outlives a
+    run (weight, buffer, optimizer_state, accumulator, scalar), one micro-batch's data
+    (input, anchor: an output for the host, exchange: a copy from another IPU) or a
+    per-run sum of outputs (sum). It is the only source of the variable's role: no reader
+    looks at the ``name`` (unique in the graph; the parameter path for weights).
+    ``tiles`` is the linear tile mapping ``array<i64: first_tile, num_tiles>``, empty
+    until ``poplar-map-tiles`` runs.
 
     Example:
       %w = "poplar.variable"() {name = "fc.weight", kind = "weight", ipu = 0 : i64,
@@ -92,7 +140,7 @@ class VariableOp(PoplarOp, name="variable"):
 
     def check(self, v: Rules) -> None:
         v.string("name", nonempty=True)
-        v.string("kind", choices=VARIABLE_KINDS)
+        v.enum("kind", VariableKind)
         v.int("ipu", min=0)
         tiles = v.i64_array("tiles", min=0)
         v.require(len(tiles) in (0, 2), f"attribute 'tiles' must be empty or [first_tile, num_tiles], got {tiles}")
@@ -163,12 +211,15 @@ class HostStreamOp(PoplarOp, name="host_stream"):
 
     def check(self, v: Rules) -> None:
         v.string("name", nonempty=True)
-        v.string("direction", choices=("host_to_device", "device_to_host"))
+        v.enum("direction", StreamDirection)
         v.require(isinstance(v.type_attr("type"), ir.RankedTensorType), "attribute 'type' must be a ranked tensor type")
 
 
 class FunctionOp(PoplarOp, name="function"):
     """A reusable program (``poplar::Function``) called with ``poplar.program_call``.
+
+    Semantics: a step function split over several IPUs carries its ``pipeline.plan``
+    (``#pipeline.plan``, from ``poplar-build-program``), which names each stage's IPU.
 
     Example:
       "poplar.function"() ({ ... }) {name = "stage0"} : () -> ()
@@ -179,6 +230,11 @@ class FunctionOp(PoplarOp, name="function"):
 
     def check(self, v: Rules) -> None:
         v.string("name", nonempty=True)
+        if v.has(PLAN_ATTR):
+            plan = _read(Plan.from_attr, self.operation.attributes[PLAN_ATTR])
+            v.require(len(plan.stage_ipus) == plan.num_stages,
+                      f"'{PLAN_ATTR}' of a function must name the IPU of each of its {plan.num_stages} stages, got "
+                      f"stage_ipus = {list(plan.stage_ipus)}")
 
 
 _NAMED_GRAPH_OPS = ("poplar.variable", "poplar.remote_buffer", "poplar.host_stream", "poplar.function")
@@ -262,7 +318,7 @@ class SyncOp(PoplarOp, name="program_sync"):
     kind: ir.StringAttr
 
     def check(self, v: Rules) -> None:
-        v.string("kind", choices=("internal", "external", "global"))
+        v.enum("kind", SyncKind)
 
 
 class PrintTensorOp(PoplarOp, name="program_print_tensor"):

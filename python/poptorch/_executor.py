@@ -583,6 +583,7 @@ class PoplarExecutor:
         compiled = self._compiled
         factor = self._factor()
         tensors = [leaf.value for leaf in leaves if isinstance(leaf.value, torch.Tensor)]
+        interface = compiled.executable.interface  # each input's and output's host stream
         feeds: dict[str, list[torch.Tensor]] = {}
         for spec, tensor in zip(compiled.captured.inputs, tensors, strict=True):
             if tensor.dim() == 0:
@@ -591,7 +592,7 @@ class PoplarExecutor:
                 chunks = [tensor]
             else:
                 chunks = list(torch.split(tensor, tensor.shape[0] // factor))
-            feeds[f"host.input.{spec.name}"] = chunks
+            feeds[interface.input_stream(spec.name)] = chunks
         from . import _host_sync
 
         if not self._training and self._uploaded_version != _host_sync.version(self._user_model):
@@ -599,13 +600,13 @@ class PoplarExecutor:
         with torch.no_grad():
             streams = compiled.program.run(self._stores, feeds)
         if not self._training:
-            outputs = [_assemble(streams[f"host.output.{i}"]) for i in range(len(compiled.captured.outputs))]
+            outputs = [_assemble(streams[interface.output_stream(i)]) for i in range(len(compiled.captured.outputs))]
             return pytree.tree_unflatten(outputs, compiled.captured.out_spec)
         self._device_newer = True
         self._updates += self._options.device_iterations
         self._uploaded_version = _host_sync.bump_version(self._user_model)
         captured = compiled.captured
-        results = [_guard(_assemble(streams[f"host.output.{i}"])) for i in range(captured.num_outputs)]
+        results = [_guard(_assemble(streams[interface.output_stream(i)])) for i in range(captured.num_outputs)]
         loss, others = results[0], results[1:]
         flat = others[: captured.loss_index] + [loss] + others[captured.loss_index :]
         return pytree.tree_unflatten(flat, captured.out_spec)

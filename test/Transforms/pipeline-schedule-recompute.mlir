@@ -20,10 +20,10 @@
 // CHECK-NOT: "pipeline.restore"
 // CHECK: }) {name = "step"
 // MEM-LABEL: "poplar.graph"
-// MEM: ipu0 = {stash = 128 : i64,
+// MEM: #poplar.ipu_memory<0 : i64, {{[0-9]+}} : i64, {{[0-9]+}} : i64, 128 : i64,
 "poplar.graph"() ({
-  %ex1 = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.1", tiles = array<i64: 0, 1>} : () -> tensor<2x4xf32>
-  %ex0 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64: 0, 1>} : () -> tensor<2x4xf32>
+  %ex1 = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.1", tiles = array<i64: 0, 1>} : () -> tensor<2x4xf32>
+  %ex0 = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64: 0, 1>} : () -> tensor<2x4xf32>
   %w0 = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w0", tiles = array<i64: 1, 1>} : () -> tensor<8x16xf32>
   %w2 = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w2", tiles = array<i64: 2, 1>} : () -> tensor<16x4xf32>
   %w1 = "poplar.variable"() {ipu = 1 : i64, kind = "weight", name = "w1", tiles = array<i64: 1, 1>} : () -> tensor<4x4xf32>
@@ -34,7 +34,7 @@
   %acc2 = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "w2/accum", tiles = array<i64: 2, 1>} : () -> tensor<16x4xf32>
   %acc1 = "poplar.variable"() {ipu = 1 : i64, kind = "accumulator", name = "w1/accum", tiles = array<i64: 0, 1>} : () -> tensor<4x4xf32>
   "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<f32>} : () -> ()
-  %out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64: 0, 1>} : () -> tensor<f32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64: 0, 1>} : () -> tensor<f32>
   "poplar.function"() ({
     "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<2x8xf32>) -> ()
     "poplar.program_sync"() {kind = "internal"} : () -> ()
@@ -64,7 +64,7 @@
     "poplar.program_copy"(%a0, %acc0) : (tensor<8x16xf32>, tensor<8x16xf32>) -> ()
     "poplar.program_copy"(%a2, %acc2) : (tensor<16x4xf32>, tensor<16x4xf32>) -> ()
     "poplar.program_copy"(%a1, %acc1) : (tensor<4x4xf32>, tensor<4x4xf32>) -> ()
-  }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_repeat"() ({
@@ -92,10 +92,10 @@
 // CHECK-NOT: "poplar.popnn_nonlinearity"(
 // CHECK: }) {name = "step"
 // MEM-LABEL: "poplar.graph"
-// MEM: ipu0 = {stash = 384 : i64,
+// MEM: #poplar.ipu_memory<0 : i64, {{[0-9]+}} : i64, {{[0-9]+}} : i64, 384 : i64,
 "poplar.graph"() ({
-  %ex1 = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.1", tiles = array<i64: 0, 1>} : () -> tensor<2x4xf32>
-  %ex0 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64: 0, 1>} : () -> tensor<2x4xf32>
+  %ex1 = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.1", tiles = array<i64: 0, 1>} : () -> tensor<2x4xf32>
+  %ex0 = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64: 0, 1>} : () -> tensor<2x4xf32>
   %w0 = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w0", tiles = array<i64: 1, 1>} : () -> tensor<8x16xf32>
   %w2 = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w2", tiles = array<i64: 2, 1>} : () -> tensor<16x4xf32>
   %w1 = "poplar.variable"() {ipu = 1 : i64, kind = "weight", name = "w1", tiles = array<i64: 1, 1>} : () -> tensor<4x4xf32>
@@ -106,7 +106,7 @@
   %acc2 = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "w2/accum", tiles = array<i64: 2, 1>} : () -> tensor<16x4xf32>
   %acc1 = "poplar.variable"() {ipu = 1 : i64, kind = "accumulator", name = "w1/accum", tiles = array<i64: 0, 1>} : () -> tensor<4x4xf32>
   "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<f32>} : () -> ()
-  %out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64: 0, 1>} : () -> tensor<f32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64: 0, 1>} : () -> tensor<f32>
   "poplar.function"() ({
     "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<2x8xf32>) -> ()
     "poplar.program_sync"() {kind = "internal"} : () -> ()
@@ -136,7 +136,7 @@
     "poplar.program_copy"(%a0, %acc0) : (tensor<8x16xf32>, tensor<8x16xf32>) -> ()
     "poplar.program_copy"(%a2, %acc2) : (tensor<16x4xf32>, tensor<16x4xf32>) -> ()
     "poplar.program_copy"(%a1, %acc1) : (tensor<4x4xf32>, tensor<4x4xf32>) -> ()
-  }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_repeat"() ({
@@ -158,16 +158,16 @@
 // CHECK-NEXT: "poplar.popops_cast"(%[[M]])
 // CHECK-NOT: poprand_dropout
 // MEM-LABEL: "poplar.graph"
-// MEM: ipu0 = {stash = 16 : i64,
+// MEM: #poplar.ipu_memory<0 : i64, {{[0-9]+}} : i64, {{[0-9]+}} : i64, 16 : i64,
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w", tiles = array<i64>} : () -> tensor<2x4xf32>
-  %g = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<2x4xf32>
+  %g = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64>} : () -> tensor<2x4xf32>
   "poplar.function"() ({
     %h = "poplar.popnn_nonlinearity"(%x) {dim = 0 : i64, kind = "relu", pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
     %d:2 = "poplar.poprand_dropout"(%h) {p = 2.500000e-01 : f64, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xi1>)
     %c = "poplar.popops_cast"(%d#1) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2x4xi1>) -> tensor<2x4xf32>
     %k = "poplar.popops_mul"(%g, %c) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
-  }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()
@@ -193,7 +193,7 @@
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2xf32>
   "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<2xf32>} : () -> ()
   %st = "poplar.variable"() {ipu = 0 : i64, kind = "buffer", name = "state", tiles = array<i64>} : () -> tensor<2xf32>
-  %g = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<2xf32>
+  %g = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64>} : () -> tensor<2xf32>
   "poplar.function"() ({
     "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<2xf32>) -> ()
     %n = "poplar.popops_map"(%st, %x) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
@@ -201,7 +201,7 @@
     %h = "poplar.popnn_nonlinearity"(%x) {dim = 0 : i64, kind = "relu", pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2xf32>) -> tensor<2xf32>
     %k = "poplar.popops_mul"(%n, %h) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
     %j = "poplar.popops_mul"(%k, %g) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
-  }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()

@@ -50,11 +50,11 @@
 // CHECK-NOT: pipeline.stage
 // CHECK: name = "update"
 "poplar.graph"() ({
-  %0 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.4", tiles = array<i64>} : () -> tensor<f32>
-  %1 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.3", tiles = array<i64>} : () -> tensor<f32>
-  %2 = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.2", tiles = array<i64>} : () -> tensor<f32>
-  %3 = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.1", tiles = array<i64>} : () -> tensor<1x2xf32>
-  %4 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<1x2xf32>
+  %0 = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.4", tiles = array<i64>} : () -> tensor<f32>
+  %1 = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.3", tiles = array<i64>} : () -> tensor<f32>
+  %2 = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.2", tiles = array<i64>} : () -> tensor<f32>
+  %3 = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.1", tiles = array<i64>} : () -> tensor<1x2xf32>
+  %4 = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64>} : () -> tensor<1x2xf32>
   %5 = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "a.weight", tiles = array<i64>} : () -> tensor<2x2xf32>
   %6 = "poplar.variable"() {ipu = 1 : i64, kind = "weight", name = "b.weight", tiles = array<i64>} : () -> tensor<2x2xf32>
   %7 = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<1x2xf32>
@@ -69,7 +69,7 @@
   %15 = "poplar.variable"() {ipu = 0 : i64, kind = "scalar", name = "0.weight_decay", tiles = array<i64>} : () -> tensor<f32>
   %16 = "poplar.variable"() {ipu = 0 : i64, kind = "scalar", name = "0.velocity_scaling", tiles = array<i64>} : () -> tensor<f32>
   "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<f32>} : () -> ()
-  %17 = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<f32>
+  %17 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<f32>
   "poplar.function"() ({
     "poplar.program_stream_copy"(%7) {stream = "host.input.x"} : (tensor<1x2xf32>) -> ()
     "poplar.program_sync"() {kind = "internal"} : () -> ()
@@ -98,7 +98,7 @@
     "poplar.program_copy"(%44, %9) : (tensor<f32>, tensor<f32>) -> ()
     "poplar.program_copy"(%45, %10) : (tensor<2x2xf32>, tensor<2x2xf32>) -> ()
     "poplar.program_copy"(%46, %11) : (tensor<2x2xf32>, tensor<2x2xf32>) -> ()
-  }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>} : () -> ()
   "poplar.function"() ({
     "poplar.program_sync"() {kind = "internal"} : () -> ()
     %18 = "poplar.popops_map"(%10) {expr = "div(_1, 3.0)", operandSegmentSizes = array<i32: 1, 0, 0>, pipeline.ipu = 0 : i64} : (tensor<2x2xf32>) -> tensor<2x2xf32>
@@ -153,8 +153,8 @@
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<4xf32>
   "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<4xf32>} : () -> ()
-  %e = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<4xf32>
-  %out = "poplar.variable"() {ipu = 1 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<4xf32>
+  %e = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64>} : () -> tensor<4xf32>
+  %out = "poplar.variable"() {ipu = 1 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<4xf32>
   "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<4xf32>} : () -> ()
   "poplar.function"() ({
     "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<4xf32>) -> ()
@@ -162,7 +162,7 @@
     "poplar.program_copy"(%h, %e) : (tensor<4xf32>, tensor<4xf32>) -> ()
     %y = "poplar.popnn_nonlinearity"(%e) {dim = 0 : i64, kind = "tanh", pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
     "poplar.program_copy"(%y, %out) : (tensor<4xf32>, tensor<4xf32>) -> ()
-  }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 2 : i64, 2 : i64, array<i64: 0, 1>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()
@@ -178,17 +178,17 @@
 // CHECK-NOT: pipeline.schedule
 // CHECK: "poplar.program_stream_copy"{{.*}}pipeline.stage = 0 : i64
 // CHECK: "poplar.program_copy"{{.*}} {pipeline.stage = 1 : i64}
-// CHECK: kind = "sharded"
+// CHECK: pipeline.plan = #pipeline.plan<"sharded", 2 : i64, 2 : i64, 2 : i64, array<i64: 0, 1>>
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<4xf32>
   "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<4xf32>} : () -> ()
-  %e = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<4xf32>
+  %e = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64>} : () -> tensor<4xf32>
   "poplar.function"() ({
     "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<4xf32>) -> ()
     %h = "poplar.popnn_nonlinearity"(%x) {dim = 0 : i64, kind = "relu", pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
     "poplar.program_copy"(%h, %e) : (tensor<4xf32>, tensor<4xf32>) -> ()
     %y = "poplar.popnn_nonlinearity"(%e) {dim = 0 : i64, kind = "tanh", pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-  }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "sharded", stage_ipus = array<i64: 0, 1>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"sharded", 2 : i64, 2 : i64, 2 : i64, array<i64: 0, 1>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_call"() {callee = "step"} : () -> ()
   }) {name = "main"} : () -> ()
@@ -227,7 +227,7 @@
     %k = "poplar.popops_mul"(%v, %v) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
     %y = "poplar.popops_mul"(%x, %x) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
     %a = "poplar.popops_add"(%h, %h) {pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
-  }) {name = "step", pipeline.plan = {forward_stages = 3 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 0, 0>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 3 : i64, 3 : i64, 1 : i64, array<i64: 0, 0, 0>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()
@@ -250,10 +250,10 @@
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<1024xf32>
   "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<1024xf32>} : () -> ()
-  %e0 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<1024xf32>
-  %e1 = "poplar.variable"() {ipu = 2 : i64, kind = "activation", name = "exchange.1", tiles = array<i64>} : () -> tensor<1024xf32>
-  %e2 = "poplar.variable"() {ipu = 2 : i64, kind = "activation", name = "exchange.2", tiles = array<i64>} : () -> tensor<1024xf32>
-  %out = "poplar.variable"() {ipu = 2 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<1024xf32>
+  %e0 = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64>} : () -> tensor<1024xf32>
+  %e1 = "poplar.variable"() {ipu = 2 : i64, kind = "exchange", name = "exchange.1", tiles = array<i64>} : () -> tensor<1024xf32>
+  %e2 = "poplar.variable"() {ipu = 2 : i64, kind = "exchange", name = "exchange.2", tiles = array<i64>} : () -> tensor<1024xf32>
+  %out = "poplar.variable"() {ipu = 2 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<1024xf32>
   "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<1024xf32>} : () -> ()
   "poplar.function"() ({
     "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<1024xf32>) -> ()
@@ -264,7 +264,7 @@
     "poplar.program_copy"(%h, %e2) : (tensor<1024xf32>, tensor<1024xf32>) -> ()
     %z = "poplar.popops_add"(%e1, %e2) {pipeline.ipu = 2 : i64, pipeline.stage = 2 : i64} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
     "poplar.program_copy"(%z, %out) : (tensor<1024xf32>, tensor<1024xf32>) -> ()
-  }) {name = "step", pipeline.plan = {forward_stages = 3 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 2>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 3 : i64, 3 : i64, 3 : i64, array<i64: 0, 1, 2>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()

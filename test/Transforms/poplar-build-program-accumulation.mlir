@@ -30,7 +30,7 @@
 // CHECK-NEXT: %[[WD:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "scalar", name = "0.weight_decay", tiles = array<i64>} : () -> tensor<f32>
 // CHECK-NEXT: %[[VS:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "scalar", name = "0.velocity_scaling", tiles = array<i64>} : () -> tensor<f32>
 // CHECK-NEXT: "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<f32>}
-// CHECK-NEXT: %[[A0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<f32>
+// CHECK-NEXT: %[[A0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<f32>
 // CHECK-NOT: host.output.1
 
 // @main becomes the function "step": it reads the input, computes the loss and the
@@ -101,7 +101,7 @@
 // "sum": a sum per host result, zeroed first, adds every step's loss (all 8); it goes
 // to the host after the loop. The update does not touch it.
 // SUM: %[[A0:.*]] = "poplar.variable"() {{.*}}name = "anchor.0"
-// SUM: %[[S0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "sum.0", tiles = array<i64>} : () -> tensor<f32>
+// SUM: %[[S0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "sum", name = "sum.0", tiles = array<i64>} : () -> tensor<f32>
 // SUM-NOT: sum.1
 // SUM-LABEL: "poplar.program_sequence"() ({
 // SUM-NEXT: %[[ZERO:.*]] = "poplar.constant"() {ipu = 0 : i64, value = dense<0.000000e+00> : tensor<f32>}

@@ -21,11 +21,11 @@
 //   exchange.2: loss_scaling for the update of a (IPU 1 -> 0);
 //   exchange.3 / .4: weight_decay / lr for the update of b (IPU 0 -> 1).
 // CHECK-LABEL: "poplar.graph"() ({
-// CHECK-NEXT: %[[LR1:[0-9]+]] = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.4", tiles = array<i64>} : () -> tensor<f32>
-// CHECK-NEXT: %[[WD1:[0-9]+]] = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.3", tiles = array<i64>} : () -> tensor<f32>
-// CHECK-NEXT: %[[LS0:[0-9]+]] = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.2", tiles = array<i64>} : () -> tensor<f32>
-// CHECK-NEXT: %[[EX1:[0-9]+]] = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.1", tiles = array<i64>} : () -> tensor<1x2xf32>
-// CHECK-NEXT: %[[EX0:[0-9]+]] = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<1x2xf32>
+// CHECK-NEXT: %[[LR1:[0-9]+]] = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.4", tiles = array<i64>} : () -> tensor<f32>
+// CHECK-NEXT: %[[WD1:[0-9]+]] = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.3", tiles = array<i64>} : () -> tensor<f32>
+// CHECK-NEXT: %[[LS0:[0-9]+]] = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.2", tiles = array<i64>} : () -> tensor<f32>
+// CHECK-NEXT: %[[EX1:[0-9]+]] = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.1", tiles = array<i64>} : () -> tensor<1x2xf32>
+// CHECK-NEXT: %[[EX0:[0-9]+]] = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64>} : () -> tensor<1x2xf32>
 // CHECK-NEXT: %[[WA:[0-9]+]] = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "a.weight", tiles = array<i64>} : () -> tensor<2x2xf32>
 // CHECK-NEXT: %[[WB:[0-9]+]] = "poplar.variable"() {ipu = 1 : i64, kind = "weight", name = "b.weight", tiles = array<i64>} : () -> tensor<2x2xf32>
 // CHECK-NEXT: %[[X:[0-9]+]] = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<1x2xf32>
@@ -40,7 +40,7 @@
 // CHECK-NEXT: %[[WD:[0-9]+]] = "poplar.variable"() {ipu = 0 : i64, kind = "scalar", name = "0.weight_decay", tiles = array<i64>} : () -> tensor<f32>
 // CHECK-NEXT: "poplar.variable"() {ipu = 0 : i64, kind = "scalar", name = "0.velocity_scaling", tiles = array<i64>}
 // CHECK-NEXT: "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<f32>}
-// CHECK-NEXT: %[[A0:[0-9]+]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<f32>
+// CHECK-NEXT: %[[A0:[0-9]+]] = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<f32>
 
 // The step: staged ops keep their stage and IPU. a's output is copied into
 // exchange.0 just before its first reader on IPU 1, which then reads the exchange
@@ -79,9 +79,9 @@
 // CHECK-NEXT: "poplar.program_copy"(%[[SUMA]], %[[ACCA]])
 // CHECK-NEXT: "poplar.program_copy"(%[[SUMB]], %[[ACCB]])
 
-// The schedule the runtime follows: the kind and forward stages of the plan, and the
-// IPU of each of the 3 stages (from the staged ops).
-// CHECK-NEXT: }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+// The plan the schedule and the runtime follow: ipu-assign-stages' #pipeline.plan with
+// the IPU of each of the 3 stages filled in (from the staged ops).
+// CHECK-NEXT: }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>} : () -> ()
 
 // The update: each weight's update runs on the weight's IPU; the scalars it reads
 // from the other IPU come through exchange variables copied just before their reader
@@ -120,7 +120,8 @@
 // CHECK-NEXT: "poplar.program_call"() {callee = "update"}
 // CHECK-NEXT: }) {count = 1 : i64}
 // CHECK-NEXT: }) {name = "main"}
-// CHECK-NEXT: }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64}
+// The interface names the update function, which the main program calls after G steps.
+// CHECK-NEXT: }) {num_ipus = 2 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], "step", "update", "main">, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64}
 func.func @update(%wa: tensor<2x2xf32> {ipu.role = #ipu.role<"parameter", "a.weight">}, %wb: tensor<2x2xf32> {ipu.role = #ipu.role<"parameter", "b.weight">}, %acc_a: tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator", "a.weight/accum">}, %acc_b: tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator", "b.weight/accum">}, %lr: tensor<f32> {ipu.role = #ipu.role<"hyper", "0.lr">}, %mom: tensor<f32> {ipu.role = #ipu.role<"hyper", "0.momentum">}, %damp: tensor<f32> {ipu.role = #ipu.role<"hyper", "0.dampening">}, %wd: tensor<f32> {ipu.role = #ipu.role<"hyper", "0.weight_decay">}, %vs: tensor<f32> {ipu.role = #ipu.role<"hyper", "0.velocity_scaling">}, %ls: tensor<f32> {ipu.role = #ipu.role<"hyper", "loss_scaling">}, %count: tensor<f32> {ipu.role = #ipu.role<"accumulator", "accumulation_count">}) -> (tensor<2x2xf32> {ipu.role = #ipu.role<"weight_update", "a.weight">}, tensor<2x2xf32> {ipu.role = #ipu.role<"weight_update", "b.weight">}, tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator_update", "a.weight/accum">}, tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator_update", "b.weight/accum">}, tensor<f32> {ipu.role = #ipu.role<"accumulator_update", "accumulation_count">}) {
   %0 = "poplar.popops_map"(%acc_a) {expr = "div(_1, 3.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
   %1 = "poplar.popops_map"(%acc_b) {expr = "div(_1, 3.0)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
@@ -134,7 +135,7 @@ func.func @update(%wa: tensor<2x2xf32> {ipu.role = #ipu.role<"parameter", "a.wei
   %9 = "poplar.constant"() {ipu = 0 : i64, value = dense<0.000000e+00> : tensor<f32>} : () -> tensor<f32>
   return %4, %7, %8, %8, %9 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<f32>
 }
-func.func @main(%wa: tensor<2x2xf32> {ipu.role = #ipu.role<"parameter", "a.weight">}, %wb: tensor<2x2xf32> {ipu.role = #ipu.role<"parameter", "b.weight">}, %x: tensor<1x2xf32> {ipu.role = #ipu.role<"input", "x">}, %ls: tensor<f32> {ipu.role = #ipu.role<"hyper", "loss_scaling">}, %count: tensor<f32> {ipu.role = #ipu.role<"accumulator", "accumulation_count">}, %acc_a: tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator", "a.weight/accum">}, %acc_b: tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator", "b.weight/accum">}) -> (tensor<f32> {ipu.role = #ipu.role<"loss", "0">}, tensor<f32> {ipu.role = #ipu.role<"accumulator_update", "accumulation_count">}, tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator_update", "a.weight/accum">}, tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator_update", "b.weight/accum">}) attributes {pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", num_ipus = 2 : i64, num_stages = 3 : i64}} {
+func.func @main(%wa: tensor<2x2xf32> {ipu.role = #ipu.role<"parameter", "a.weight">}, %wb: tensor<2x2xf32> {ipu.role = #ipu.role<"parameter", "b.weight">}, %x: tensor<1x2xf32> {ipu.role = #ipu.role<"input", "x">}, %ls: tensor<f32> {ipu.role = #ipu.role<"hyper", "loss_scaling">}, %count: tensor<f32> {ipu.role = #ipu.role<"accumulator", "accumulation_count">}, %acc_a: tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator", "a.weight/accum">}, %acc_b: tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator", "b.weight/accum">}) -> (tensor<f32> {ipu.role = #ipu.role<"loss", "0">}, tensor<f32> {ipu.role = #ipu.role<"accumulator_update", "accumulation_count">}, tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator_update", "a.weight/accum">}, tensor<2x2xf32> {ipu.role = #ipu.role<"accumulator_update", "b.weight/accum">}) attributes {pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64>>} {
   %0 = "poplar.dim_shuffle"(%wa) {permutation = array<i64: 1, 0>, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2x2xf32>) -> tensor<2x2xf32>
   %1 = "poplar.poplin_matmul"(%x, %0) {pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   %2 = "poplar.dim_shuffle"(%wb) {permutation = array<i64: 1, 0>, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64} : (tensor<2x2xf32>) -> tensor<2x2xf32>

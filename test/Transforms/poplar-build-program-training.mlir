@@ -23,9 +23,9 @@
 // CHECK: %[[MOM:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "scalar", name = "0.momentum", tiles = array<i64>} : () -> tensor<f32>
 // CHECK-NOT: "poplar.host_stream"() {direction = "host_to_device"
 // CHECK: "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<f32>}
-// CHECK: %[[A0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<f32>
+// CHECK: %[[A0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<f32>
 // CHECK: "poplar.host_stream"() {direction = "device_to_host", name = "host.output.1", type = tensor<3xf32>}
-// CHECK: %[[A1:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.1", tiles = array<i64>} : () -> tensor<3xf32>
+// CHECK: %[[A1:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.1", tiles = array<i64>} : () -> tensor<3xf32>
 // CHECK-NOT: host.output.2
 // CHECK-NOT: anchor.2
 
@@ -63,8 +63,8 @@
 // the updates stay in the step, so every one of the 4 iterations trains.
 // SUM-LABEL: "poplar.graph"
 // SUM: %[[SV:.*]] = "poplar.variable"() {{.*}}name = "w/velocity"
-// SUM: %[[S0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "sum.0", tiles = array<i64>} : () -> tensor<f32>
-// SUM: %[[S1:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "sum.1", tiles = array<i64>} : () -> tensor<3xf32>
+// SUM: %[[S0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "sum", name = "sum.0", tiles = array<i64>} : () -> tensor<f32>
+// SUM: %[[S1:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "sum", name = "sum.1", tiles = array<i64>} : () -> tensor<3xf32>
 // SUM-NOT: sum.2
 // SUM: "poplar.program_copy"(%{{.*}}, %[[SV]]) : (tensor<3xf32>, tensor<3xf32>) -> ()
 // SUM-NEXT: }) {name = "step"}
@@ -98,7 +98,7 @@ func.func @main(%w: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %mea
 // CHECK: %[[VAR:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "buffer", name = "bn.running_var", tiles = array<i64>} : () -> tensor<3xf32>
 // CHECK: %[[W:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w", tiles = array<i64>} : () -> tensor<3xf32>
 // CHECK: %[[S:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "optimizer_state", name = "w/velocity", tiles = array<i64>} : () -> tensor<3xf32>
-// CHECK: %[[A0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<3xf32>
+// CHECK: %[[A0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<3xf32>
 // CHECK-NOT: anchor.1
 // CHECK: "poplar.function"() ({
 // CHECK-NEXT: "poplar.program_sync"() {kind = "internal"}

@@ -12,7 +12,9 @@
 // One variable per argument, in argument order, named from ipu.name: parameters are
 // "weight" variables, buffers stay "buffer", inputs are "input.<name>" with a
 // host-to-device stream "host.input.<name>". Each result gets a device-to-host stream
-// "host.output.<i>" and an "anchor.<i>" output variable. Nothing is tile-mapped yet.
+// "host.output.<i>" and an "anchor.<i>" variable of kind "anchor". Nothing is tile-mapped
+// yet. The graph's #poplar.interface names each input's and output's stream and the step,
+// update ("": none) and main programs, once, for the host side.
 // CHECK-LABEL: "poplar.graph"
 // CHECK: %[[W:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "l.weight", tiles = array<i64>} : () -> tensor<3x4xf32>
 // CHECK: %[[B:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "l.bias", tiles = array<i64>} : () -> tensor<3xf32>
@@ -20,12 +22,12 @@
 // CHECK: %[[X:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2x4xf32>
 // CHECK: "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<2x4xf32>}
 // CHECK: "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<2x3xf32>}
-// CHECK: %[[A0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<2x3xf32>
+// CHECK: %[[A0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<2x3xf32>
 // CHECK: "poplar.host_stream"() {direction = "device_to_host", name = "host.output.1", type = tensor<2x3xf32>}
-// CHECK: %[[A1:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.1", tiles = array<i64>} : () -> tensor<2x3xf32>
-// The sum mode accumulates into one "sum.<i>" variable per output.
-// SUM: %[[S0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "sum.0", tiles = array<i64>} : () -> tensor<2x3xf32>
-// SUM: %[[S1:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "sum.1", tiles = array<i64>} : () -> tensor<2x3xf32>
+// CHECK: %[[A1:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.1", tiles = array<i64>} : () -> tensor<2x3xf32>
+// The sum mode accumulates into one "sum.<i>" variable (kind "sum") per output.
+// SUM: %[[S0:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "sum", name = "sum.0", tiles = array<i64>} : () -> tensor<2x3xf32>
+// SUM: %[[S1:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "sum", name = "sum.1", tiles = array<i64>} : () -> tensor<2x3xf32>
 
 // The step function: copy this iteration's input in, sync, the model body on the
 // variables (the arguments are gone), then copy the results to the anchors.
@@ -51,7 +53,7 @@
 // DEFAULT-NEXT: "poplar.program_stream_copy"(%[[A1]]) {stream = "host.output.1"}
 // DEFAULT-NEXT: }) {count = 1 : i64}
 // DEFAULT-NEXT: }) {name = "main"}
-// DEFAULT-NEXT: }) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64}
+// DEFAULT-NEXT: }) {num_ipus = 1 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0", "host.output.1"], "step", "", "main">, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64}
 
 // all: every one of the 4 iterations streams its outputs, inside the loop.
 // ALL-NEXT: "poplar.program_repeat"() ({
@@ -104,7 +106,7 @@
 // EVERY1-NEXT: }) {name = "main"}
 
 // The target options only annotate the graph.
-// TARGET: }) {num_ipus = 2 : i64, replication_factor = 2 : i64, tiles_per_ipu = 16 : i64}
+// TARGET: }) {num_ipus = 2 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0", "host.output.1"], "step", "", "main">, replication_factor = 2 : i64, tiles_per_ipu = 16 : i64}
 
 // CHECK-NOT: func.func
 func.func @main(%arg0: tensor<3x4xf32> {ipu.role = #ipu.role<"parameter", "l.weight">}, %arg1: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "l.bias">}, %arg2: tensor<3xf32> {ipu.role = #ipu.role<"buffer", "shift">}, %arg3: tensor<2x4xf32> {ipu.role = #ipu.role<"input", "x">}) -> (tensor<2x3xf32>, tensor<2x3xf32>) {

@@ -13,7 +13,7 @@
   %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "fc.weight", tiles = array<i64>} : () -> tensor<3x4xf32>
   %b = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "fc.bias", tiles = array<i64>} : () -> tensor<3xf32>
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2x4xf32>
-  %out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<2x3xf32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<2x3xf32>
   "poplar.function"() ({
     %t = "poplar.dim_shuffle"(%w) {permutation = array<i64: 1, 0>, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<3x4xf32>) -> tensor<4x3xf32>
     %m = "poplar.poplin_matmul"(%x, %t) {pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64} : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
@@ -98,7 +98,7 @@
   %b2 = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "fc.bias2", tiles = array<i64>} : () -> tensor<2x3xf32>
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2x4xf32>
   %x0 = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x0", tiles = array<i64>} : () -> tensor<2x4xf32>
-  %out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<2x3xf32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<2x3xf32>
   "poplar.function"() ({
     %t = "poplar.dim_shuffle"(%w) {permutation = array<i64: 1, 0>} : (tensor<3x4xf32>) -> tensor<4x3xf32>
     %m1 = "poplar.poplin_matmul"(%x, %t) : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
@@ -146,7 +146,7 @@
         %y = "poplar.popops_add"(%m, %b) {pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
       }) {ipu_id = 1 : i64, stage_id = 1 : i64} : () -> ()
     }) {device_iterations = 2 : i64, gradient_accumulation = 1 : i64, kind = "pipelined", num_ipus = 2 : i64, num_stages = 2 : i64, training = false} : () -> ()
-  }) {name = "step", pipeline.plan = {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 2 : i64, 2 : i64, array<i64: 0, 1>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()

@@ -52,9 +52,9 @@
   %k = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "k", tiles = array<i64>} : () -> tensor<4xf32>
   %g = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.g", tiles = array<i64>} : () -> tensor<4xf32>
   %big = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.big", tiles = array<i64>} : () -> tensor<2x4xf32>
-  %out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<4xf32>
-  %out2 = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.1", tiles = array<i64>} : () -> tensor<2x2xf32>
-  %big_out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.2", tiles = array<i64>} : () -> tensor<2x4xf32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<4xf32>
+  %out2 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.1", tiles = array<i64>} : () -> tensor<2x2xf32>
+  %big_out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.2", tiles = array<i64>} : () -> tensor<2x4xf32>
   "poplar.function"() ({
     %a2 = "poplar.popops_map"(%a, %g) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     %old = "poplar.popnn_nonlinearity"(%a) {dim = 0 : i64, kind = "relu"} : (tensor<4xf32>) -> tensor<4xf32>
@@ -100,7 +100,7 @@
   %st = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "state", tiles = array<i64>} : () -> tensor<2xf32>
   %u = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "u", tiles = array<i64>} : () -> tensor<2xf32>
   %u2 = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "u2", tiles = array<i64>} : () -> tensor<2xf32>
-  %out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<2xf32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<2xf32>
   "poplar.function"() ({
     "pipeline.schedule"() ({
       "pipeline.stage"() ({
@@ -126,7 +126,7 @@
         "poplar.program_copy"(%z2, %out) {pipeline.stage = 2 : i64} : (tensor<2xf32>, tensor<2xf32>) -> ()
       }) {ipu_id = 0 : i64, stage_id = 2 : i64} : () -> ()
     }) {device_iterations = 4 : i64, gradient_accumulation = 1 : i64, kind = "pipelined", num_ipus = 2 : i64, num_stages = 3 : i64, training = false} : () -> ()
-  }) {name = "step", pipeline.plan = {forward_stages = 3 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 3 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()

@@ -19,9 +19,9 @@ STATE_READ_TWO_STAGES_LATER = """
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2xf32>
   "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<2xf32>} : () -> ()
   %st = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "state", tiles = array<i64>} : () -> tensor<2xf32>
-  %e0 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<2xf32>
-  %e1 = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.1", tiles = array<i64>} : () -> tensor<2xf32>
-  %out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<2xf32>
+  %e0 = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64>} : () -> tensor<2xf32>
+  %e1 = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.1", tiles = array<i64>} : () -> tensor<2xf32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<2xf32>
   "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<2xf32>} : () -> ()
   "poplar.function"() ({
     "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<2xf32>) -> ()
@@ -33,7 +33,7 @@ STATE_READ_TWO_STAGES_LATER = """
     "poplar.program_copy"(%y, %e1) : (tensor<2xf32>, tensor<2xf32>) -> ()
     %z = "poplar.popops_add"(%e1, %n) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
     "poplar.program_copy"(%z, %out) : (tensor<2xf32>, tensor<2xf32>) -> ()
-  }) {name = "step", pipeline.plan = {forward_stages = 3 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 3 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()

@@ -28,7 +28,7 @@ func.func @schedule_kind_not_string() {
 // -----
 
 func.func @schedule_unknown_kind() {
-  // expected-error@+1 {{'pipeline.schedule' op attribute 'kind' must be one of "sharded", "pipelined", "phased_serial", "phased_parallel", got "interleaved"}}
+  // expected-error@+1 {{'pipeline.schedule' op attribute 'kind' must be one of: sharded, pipelined, phased_serial, phased_parallel; got "interleaved"}}
   "pipeline.schedule"() ({
   ^bb0:
   }) {kind = "interleaved", num_stages = 1 : i64, num_ipus = 1 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
@@ -1147,3 +1147,61 @@ func.func @remote_load_other_ipu() {
   }) {kind = "phased_parallel", num_stages = 1 : i64, num_ipus = 4 : i64, training = false, device_iterations = 1 : i64, gradient_accumulation = 1 : i64} : () -> ()
   return
 }
+
+// -----
+
+// ===== #pipeline.plan, as the poplar.function of a step carries it (a func.func's plan
+// is read, with the same messages, by poplar-build-program)
+
+// A schedule kind is one of ScheduleKind's, and the error lists them.
+"poplar.graph"() ({
+  // expected-error@+1 {{'poplar.function' op 'pipeline.plan' kind must be one of: sharded, pipelined, phased_serial, phased_parallel; got "interleaved"}}
+  "poplar.function"() ({
+  }) {name = "step", pipeline.plan = #pipeline.plan<"interleaved", 2 : i64, 2 : i64, 2 : i64, array<i64: 0, 1>>} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// The untyped dictionary of earlier versions is not a plan.
+"poplar.graph"() ({
+  // expected-error@+1 {{'poplar.function' op 'pipeline.plan' must be a #pipeline.plan<kind, forward_stages, num_stages, num_ipus, stage_ipus>, got {forward_stages = 2 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1>}}}
+  "poplar.function"() ({
+  }) {name = "step", pipeline.plan = {kind = "pipelined", forward_stages = 2 : i64, stage_ipus = array<i64: 0, 1>}} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// Each stage's IPU is one of the plan's IPUs.
+"poplar.graph"() ({
+  // expected-error@+1 {{'poplar.function' op 'pipeline.plan' stage_ipus must be IPUs in [0, 2), got [0, 2]}}
+  "poplar.function"() ({
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 2 : i64, 2 : i64, array<i64: 0, 2>>} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// stage_ipus names one IPU per stage (or none, before poplar-build-program).
+"poplar.graph"() ({
+  // expected-error@+1 {{'poplar.function' op 'pipeline.plan' stage_ipus must be empty or name the IPU of each of the 3 stages, got [0, 1]}}
+  "poplar.function"() ({
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64: 0, 1>>} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// A plan has at least one IPU.
+"poplar.graph"() ({
+  // expected-error@+1 {{'poplar.function' op 'pipeline.plan' num_ipus must be >= 1, got 0}}
+  "poplar.function"() ({
+  }) {name = "step", pipeline.plan = #pipeline.plan<"sharded", 1 : i64, 1 : i64, 0 : i64, array<i64>>} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()

@@ -45,6 +45,24 @@ func.func @data_movement(%x: !torch.vtensor<[2],f32>, %t: tensor<4xf32>) -> (!to
 
 // -----
 
+// The stage plan ipu-assign-stages leaves on a step function (#pipeline.plan): a pipelined
+// training step of 2 forward stages, 3 in all, over 2 IPUs; the IPU of each stage is
+// filled in by poplar-build-program (array<i64> until then). A sharded plan of 3 stages
+// with their IPUs.
+// MOVE-LABEL: sym_name = "planned"
+// MOVE: }) {pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64>>} : () -> ()
+// MOVE-LABEL: sym_name = "placed"
+// MOVE: }) {pipeline.plan = #pipeline.plan<"sharded", 3 : i64, 3 : i64, 4 : i64, array<i64: 0, 3, 1>>} : () -> ()
+func.func @planned(%x: tensor<4xf32>) -> tensor<4xf32> attributes {pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64>>} {
+  return %x : tensor<4xf32>
+}
+func.func @placed(%x: tensor<4xf32>) -> tensor<4xf32> attributes {pipeline.plan = #pipeline.plan<"sharded", 3 : i64, 3 : i64, 4 : i64, array<i64: 0, 3, 1>>} {
+  return %x : tensor<4xf32>
+}
+// IRDL-NOT: error: {{(?!block with no terminator)}}
+
+// -----
+
 // Pipelined inference: two stages on two IPUs overlap on successive micro-batches, so
 // device_iterations (4) is at least the number of stages. Stage 0 reads the captured
 // inputs and sends two values of different types on two channels; stage 1 receives

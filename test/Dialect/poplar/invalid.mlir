@@ -251,7 +251,7 @@ func.func @case14(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
 
 // -----
 
-// expected-error@+1 {{'poplar.variable' op attribute 'kind' must be one of "weight", "buffer", "optimizer_state", "accumulator", "activation", "input", "output", "scalar", got "parameter"}}
+// expected-error@+1 {{'poplar.variable' op attribute 'kind' must be one of: weight, buffer, optimizer_state, accumulator, scalar, input, anchor, exchange, sum; got "parameter"}}
 %0 = "poplar.variable"() {name = "w", kind = "parameter", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
 
 // -----
@@ -337,7 +337,7 @@ func.func @case14(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
 
 // -----
 
-// expected-error@+1 {{'poplar.host_stream' op attribute 'direction' must be one of "host_to_device", "device_to_host", got "in"}}
+// expected-error@+1 {{'poplar.host_stream' op attribute 'direction' must be one of: host_to_device, device_to_host; got "in"}}
 "poplar.host_stream"() {name = "s", direction = "in", type = tensor<4xf32>} : () -> ()
 
 // -----
@@ -383,7 +383,7 @@ func.func @case15(%a: tensor<4xf32>, %b: tensor<4xf16>) {
 
 // -----
 
-// expected-error@+1 {{'poplar.program_sync' op attribute 'kind' must be one of "internal", "external", "global", got "tile"}}
+// expected-error@+1 {{'poplar.program_sync' op attribute 'kind' must be one of: internal, external, global; got "tile"}}
 "poplar.program_sync"() {kind = "tile"} : () -> ()
 
 // -----
@@ -2348,3 +2348,220 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
   %0 = "poplar.popnn_max_pool_grad_with_indices"(%x, %g, %i) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>) -> tensor<1x3x8x8xf16>
   return
 }
+
+// -----
+
+// ===== poplar.variable kinds, poplar.graph's #poplar.interface and #poplar.memory_plan,
+// poplar.function's #pipeline.plan
+
+// The kinds of earlier versions are gone: an output anchor is "anchor", an exchange
+// buffer "exchange"; no reader looks at a variable's name.
+// expected-error@+1 {{'poplar.variable' op attribute 'kind' must be one of: weight, buffer, optimizer_state, accumulator, scalar, input, anchor, exchange, sum; got "output"}}
+%0 = "poplar.variable"() {name = "anchor.0", kind = "output", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+
+// -----
+
+// The interface names streams the graph declares.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' input 'x' streams through "host.input.y", which is not a 'poplar.host_stream' of the graph}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.y"}, ["host.output.0"], "step", "", "main">} : () -> ()
+
+// -----
+
+// An input's stream goes from the host to the device.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' input 'x' streams through "host.output.0", whose direction is device_to_host, not host_to_device}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.output.0"}, ["host.output.0"], "step", "", "main">} : () -> ()
+
+// -----
+
+// An output's stream goes from the device to the host.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' output #0 streams through "host.input.x", whose direction is host_to_device, not device_to_host}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.input.x"], "step", "", "main">} : () -> ()
+
+// -----
+
+// The step and update functions are poplar.function ops of the graph.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' update function "update" is not a 'poplar.function' of the graph}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], "step", "update", "main">} : () -> ()
+
+// -----
+
+// A stream is named by a non-empty string.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' output #0 must name its stream (a non-empty string), got 0 : i64}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, [0 : i64], "step", "", "main">} : () -> ()
+
+// -----
+
+// The engine runs the sequence named "main".
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' main program must be "main", got "run"}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], "step", "", "run">} : () -> ()
+
+// -----
+
+// The interface is a #poplar.interface, not a dictionary.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' must be a #poplar.interface<inputs, outputs, step, update, main>, got {step = "step"}}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = {step = "step"}} : () -> ()
+
+// -----
+
+// A memory plan's total is the sum of its parts.
+// expected-error@+1 {{'poplar.graph' op 'poplar.memory' IPU 0: total 100 must be variables + temporaries + stash = 60}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 32 : i64, 16 : i64, 12 : i64, 100 : i64>]>} : () -> ()
+
+// -----
+
+// A memory plan covers the graph's IPUs only.
+// expected-error@+1 {{'poplar.graph' op 'poplar.memory' plans IPU 2 but the graph has num_ipus = 2}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<2 : i64, 32 : i64, 16 : i64, 0 : i64, 48 : i64>]>} : () -> ()
+
+// -----
+
+// One entry per IPU, in IPU order.
+// expected-error@+1 {{'poplar.graph' op 'poplar.memory' lists IPU 0 after IPU 1: one entry per IPU, in IPU order}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<1 : i64, 1 : i64, 1 : i64, 0 : i64, 2 : i64>, #poplar.ipu_memory<0 : i64, 1 : i64, 1 : i64, 0 : i64, 2 : i64>]>} : () -> ()
+
+// -----
+
+// Each entry is a #poplar.ipu_memory.
+// expected-error@+1 {{'poplar.graph' op 'poplar.memory' entry #0 must be a #poplar.ipu_memory<ipu, variables, temporaries, stash, total>, got {ipu0 = {total = 2 : i64}}}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.memory = #poplar.memory_plan<[{ipu0 = {total = 2 : i64}}]>} : () -> ()
+
+// -----
+
+// The dictionary of earlier versions is not a memory plan.
+// expected-error@+1 {{'poplar.graph' op 'poplar.memory' must be a #poplar.memory_plan<[#poplar.ipu_memory<...>, ...]>, got {ipu0 = {temporaries = 1 : i64, total = 2 : i64, variables = 1 : i64}}}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.memory = {ipu0 = {variables = 1 : i64, temporaries = 1 : i64, total = 2 : i64}}} : () -> ()
+
+// -----
+
+// Sizes are never negative.
+// expected-error@+1 {{'poplar.graph' op 'poplar.memory' entry #0: temporaries must be >= 0}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 4 : i64, -2 : i64, 0 : i64, 2 : i64>]>} : () -> ()
+
+// -----
+
+// A step function's #pipeline.plan names the IPU of each of its stages (poplar-build-program
+// fills them in; ipu-assign-stages leaves them empty on the func.func).
+"poplar.graph"() ({
+  // expected-error@+1 {{'poplar.function' op 'pipeline.plan' of a function must name the IPU of each of its 3 stages, got stage_ipus = []}}
+  "poplar.function"() ({
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64>>} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()

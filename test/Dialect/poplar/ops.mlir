@@ -51,12 +51,12 @@
   %fc_m = "poplar.variable"() {name = "fc.weight.momentum", kind = "optimizer_state", ipu = 1 : i64, tiles = array<i64>} : () -> tensor<64x10xf32>
   // CHECK: %[[EMB:.*]] = "poplar.variable"() {ipu = 1 : i64, kind = "weight", name = "emb.weight", tiles = array<i64>} : () -> tensor<10x4xf32>
   %emb = "poplar.variable"() {name = "emb.weight", kind = "weight", ipu = 1 : i64, tiles = array<i64>} : () -> tensor<10x4xf32>
-  // CHECK: %[[ACT:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "pool.out", tiles = array<i64>} : () -> tensor<2x64xf32>
-  %act = "poplar.variable"() {name = "pool.out", kind = "activation", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<2x64xf32>
-  // CHECK: %[[ACT1:.*]] = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "pool.out.ipu1", tiles = array<i64>} : () -> tensor<2x64xf32>
-  %act1 = "poplar.variable"() {name = "pool.out.ipu1", kind = "activation", ipu = 1 : i64, tiles = array<i64>} : () -> tensor<2x64xf32>
-  // CHECK: %[[LOGITS:.*]] = "poplar.variable"() {ipu = 1 : i64, kind = "output", name = "output.logits", tiles = array<i64>} : () -> tensor<2x10xf32>
-  %logits = "poplar.variable"() {name = "output.logits", kind = "output", ipu = 1 : i64, tiles = array<i64>} : () -> tensor<2x10xf32>
+  // CHECK: %[[ACT:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "pool.out", tiles = array<i64>} : () -> tensor<2x64xf32>
+  %act = "poplar.variable"() {name = "pool.out", kind = "exchange", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<2x64xf32>
+  // CHECK: %[[ACT1:.*]] = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "pool.out.ipu1", tiles = array<i64>} : () -> tensor<2x64xf32>
+  %act1 = "poplar.variable"() {name = "pool.out.ipu1", kind = "exchange", ipu = 1 : i64, tiles = array<i64>} : () -> tensor<2x64xf32>
+  // CHECK: %[[LOGITS:.*]] = "poplar.variable"() {ipu = 1 : i64, kind = "anchor", name = "output.logits", tiles = array<i64>} : () -> tensor<2x10xf32>
+  %logits = "poplar.variable"() {name = "output.logits", kind = "anchor", ipu = 1 : i64, tiles = array<i64>} : () -> tensor<2x10xf32>
   // CHECK: %[[LR:.*]] = "poplar.variable"() {ipu = 1 : i64, kind = "scalar", name = "lr", tiles = array<i64>} : () -> tensor<f32>
   %lr = "poplar.variable"() {name = "lr", kind = "scalar", ipu = 1 : i64, tiles = array<i64>} : () -> tensor<f32>
   // CHECK: %[[LN_W:.*]] = "poplar.variable"() {ipu = 1 : i64, kind = "weight", name = "ln.weight", tiles = array<i64>} : () -> tensor<4xf16>
@@ -101,6 +101,15 @@
     "poplar.program_copy"(%s, %logits) : (tensor<2x10xf32>, tensor<2x10xf32>) -> ()
   // CHECK: }) {name = "stage1"} : () -> ()
   }) {name = "stage1"} : () -> ()
+  // A function calling both stages: the step the graph's interface names.
+  // CHECK: "poplar.function"() ({
+  "poplar.function"() ({
+    // CHECK: "poplar.program_call"() {callee = "stage0"} : () -> ()
+    "poplar.program_call"() {callee = "stage0"} : () -> ()
+    // CHECK: "poplar.program_call"() {callee = "stage1"} : () -> ()
+    "poplar.program_call"() {callee = "stage1"} : () -> ()
+  // CHECK: }) {name = "step"} : () -> ()
+  }) {name = "step"} : () -> ()
   // CHECK: "poplar.program_sequence"() ({
   "poplar.program_sequence"() ({
     // CHECK: "poplar.program_repeat"() ({
@@ -166,8 +175,11 @@
     }) {count = 4 : i64} : () -> ()
   // CHECK: }) {name = "main"} : () -> ()
   }) {name = "main"} : () -> ()
-// CHECK: }) {num_ipus = 2 : i64, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
-}) {num_ipus = 2 : i64, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+// The graph's typed attributes. The interface: the host stream of each input (by name)
+// and output (by index), the step function, no update function ("") and the main
+// program. The memory plan: per IPU, its variables, peak temporaries, stash and total.
+// CHECK: }) {num_ipus = 2 : i64, poplar.interface = #poplar.interface<{ids = "h2d.ids", x = "h2d.x"}, ["d2h.logits"], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 3712 : i64, 2048 : i64, 0 : i64, 5760 : i64>, #poplar.ipu_memory<1 : i64, 8272 : i64, 512 : i64, 128 : i64, 8912 : i64>]>, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "h2d.x", ids = "h2d.ids"}, ["d2h.logits"], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 3712 : i64, 2048 : i64, 0 : i64, 5760 : i64>, #poplar.ipu_memory<1 : i64, 8272 : i64, 512 : i64, 128 : i64, 8912 : i64>]>} : () -> ()
 
 // -----
 

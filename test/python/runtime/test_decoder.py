@@ -13,7 +13,8 @@ import torch
 from torch_mlir import ir
 
 from ipu_mlir.dialects import make_context
-from ipu_mlir.runtime.interpreter import DeviceStore, Program, VariableRole
+from ipu_mlir.dialects.poplar import VariableKind
+from ipu_mlir.runtime.interpreter import DeviceStore, Program
 
 PASSES = "poplar-fuse-linear,poplar-plan-in-place,poplar-share-pool-indices"
 
@@ -28,11 +29,11 @@ STEP = """
   %u = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "u", tiles = array<i64>} : () -> tensor<1x1x2x2xf32>
   %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "fc.weight", tiles = array<i64>} : () -> tensor<4x4xf32>
   %b = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "fc.bias", tiles = array<i64>} : () -> tensor<4xf32>
-  %e0 = "poplar.variable"() {ipu = 1 : i64, kind = "activation", name = "exchange.0", tiles = array<i64>} : () -> tensor<1x4xf32>
-  %e1 = "poplar.variable"() {ipu = 0 : i64, kind = "activation", name = "exchange.1", tiles = array<i64>} : () -> tensor<1x4xf32>
-  %out = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.0", tiles = array<i64>} : () -> tensor<1x4xf32>
+  %e0 = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "exchange.0", tiles = array<i64>} : () -> tensor<1x4xf32>
+  %e1 = "poplar.variable"() {ipu = 0 : i64, kind = "exchange", name = "exchange.1", tiles = array<i64>} : () -> tensor<1x4xf32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<1x4xf32>
   "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<1x4xf32>} : () -> ()
-  %gout = "poplar.variable"() {ipu = 0 : i64, kind = "output", name = "anchor.1", tiles = array<i64>} : () -> tensor<1x1x2x2xf32>
+  %gout = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.1", tiles = array<i64>} : () -> tensor<1x1x2x2xf32>
   "poplar.host_stream"() {direction = "device_to_host", name = "host.output.1", type = tensor<1x1x2x2xf32>} : () -> ()
   "poplar.function"() ({
     "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<1x1x2x2xf32>) -> ()
@@ -56,7 +57,7 @@ STEP = """
     %pgp = "poplar.popops_mul"(%pg, %p) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64} : (tensor<1x1x1x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
     %gx = "poplar.popnn_pool_grad"(%x, %pgp) {ceil_mode = false, count_include_pad = true, kernel = array<i64: 2, 1>, kind = "max", padding = array<i64: 0, 0>, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64, stride = array<i64: 1, 1>} : (tensor<1x1x2x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x1x2x2xf32>
     "poplar.program_copy"(%gx, %gout) : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) -> ()
-  }) {name = "step", pipeline.plan = {forward_stages = 3 : i64, kind = "pipelined", stage_ipus = array<i64: 0, 1, 0>}} : () -> ()
+  }) {name = "step", pipeline.plan = #pipeline.plan<"pipelined", 3 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_repeat"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()
@@ -123,12 +124,14 @@ def test_planned_execution_gives_the_numbers_of_the_program_as_lowered(programs)
                                    rtol=1e-6, atol=0)
 
 
-def test_variable_roles(programs) -> None:  # noqa: ANN001
+def test_variable_kinds(programs) -> None:  # noqa: ANN001
     _, planned = programs
     with make_context(), ir.Location.unknown():
         module = ir.Module.parse(planned)
         program = Program(module.body.operations[0].operation)
-    roles = {name: info.role for name, info in program.variables.items()}
-    assert roles == {"input.x": VariableRole.INPUT, "state": VariableRole.STATE, "u": VariableRole.STATE,
-                     "fc.weight": VariableRole.STATE, "fc.bias": VariableRole.STATE, "anchor.0": VariableRole.ANCHOR,
-                     "anchor.1": VariableRole.ANCHOR}  # pipeline-schedule turned the exchange buffers into send/recv
+    kinds = {name: info.kind for name, info in program.variables.items()}
+    assert kinds == {"input.x": VariableKind.INPUT, "state": VariableKind.ACCUMULATOR, "u": VariableKind.ACCUMULATOR,
+                     "fc.weight": VariableKind.WEIGHT, "fc.bias": VariableKind.WEIGHT, "anchor.0": VariableKind.ANCHOR,
+                     "anchor.1": VariableKind.ANCHOR}  # pipeline-schedule turned the exchange buffers into send/recv
+    outlive = sorted(name for name, info in program.variables.items() if info.kind.outlives_a_run)
+    assert outlive == ["fc.bias", "fc.weight", "state", "u"]

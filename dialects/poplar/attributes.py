@@ -1,0 +1,188 @@
+"""The typed attributes a ``poplar.graph`` carries: its interface (``#poplar.interface``,
+written once by ``poplar-build-program``: each input's and output's host stream, the step,
+update and main programs) and its memory plan (``#poplar.memory_plan``, written by
+``poplar-plan-memory``). Each has a builder and a checked reader returning a frozen dataclass.
+"""
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, Self
+
+from torch_mlir import ir
+
+from ipu_mlir.support.ir_build import i64, string
+
+from .base import Poplar
+
+INTERFACE_ATTR = "poplar.interface"  # on a poplar.graph: its #poplar.interface
+MEMORY_ATTR = "poplar.memory"  # on a poplar.graph: its #poplar.memory_plan
+MAIN_PROGRAM = "main"  # the program_sequence the engine runs (GraphOp requires exactly one)
+
+
+class InterfaceAttr(Poplar.Attribute, name="interface"):
+    """How the host drives a graph: ``#poplar.interface<{x = "host.input.x"}, ["host.output.0"], "step", "", "main">``.
+
+    Parameters: the host-to-device stream of each input, by input name; the
+    device-to-host stream of each output, by index; the function running one step
+    (micro-batch); the function applying the optimizer once per gradient-accumulation
+    period (``""``: none); the main program. Set by ``poplar-build-program``, which names
+    the streams and functions; the driver copies it into the executable's metadata, and
+    the host side (poptorch, the IPU Model) reads stream and function names from it.
+    """
+
+    inputs: ir.DictAttr
+    outputs: ir.ArrayAttr
+    step: ir.StringAttr
+    update: ir.StringAttr
+    main: ir.StringAttr
+
+
+@dataclasses.dataclass(frozen=True)
+class Interface:
+    """What ``#poplar.interface`` says, checked (see :class:`InterfaceAttr`)."""
+
+    inputs: Mapping[str, str]  # input name -> host-to-device stream
+    outputs: tuple[str, ...]  # output index -> device-to-host stream
+    step: str
+    update: str | None  # None without gradient accumulation's separate update
+    main: str = MAIN_PROGRAM
+
+    def input_stream(self, name: str) -> str:
+        """The stream feeding input ``name``."""
+        if name not in self.inputs:
+            raise KeyError(f"the program has no input '{name}'; its inputs: {', '.join(self.inputs) or 'none'}")
+        return self.inputs[name]
+
+    def output_stream(self, index: int) -> str:
+        """The stream carrying output ``index``."""
+        if not 0 <= index < len(self.outputs):
+            raise IndexError(f"the program has {len(self.outputs)} outputs, not output #{index}")
+        return self.outputs[index]
+
+    def attr(self) -> InterfaceAttr:
+        return InterfaceAttr.get(
+            ir.DictAttr.get({name: string(stream) for name, stream in self.inputs.items()}),
+            ir.ArrayAttr.get([string(stream) for stream in self.outputs]),
+            string(self.step), string(self.update or ""), string(self.main),
+        )
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute) -> Self:
+        where = f"'{INTERFACE_ATTR}'"
+        if not isinstance(attr, InterfaceAttr):
+            raise ValueError(f"{where} must be a #poplar.interface<inputs, outputs, step, update, main>, got {attr}")
+        inputs = {}
+        for named in ir.DictAttr(attr.inputs):
+            if not isinstance(named.attr, ir.StringAttr) or not ir.StringAttr(named.attr).value:
+                raise ValueError(f"{where} input '{named.name}' must name its stream (a non-empty string), got {named.attr}")
+            inputs[named.name] = ir.StringAttr(named.attr).value
+        outputs = []
+        for index, stream in enumerate(ir.ArrayAttr(attr.outputs)):
+            if not isinstance(stream, ir.StringAttr) or not ir.StringAttr(stream).value:
+                raise ValueError(f"{where} output #{index} must name its stream (a non-empty string), got {stream}")
+            outputs.append(ir.StringAttr(stream).value)
+        step, update, main = (ir.StringAttr(getattr(attr, name)).value for name in ("step", "update", "main"))
+        if not step or not main:
+            raise ValueError(f"{where} must name its step function and main program, got \"{step}\" and \"{main}\"")
+        return cls(inputs, tuple(outputs), step, update or None, main)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON form, for the executable's metadata."""
+        return {"inputs": dict(self.inputs), "outputs": list(self.outputs), "step": self.step,
+                "update": self.update, "main": self.main}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        return cls(dict(data["inputs"]), tuple(data["outputs"]), data["step"], data["update"], data["main"])
+
+
+def interface_of(graph: ir.Operation) -> Interface | None:
+    """The graph's interface, or None before poplar-build-program; ValueError if malformed."""
+    return Interface.from_attr(graph.attributes[INTERFACE_ATTR]) if INTERFACE_ATTR in graph.attributes else None
+
+
+class IpuMemoryAttr(Poplar.Attribute, name="ipu_memory"):
+    """The memory one IPU needs, in bytes: ``#poplar.ipu_memory<0 : i64, 4096 : i64, 512 : i64, 0 : i64, 4608 : i64>``.
+
+    Parameters: the IPU, its variables, the peak of its live temporaries, what it stashes
+    for pipelined micro-batches in flight, and their total.
+    """
+
+    ipu: ir.IntegerAttr
+    variables: ir.IntegerAttr
+    temporaries: ir.IntegerAttr
+    stash: ir.IntegerAttr
+    total: ir.IntegerAttr
+
+
+class MemoryPlanAttr(Poplar.Attribute, name="memory_plan"):
+    """The memory plan of a graph: ``#poplar.memory_plan<[#poplar.ipu_memory<...>, ...]>``,
+    one ``#poplar.ipu_memory`` per IPU with data, in IPU order (``poplar-plan-memory``)."""
+
+    ipus: ir.ArrayAttr
+
+
+@dataclasses.dataclass(frozen=True)
+class IpuMemory:
+    """What ``#poplar.ipu_memory`` says, checked (bytes)."""
+
+    ipu: int
+    variables: int
+    temporaries: int
+    stash: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.variables + self.temporaries + self.stash
+
+    def attr(self) -> IpuMemoryAttr:
+        return IpuMemoryAttr.get(i64(self.ipu), i64(self.variables), i64(self.temporaries), i64(self.stash), i64(self.total))
+
+    def to_dict(self) -> dict[str, int]:
+        return {"variables": self.variables, "temporaries": self.temporaries, "stash": self.stash, "total": self.total}
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryPlan:
+    """What ``#poplar.memory_plan`` says, checked: each IPU's memory, in IPU order."""
+
+    ipus: tuple[IpuMemory, ...]
+
+    def by_ipu(self) -> dict[int, IpuMemory]:
+        return {entry.ipu: entry for entry in self.ipus}
+
+    def attr(self) -> MemoryPlanAttr:
+        return MemoryPlanAttr.get(ir.ArrayAttr.get([entry.attr() for entry in self.ipus]))
+
+    @classmethod
+    def build(cls, entries: Sequence[IpuMemory]) -> Self:
+        return cls(tuple(sorted(entries, key=lambda entry: entry.ipu)))
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute) -> Self:
+        where = f"'{MEMORY_ATTR}'"
+        if not isinstance(attr, MemoryPlanAttr):
+            raise ValueError(f"{where} must be a #poplar.memory_plan<[#poplar.ipu_memory<...>, ...]>, got {attr}")
+        entries: list[IpuMemory] = []
+        for index, item in enumerate(ir.ArrayAttr(attr.ipus)):
+            if not isinstance(item, IpuMemoryAttr):
+                raise ValueError(f"{where} entry #{index} must be a #poplar.ipu_memory<ipu, variables, temporaries, "
+                                 f"stash, total>, got {item}")
+            values = {name: ir.IntegerAttr(getattr(item, name)).value
+                      for name in ("ipu", "variables", "temporaries", "stash", "total")}
+            negative = [name for name, value in values.items() if value < 0]
+            if negative:
+                raise ValueError(f"{where} entry #{index}: {', '.join(negative)} must be >= 0, got {values}")
+            total = values.pop("total")
+            entry = IpuMemory(**values)
+            if total != entry.total:
+                raise ValueError(f"{where} IPU {entry.ipu}: total {total} must be variables + temporaries + stash = {entry.total}")
+            if entries and entry.ipu <= entries[-1].ipu:
+                raise ValueError(f"{where} lists IPU {entry.ipu} after IPU {entries[-1].ipu}: one entry per IPU, in IPU order")
+            entries.append(entry)
+        return cls(tuple(entries))
+
+
+def memory_plan_of(graph: ir.Operation) -> MemoryPlan | None:
+    """The graph's memory plan, or None before poplar-plan-memory; ValueError if malformed."""
+    return MemoryPlan.from_attr(graph.attributes[MEMORY_ATTR]) if MEMORY_ATTR in graph.attributes else None
