@@ -169,6 +169,18 @@ class UpdateOp(IpuOp):
     the flags imply (``state_names``).
     """
 
+    # ext puts these fields before each subclass's own (its flag attributes): operands,
+    # results and IRDL keep this order, and ``create`` builds by field name.
+    weight: ext.Operand[Any]
+    grad: ext.Operand[Any]
+    state: Sequence[ext.Operand[Any]]
+    step: Sequence[ext.Operand[Any]]
+    hyper: Sequence[ext.Operand[Any]]
+    hyper_names: ir.ArrayAttr
+    new_weight: ext.Result[Any]
+    new_state: Sequence[ext.Result[Any]]
+    new_step: Sequence[ext.Result[Any]]
+
     # Unannotated: ext would take annotated class attributes for op fields.
     OPTIMIZER = None  # the OptimizerType
     HYPER_PARAMETERS = ()  # every hyper-parameter name, in operand order
@@ -273,18 +285,9 @@ class SgdUpdateOp(UpdateOp, name="sgd_update"):
               resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
     """
 
-    weight: ext.Operand[Any]
-    grad: ext.Operand[Any]
-    state: Sequence[ext.Operand[Any]]
-    step: Sequence[ext.Operand[Any]]
-    hyper: Sequence[ext.Operand[Any]]
-    hyper_names: ir.ArrayAttr
     variant: ir.StringAttr
     with_momentum: ir.IntegerAttr
     nesterov: ir.IntegerAttr
-    new_weight: ext.Result[Any]
-    new_state: Sequence[ext.Result[Any]]
-    new_step: Sequence[ext.Result[Any]]
 
     OPTIMIZER = OptimizerType.SGD
     HYPER_PARAMETERS = ("lr", "momentum", "dampening", "weight_decay", "velocity_scaling", "loss_scaling")
@@ -331,17 +334,8 @@ class AdamUpdateOp(_MomentUpdateOp, name="adam_update"):
               resultSegmentSizes = array<i32: 1, 2, 1>} : (...) -> (...)
     """
 
-    weight: ext.Operand[Any]
-    grad: ext.Operand[Any]
-    state: Sequence[ext.Operand[Any]]
-    step: Sequence[ext.Operand[Any]]
-    hyper: Sequence[ext.Operand[Any]]
-    hyper_names: ir.ArrayAttr
     variant: ir.StringAttr
     bias_correction: ir.IntegerAttr
-    new_weight: ext.Result[Any]
-    new_state: Sequence[ext.Result[Any]]
-    new_step: Sequence[ext.Result[Any]]
 
     OPTIMIZER = OptimizerType.ADAM
     HYPER_PARAMETERS = ("lr", "beta1", "beta2", "eps", "weight_decay", "loss_scaling")
@@ -364,18 +358,9 @@ class RmspropUpdateOp(UpdateOp, name="rmsprop_update"):
               : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
     """
 
-    weight: ext.Operand[Any]
-    grad: ext.Operand[Any]
-    state: Sequence[ext.Operand[Any]]
-    step: Sequence[ext.Operand[Any]]
-    hyper: Sequence[ext.Operand[Any]]
-    hyper_names: ir.ArrayAttr
     centered: ir.IntegerAttr
     with_momentum: ir.IntegerAttr
     use_tf_variant: ir.IntegerAttr
-    new_weight: ext.Result[Any]
-    new_state: Sequence[ext.Result[Any]]
-    new_step: Sequence[ext.Result[Any]]
 
     OPTIMIZER = OptimizerType.RMSPROP
     HYPER_PARAMETERS = ("lr", "alpha", "eps", "momentum", "weight_decay", "loss_scaling")
@@ -401,16 +386,7 @@ class LambUpdateOp(_MomentUpdateOp, name="lamb_update"):
               resultSegmentSizes = array<i32: 1, 2, 1>} : (...) -> (...)
     """
 
-    weight: ext.Operand[Any]
-    grad: ext.Operand[Any]
-    state: Sequence[ext.Operand[Any]]
-    step: Sequence[ext.Operand[Any]]
-    hyper: Sequence[ext.Operand[Any]]
-    hyper_names: ir.ArrayAttr
     bias_correction: ir.IntegerAttr
-    new_weight: ext.Result[Any]
-    new_state: Sequence[ext.Result[Any]]
-    new_step: Sequence[ext.Result[Any]]
 
     OPTIMIZER = OptimizerType.LAMB
     HYPER_PARAMETERS = ("lr", "beta1", "beta2", "eps", "weight_decay", "max_weight_norm", "loss_scaling")

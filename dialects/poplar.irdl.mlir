@@ -156,13 +156,13 @@ module {
     irdl.operation @popnn_pool {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)
-      %1 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.dense_array" 
       %2 = irdl.base "#builtin.dense_array" 
       %3 = irdl.base "#builtin.dense_array" 
-      %4 = irdl.base "#builtin.dense_array" 
-      %5 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      %5 = irdl.base "#builtin.string" 
       %6 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %1, "kernel" = %2, "stride" = %3, "padding" = %4, "ceil_mode" = %5, "count_include_pad" = %6}
+      irdl.attributes {"kernel" = %1, "stride" = %2, "padding" = %3, "ceil_mode" = %4, "kind" = %5, "count_include_pad" = %6}
       %7 = irdl.base "!builtin.tensor" 
       irdl.results(result: %7)
     }
@@ -170,13 +170,13 @@ module {
       %0 = irdl.base "!builtin.tensor" 
       %1 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0, grad: %1)
-      %2 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.dense_array" 
       %3 = irdl.base "#builtin.dense_array" 
       %4 = irdl.base "#builtin.dense_array" 
-      %5 = irdl.base "#builtin.dense_array" 
-      %6 = irdl.base "#builtin.integer" 
+      %5 = irdl.base "#builtin.integer" 
+      %6 = irdl.base "#builtin.string" 
       %7 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %2, "kernel" = %3, "stride" = %4, "padding" = %5, "ceil_mode" = %6, "count_include_pad" = %7}
+      irdl.attributes {"kernel" = %2, "stride" = %3, "padding" = %4, "ceil_mode" = %5, "kind" = %6, "count_include_pad" = %7}
       %8 = irdl.base "!builtin.tensor" 
       irdl.results(result: %8)
     }

@@ -74,8 +74,8 @@ def _share(ops: list[ir.Operation]) -> None:
         pool.erase()
         for grad in grads:
             with grad.location, ir.InsertionPoint(grad):
-                backward = build(pd.MaxPoolGradWithIndicesOp, grad.operands[0], grad.operands[1], forward.results[1],
-                                 *window, grad.results[0].type).operation
+                backward = build(pd.MaxPoolGradWithIndicesOp, grad.operands[0], *window, grad.operands[1], forward.results[1],
+                                 grad.results[0].type).operation
             carry_attributes(grad, backward)
             grad.results[0].replace_all_uses_with(backward.results[0])
             grad.erase()

@@ -11,7 +11,25 @@ from .._base import I64ArrayAttr, Rules
 from .base import PoplarOp, Tensor, TensorResult, check_dim, check_same_type, element_of, shape_of
 
 
-class PoolOp(PoplarOp, name="popnn_pool", traits=[ext.Pure]):
+class _PoolWindowOp(PoplarOp):
+    """A pooling op or its gradient: the window over the spatial dims of ``input``
+    ``[N, C, *spatial]`` (Poplar's ``PoolParams``), declared once for all of them."""
+
+    input: Tensor
+    kernel: I64ArrayAttr
+    stride: I64ArrayAttr
+    padding: I64ArrayAttr
+    ceil_mode: ir.IntegerAttr
+
+
+class _KindPoolOp(_PoolWindowOp):
+    """``popnn_pool`` and its gradient: the window, the pooling ``kind`` and ``count_include_pad``."""
+
+    kind: ir.StringAttr
+    count_include_pad: ir.IntegerAttr
+
+
+class PoolOp(_KindPoolOp, name="popnn_pool", traits=[ext.Pure]):
     """Max or average pooling over the spatial dims (``popnn::pooling::pool``).
 
     Semantics: input ``[N, C, *spatial]``; ``kind`` ``"max"``, ``"avg"`` or
@@ -25,13 +43,6 @@ class PoolOp(PoplarOp, name="popnn_pool", traits=[ext.Pure]):
              : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
     """
 
-    input: Tensor
-    kind: ir.StringAttr
-    kernel: I64ArrayAttr
-    stride: I64ArrayAttr
-    padding: I64ArrayAttr
-    ceil_mode: ir.IntegerAttr
-    count_include_pad: ir.IntegerAttr
     result: TensorResult
 
     def check(self, v: Rules) -> None:
@@ -65,7 +76,7 @@ def _check_pool_window(v: Rules, x: list[int], *, max_only: bool = False) -> lis
     return x[:2] + out
 
 
-class PoolGradOp(PoplarOp, name="popnn_pool_grad", traits=[ext.Pure]):
+class PoolGradOp(_KindPoolOp, name="popnn_pool_grad", traits=[ext.Pure]):
     """Input gradient of ``popnn_pool`` (``popnn::pooling::poolInputGradient``).
 
     Semantics: from the forward ``input`` and the output gradient ``grad``, with the
@@ -77,14 +88,7 @@ class PoolGradOp(PoplarOp, name="popnn_pool_grad", traits=[ext.Pure]):
              : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
     """
 
-    input: Tensor
     grad: Tensor
-    kind: ir.StringAttr
-    kernel: I64ArrayAttr
-    stride: I64ArrayAttr
-    padding: I64ArrayAttr
-    ceil_mode: ir.IntegerAttr
-    count_include_pad: ir.IntegerAttr
     result: TensorResult
 
     def check(self, v: Rules) -> None:
@@ -94,7 +98,7 @@ class PoolGradOp(PoplarOp, name="popnn_pool_grad", traits=[ext.Pure]):
         v.require(shape_of(self.grad, "grad")[:2] == x[:2], f"grad must have the input's batch and channel dims {x[:2]}")
 
 
-class MaxPoolWithIndicesOp(PoplarOp, name="popnn_max_pool_with_indices", traits=[ext.Pure]):
+class MaxPoolWithIndicesOp(_PoolWindowOp, name="popnn_max_pool_with_indices", traits=[ext.Pure]):
     """Max pooling that also gives the position of each maximum, for its gradient.
 
     Semantics: as ``popnn_pool`` of kind ``"max"`` (no ``kind`` or
@@ -112,11 +116,6 @@ class MaxPoolWithIndicesOp(PoplarOp, name="popnn_max_pool_with_indices", traits=
              : (tensor<1x3x8x8xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>)
     """
 
-    input: Tensor
-    kernel: I64ArrayAttr
-    stride: I64ArrayAttr
-    padding: I64ArrayAttr
-    ceil_mode: ir.IntegerAttr
     result: TensorResult
     indices: TensorResult
 
@@ -127,7 +126,7 @@ class MaxPoolWithIndicesOp(PoplarOp, name="popnn_max_pool_with_indices", traits=
         _check_indices(v, self.indices, expected)
 
 
-class MaxPoolGradWithIndicesOp(PoplarOp, name="popnn_max_pool_grad_with_indices", traits=[ext.Pure]):
+class MaxPoolGradWithIndicesOp(_PoolWindowOp, name="popnn_max_pool_grad_with_indices", traits=[ext.Pure]):
     """Input gradient of ``popnn_max_pool_with_indices`` from its ``indices``.
 
     Semantics: each element of ``grad`` (the gradient of the pooled output) is added to
@@ -141,13 +140,8 @@ class MaxPoolGradWithIndicesOp(PoplarOp, name="popnn_max_pool_grad_with_indices"
              : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>) -> tensor<1x3x8x8xf32>
     """
 
-    input: Tensor
     grad: Tensor
     indices: Tensor
-    kernel: I64ArrayAttr
-    stride: I64ArrayAttr
-    padding: I64ArrayAttr
-    ceil_mode: ir.IntegerAttr
     result: TensorResult
 
     def check(self, v: Rules) -> None:

@@ -130,7 +130,7 @@ def lower_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
         ceil, include = lw.const(op.operands[5], "ceil_mode"), lw.const(op.operands[6], "count_include_pad")
         if not is_none(op.operands[7]):
             raise Unsupported("avg pooling with divisor_override")
-    return [lw.emit(pd.PoolGradOp, x, grad, string(kind), i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), boolean(include), result_type(op))]
+    return [lw.emit(pd.PoolGradOp, x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), string(kind), boolean(include), grad, result_type(op))]
 
 
 def lower_dropout_grad(lw: Lowering, op: ir.Operation) -> list[Any]:

@@ -153,7 +153,7 @@ def lower_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
         include_pad = lw.const(op.operands[5], "count_include_pad")
         if len(op.operands) > 6 and not is_none(op.operands[6]):
             raise Unsupported("avg pooling with divisor_override")
-    return [lw.emit(pd.PoolOp, x, string(kind), i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), boolean(include_pad), result_type(op))]
+    return [lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), string(kind), boolean(include_pad), result_type(op))]
 
 
 def lower_max_pool_with_indices(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -172,7 +172,7 @@ def lower_adaptive_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
     if any(shape[2 + i] % s for i, s in enumerate(sizes)):
         raise Unsupported(f"adaptive pooling from {shape[2:]} to {sizes}: input sizes must be multiples of the output sizes")
     kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
-    return [lw.emit(pd.PoolOp, x, string(kind), i64_array(kernel), i64_array(kernel), i64_array([0] * spatial), boolean(False), boolean(True), result_type(op))]
+    return [lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(kernel), i64_array([0] * spatial), boolean(False), string(kind), boolean(True), result_type(op))]
 
 
 def populate(patterns: Registry[Pattern]) -> None:
