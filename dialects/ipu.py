@@ -282,7 +282,22 @@ def strategy_of(func: ir.Operation) -> Strategy | None:
 # ---------------------------------------------------------------------------------------
 
 
-class PrintTensorOp(IpuOp, name="print_tensor"):
+class _ForwardingOp(IpuOp):
+    """A model op that forwards its ``input`` unchanged: ``output`` has the input's type."""
+
+    input: ext.Operand[Any]
+    output: ext.Result[Any]
+
+    def check(self, v: Rules) -> None:
+        check_arity(v, self, 1, 1)
+        self.check_attributes(v)
+        check_same_type(v, self.input, self.output, self.OPERATION_NAME.removeprefix("ipu."))
+
+    def check_attributes(self, v: Rules) -> None:
+        """The op's own attributes (none by default)."""
+
+
+class PrintTensorOp(_ForwardingOp, name="print_tensor"):
     """Prints a tensor when the program executes it, then forwards it unchanged.
 
     Semantics: identity with a side effect (``poptorch.ipu_print_tensor(t, title)``).
@@ -292,14 +307,10 @@ class PrintTensorOp(IpuOp, name="print_tensor"):
       %1 = "ipu.print_tensor"(%0) {title = "act"} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
     """
 
-    input: ext.Operand[Any]
     title: ir.StringAttr
-    output: ext.Result[Any]
 
-    def check(self, v: Rules) -> None:
-        check_arity(v, self, 1, 1)
+    def check_attributes(self, v: Rules) -> None:
         v.string("title")
-        check_same_type(v, self.input, self.output, "print_tensor")
 
 
 class IdentityLossOp(IpuOp, name="identity_loss"):
@@ -327,22 +338,15 @@ class IdentityLossOp(IpuOp, name="identity_loss"):
             v.require(rank in (None, 0), f"result must be a scalar (rank 0) for reduction \"{reduction}\", got rank {rank}")
 
 
-class NopOp(IpuOp, name="nop"):
+class NopOp(_ForwardingOp, name="nop"):
     """An identity that no optimisation removes (``poptorch.nop``).
 
     Example:
       %1 = "ipu.nop"(%0) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
     """
 
-    input: ext.Operand[Any]
-    output: ext.Result[Any]
 
-    def check(self, v: Rules) -> None:
-        check_arity(v, self, 1, 1)
-        check_same_type(v, self.input, self.output, "nop")
-
-
-class RecomputationCheckpointOp(IpuOp, name="recomputation_checkpoint"):
+class RecomputationCheckpointOp(_ForwardingOp, name="recomputation_checkpoint"):
     """Marks a tensor to keep (not recompute) in pipelined training.
 
     Semantics: identity (``poptorch.recomputationCheckpoint``; one op per checkpointed
@@ -353,15 +357,8 @@ class RecomputationCheckpointOp(IpuOp, name="recomputation_checkpoint"):
       %1 = "ipu.recomputation_checkpoint"(%a) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
     """
 
-    input: ext.Operand[Any]
-    output: ext.Result[Any]
 
-    def check(self, v: Rules) -> None:
-        check_arity(v, self, 1, 1)
-        check_same_type(v, self.input, self.output, "recomputation_checkpoint")
-
-
-class SetAvailableMemoryOp(IpuOp, name="set_available_memory"):
+class SetAvailableMemoryOp(_ForwardingOp, name="set_available_memory"):
     """Sets the proportion of tile memory the producing matmul/conv may use for temporaries.
 
     Semantics: identity (``poptorch.set_available_memory(t, proportion)``); the
@@ -371,14 +368,10 @@ class SetAvailableMemoryOp(IpuOp, name="set_available_memory"):
       %1 = "ipu.set_available_memory"(%0) {proportion = 0.3 : f64} : (tensor<4x4xf32>) -> tensor<4x4xf32>
     """
 
-    input: ext.Operand[Any]
     proportion: ir.FloatAttr
-    output: ext.Result[Any]
 
-    def check(self, v: Rules) -> None:
-        check_arity(v, self, 1, 1)
+    def check_attributes(self, v: Rules) -> None:
         v.float("proportion", min=0.0, max=1.0, min_exclusive=True)
-        check_same_type(v, self.input, self.output, "set_available_memory")
 
 
 def register_traits() -> None:

@@ -425,7 +425,18 @@ class RecvOp(PipelineOp, name="recv"):
         _check_stage_ipu(v, self.operation, "dst_ipu")
 
 
-class StashOp(PipelineOp, name="stash"):
+class _StashFifoOp(PipelineOp):
+    """``pipeline.stash`` and ``pipeline.restore``: the FIFO ``stash_id`` of ``depth`` entries."""
+
+    stash_id: ir.StringAttr
+    depth: ir.IntegerAttr
+
+    def check(self, v: Rules) -> None:
+        v.string("stash_id", nonempty=True)
+        v.int("depth", min=1)
+
+
+class StashOp(_StashFifoOp, name="stash"):
     """Keeps a forward activation of a micro-batch until its backward stage runs.
 
     Semantics: a FIFO of ``depth`` (>= 1) entries named ``stash_id``; each forward
@@ -436,31 +447,32 @@ class StashOp(PipelineOp, name="stash"):
     """
 
     value: ext.Operand[Any]
-    stash_id: ir.StringAttr
-    depth: ir.IntegerAttr
-
-    def check(self, v: Rules) -> None:
-        v.string("stash_id", nonempty=True)
-        v.int("depth", min=1)
 
 
-class RestoreOp(PipelineOp, name="restore"):
+class RestoreOp(_StashFifoOp, name="restore"):
     """Pops the oldest value of stash ``stash_id`` for the backward stage.
 
     Example:
       %act = "pipeline.restore"() {stash_id = "s0.act0", depth = 3 : i64} : () -> tensor<4xf32>
     """
 
-    stash_id: ir.StringAttr
-    depth: ir.IntegerAttr
     value: ext.Result[Any]
 
+
+class _RemoteBufferOp(PipelineOp):
+    """``pipeline.remote_store`` and ``pipeline.remote_load``: streaming memory ``buffer``
+    and the IPU ``ipu_id`` (that of the op's stage) on the other side."""
+
+    buffer: ir.StringAttr
+    ipu_id: ir.IntegerAttr
+
     def check(self, v: Rules) -> None:
-        v.string("stash_id", nonempty=True)
-        v.int("depth", min=1)
+        v.string("buffer", nonempty=True)
+        v.int("ipu_id", min=0)
+        _check_stage_ipu(v, self.operation, "ipu_id")
 
 
-class RemoteStoreOp(PipelineOp, name="remote_store"):
+class RemoteStoreOp(_RemoteBufferOp, name="remote_store"):
     """Writes a tensor from IPU ``ipu_id`` to streaming memory ``buffer`` (off-chip).
 
     Example:
@@ -468,30 +480,16 @@ class RemoteStoreOp(PipelineOp, name="remote_store"):
     """
 
     value: ext.Operand[Any]
-    buffer: ir.StringAttr
-    ipu_id: ir.IntegerAttr
-
-    def check(self, v: Rules) -> None:
-        v.string("buffer", nonempty=True)
-        v.int("ipu_id", min=0)
-        _check_stage_ipu(v, self.operation, "ipu_id")
 
 
-class RemoteLoadOp(PipelineOp, name="remote_load"):
+class RemoteLoadOp(_RemoteBufferOp, name="remote_load"):
     """Reads streaming memory ``buffer`` onto IPU ``ipu_id``.
 
     Example:
       %w = "pipeline.remote_load"() {buffer = "fc1.weight", ipu_id = 0 : i64} : () -> tensor<4xf32>
     """
 
-    buffer: ir.StringAttr
-    ipu_id: ir.IntegerAttr
     value: ext.Result[Any]
-
-    def check(self, v: Rules) -> None:
-        v.string("buffer", nonempty=True)
-        v.int("ipu_id", min=0)
-        _check_stage_ipu(v, self.operation, "ipu_id")
 
 
 def register_traits() -> None:

@@ -50,7 +50,7 @@ def _raise(op: ir.Operation, diag: Diagnostics) -> None:
             title = const(1, "the title", str, "a string")
             if title is _MISSING:
                 return
-            new = build(ipu_d.PrintTensorOp, operands[0], string(title), result.type)
+            new = build(ipu_d.PrintTensorOp, operands[0], result.type, string(title))
         elif kind == "nop":
             new = build(ipu_d.NopOp, operands[0], result.type)
         elif kind == "identity_loss":
@@ -70,7 +70,7 @@ def _raise(op: ir.Operation, diag: Diagnostics) -> None:
             if not 0.0 < float(proportion) <= 1.0:
                 diag.error(op, f"poptorch.set_available_memory: proportion must be in (0, 1], got {proportion}")
                 return
-            new = build(ipu_d.SetAvailableMemoryOp, operands[0], f64(proportion), result.type)
+            new = build(ipu_d.SetAvailableMemoryOp, operands[0], result.type, f64(proportion))
         elif kind == "recomputation_checkpoint":
             new = build(ipu_d.RecomputationCheckpointOp, operands[0], result.type)
         else:

@@ -332,7 +332,7 @@ class _Stasher:
         depth = stage - held_stage
         stash_id = ir.StringAttr.get(f"stash.{self.count}")
         self.count += 1
-        stash = build(pipeline_d.StashOp, held, stash_id, _i64(depth), loc=definer.location, ip=ir.InsertionPoint(definer))
+        stash = build(pipeline_d.StashOp, stash_id, _i64(depth), held, loc=definer.location, ip=ir.InsertionPoint(definer))
         stash.operation.move_after(definer)
         _label(stash.operation, held_stage, ipu)
         restore = build(pipeline_d.RestoreOp, stash_id, _i64(depth), held.type, loc=reader.location, ip=ir.InsertionPoint(reader))

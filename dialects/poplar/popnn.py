@@ -318,6 +318,17 @@ NONLINEARITIES = ("relu", "gelu_erf", "gelu_tanh", "sigmoid", "tanh", "silu", "h
 _SOFTMAX_KINDS = ("softmax", "log_softmax", "safe_softmax")
 
 
+def _check_nonlinearity(v: Rules, value: ir.Value, what: str, *, ranked_for_every_kind: bool = True) -> None:
+    """Check ``kind`` and ``dim``: a softmax kind normalises along a dim of ``value``, which
+    is ranked (checked for every kind, unless ``ranked_for_every_kind`` is false)."""
+    kind = v.string("kind", choices=NONLINEARITIES)
+    dim = v.int("dim", min=0)
+    if ranked_for_every_kind or kind in _SOFTMAX_KINDS:
+        shape = shape_of(value, what)
+    if kind in _SOFTMAX_KINDS:
+        check_dim(v, dim, len(shape))
+
+
 class NonLinearityOp(PoplarOp, name="popnn_nonlinearity", traits=[ext.Pure]):
     """A neural-network non-linearity (``popnn::nonLinearity`` / ``popnn::logSoftmax``).
 
@@ -334,11 +345,7 @@ class NonLinearityOp(PoplarOp, name="popnn_nonlinearity", traits=[ext.Pure]):
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        kind = v.string("kind", choices=NONLINEARITIES)
-        dim = v.int("dim", min=0)
-        shape = shape_of(self.input, "input")
-        if kind in _SOFTMAX_KINDS:
-            check_dim(v, dim, len(shape))
+        _check_nonlinearity(v, self.input, "input")
         v.require(self.input.type == self.result.type, f"result type {self.result.type} must equal input type {self.input.type}")
 
 
@@ -361,12 +368,18 @@ class NonLinearityGradOp(PoplarOp, name="popnn_nonlinearity_grad", traits=[ext.P
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        kind = v.string("kind", choices=NONLINEARITIES)
-        dim = v.int("dim", min=0)
-        if kind in _SOFTMAX_KINDS:
-            check_dim(v, dim, len(shape_of(self.saved, "saved")))
+        _check_nonlinearity(v, self.saved, "saved", ranked_for_every_kind=False)
         check_same_type(v, self.saved, self.grad, "saved", "grad")
         check_same_type(v, self.result, self.grad, "result", "grad")
+
+
+def _check_nll_loss_shape(v: Rules, log_probs: ir.Value) -> list[int]:
+    """Check ``reduction`` and ``ignore_index``; returns the loss's shape: one per sample
+    (``log_probs`` without its class dim) for ``"none"``, else a scalar."""
+    reduction = v.string("reduction", choices=("mean", "sum", "none"))
+    v.int("ignore_index")
+    x = shape_of(log_probs, "log_probs")
+    return x[:-1] if reduction == "none" else []
 
 
 class NllLossOp(PoplarOp, name="popnn_nll_loss", traits=[ext.Pure]):
@@ -387,13 +400,11 @@ class NllLossOp(PoplarOp, name="popnn_nll_loss", traits=[ext.Pure]):
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        reduction = v.string("reduction", choices=("mean", "sum", "none"))
-        v.int("ignore_index")
+        expected = _check_nll_loss_shape(v, self.log_probs)
         x, t = shape_of(self.log_probs, "log_probs"), shape_of(self.target, "target")
         v.require(len(x) in (1, 2), f"log_probs must be [N, C] or [C], got rank {len(x)}")
         v.require(isinstance(element_of(self.target), ir.IntegerType), "target must have integer elements")
         v.require(t == x[:-1], f"target shape must be {x[:-1]}, got {t}")
-        expected = x[:-1] if reduction == "none" else []
         v.require(shape_of(self.result, "result") == expected, f"result shape must be {expected}, got {shape_of(self.result, 'result')}")
 
 
@@ -413,10 +424,7 @@ class NllLossGradOp(PoplarOp, name="popnn_nll_loss_grad", traits=[ext.Pure]):
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        reduction = v.string("reduction", choices=("mean", "sum", "none"))
-        v.int("ignore_index")
-        x = shape_of(self.log_probs, "log_probs")
-        expected = x[:-1] if reduction == "none" else []
+        expected = _check_nll_loss_shape(v, self.log_probs)
         v.require(shape_of(self.grad, "grad") == expected, f"grad shape must be {expected}, got {shape_of(self.grad, 'grad')}")
         shape_of(self.target, "target")
         v.require(isinstance(element_of(self.target), ir.IntegerType), "target must have integer elements")
