@@ -42,6 +42,7 @@ from ipu_mlir.dialects._base import build
 from ipu_mlir.dialects.pipeline import Plan, ScheduleKind, plan_of
 from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR, DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import VariableKind, variable_kind
+from ipu_mlir.support.ir_build import i64
 from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within
 
 from ..pass_base import Diagnostics, ModulePass
@@ -98,7 +99,7 @@ class PipelineSchedule(ModulePass):
             diag.error(error.op, f"pipeline-schedule: {error}")
             return
         for op in ops:
-            op.attributes[STAGE_ATTR] = _i64(labels[hash(op)])
+            op.attributes[STAGE_ATTR] = i64(labels[hash(op)])
         stage_ipus = list(plan.stage_ipus)
         if labels and max(labels.values()) >= len(stage_ipus):
             diag.error(step, f"pipeline-schedule: an op is in stage {max(labels.values())} but the plan has {len(stage_ipus)} stages")
@@ -128,10 +129,6 @@ class StageError(ValueError):
     def __init__(self, op: ir.Operation, message: str) -> None:
         super().__init__(message)
         self.op = op
-
-
-def _i64(value: int) -> ir.IntegerAttr:
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
 
 def _int(op: ir.Operation, name: str) -> int | None:
@@ -311,7 +308,7 @@ class _Stasher:
 
     def _clone(self, value: ir.Value, producer: ir.Operation, stage: int, reader: ir.Operation) -> ir.Value:
         clone = producer.clone(ip=ir.InsertionPoint(reader))
-        clone.attributes[STAGE_ATTR] = _i64(stage)
+        clone.attributes[STAGE_ATTR] = i64(stage)
         for index, operand in enumerate(list(clone.operands)):
             operand = self.origin.get(operand, operand)  # the producer may read a restore of its own stage
             if self._crosses(operand, stage):
@@ -332,10 +329,10 @@ class _Stasher:
         depth = stage - held_stage
         stash_id = ir.StringAttr.get(f"stash.{self.count}")
         self.count += 1
-        stash = build(pipeline_d.StashOp, stash_id, _i64(depth), held, loc=definer.location, ip=ir.InsertionPoint(definer))
+        stash = build(pipeline_d.StashOp, stash_id, i64(depth), held, loc=definer.location, ip=ir.InsertionPoint(definer))
         stash.operation.move_after(definer)
         _label(stash.operation, held_stage, ipu)
-        restore = build(pipeline_d.RestoreOp, stash_id, _i64(depth), held.type, loc=reader.location, ip=ir.InsertionPoint(reader))
+        restore = build(pipeline_d.RestoreOp, stash_id, i64(depth), held.type, loc=reader.location, ip=ir.InsertionPoint(reader))
         _label(restore.operation, stage, ipu)
         self.chain[value] = (stage, restore.result, restore.operation)
         self.origin[restore.result] = value
@@ -343,8 +340,8 @@ class _Stasher:
 
 
 def _label(op: ir.Operation, stage: int, ipu: int) -> None:
-    op.attributes[STAGE_ATTR] = _i64(stage)
-    op.attributes[IPU_ATTR] = _i64(ipu)
+    op.attributes[STAGE_ATTR] = i64(stage)
+    op.attributes[IPU_ATTR] = i64(ipu)
 
 
 def _written_variable(op: ir.Operation) -> ir.Value | None:
@@ -374,10 +371,10 @@ def _send_and_receive(block: ir.Block, ops: list[ir.Operation], stage_ipus: list
         if src_ipu is None or src_ipu == dst_ipu:
             continue
         channel = variable.attributes["name"]
-        send = build(pipeline_d.SendOp, source, channel, _i64(src_ipu), _i64(dst_ipu), loc=op.location, ip=ir.InsertionPoint(op))
+        send = build(pipeline_d.SendOp, source, channel, i64(src_ipu), i64(dst_ipu), loc=op.location, ip=ir.InsertionPoint(op))
         send.operation.move_after(owner)
         _label(send.operation, src_stage, src_ipu)
-        recv = build(pipeline_d.RecvOp, channel, _i64(src_ipu), _i64(dst_ipu), buffer.type, loc=op.location, ip=ir.InsertionPoint(op))
+        recv = build(pipeline_d.RecvOp, channel, i64(src_ipu), i64(dst_ipu), buffer.type, loc=op.location, ip=ir.InsertionPoint(op))
         _label(recv.operation, dst_stage, dst_ipu)
         for use in list(buffer.uses):
             reader = use.owner.operation if hasattr(use.owner, "operation") else use.owner
@@ -407,12 +404,12 @@ def _build_regions(graph: ir.Operation, step: ir.Operation, stage_ipus: list[int
     accumulation = (gradient_accumulation or accumulation) if training else 1
     num_ipus = ir.IntegerAttr(graph.attributes["num_ipus"]).value
     loc = step.location
-    schedule = build(pipeline_d.ScheduleOp, ir.StringAttr.get(ScheduleKind.PIPELINED), _i64(len(stage_ipus)), _i64(num_ipus),
-                     ir.BoolAttr.get(training), _i64(iterations), _i64(accumulation), loc=loc, ip=ir.InsertionPoint(block))
+    schedule = build(pipeline_d.ScheduleOp, ir.StringAttr.get(ScheduleKind.PIPELINED), i64(len(stage_ipus)), i64(num_ipus),
+                     ir.BoolAttr.get(training), i64(iterations), i64(accumulation), loc=loc, ip=ir.InsertionPoint(block))
     body = schedule.operation.regions[0].blocks.append()
     bodies = []
     for stage, ipu in enumerate(stage_ipus):
-        region_op = build(pipeline_d.StageOp, _i64(stage), _i64(ipu), loc=loc, ip=ir.InsertionPoint(body))
+        region_op = build(pipeline_d.StageOp, i64(stage), i64(ipu), loc=loc, ip=ir.InsertionPoint(body))
         bodies.append(region_op.operation.regions[0].blocks.append())
     for op in ops:
         op.detach_from_parent()

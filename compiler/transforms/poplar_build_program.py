@@ -21,6 +21,8 @@ from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, ROLE_ATTR, UPDATE_FUNC, Ro
 from ipu_mlir.dialects.pipeline import Plan, plan_of, set_plan
 from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import OutputMode, StreamDirection, SyncKind, VariableKind
+from ipu_mlir.support.ir_build import i64, string
+from ipu_mlir.support.target import MK2
 
 from ..pass_base import Diagnostics, ModulePass
 
@@ -34,14 +36,6 @@ _WRITES = (RoleKind.WEIGHT_UPDATE, RoleKind.BUFFER_UPDATE, RoleKind.STATE_UPDATE
 # records them, and everything downstream reads them from there.
 STEP_FUNCTION = "step"
 UPDATE_FUNCTION = "update"
-
-
-def _i64(value: int) -> ir.IntegerAttr:
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
-
-
-def _str(value: str) -> ir.StringAttr:
-    return ir.StringAttr.get(value)
 
 
 def _input_variable(name: str) -> str:
@@ -92,7 +86,7 @@ class BuildProgram(ModulePass):
     return_period: int = 1
     replication_factor: int = 1
     num_ipus: int = 1
-    tiles_per_ipu: int = 1472
+    tiles_per_ipu: int = MK2.tiles_per_ipu
 
     def _check_options(self, module: ir.Operation, diag: Diagnostics) -> bool:
         problems = []
@@ -162,7 +156,7 @@ class BuildProgram(ModulePass):
             return
         num_ipus = self.num_ipus if plan is None else max(self.num_ipus, plan.num_ipus)
         with main.location, ir.InsertionPoint(main):
-            graph = build(pd.GraphOp, _i64(num_ipus), _i64(self.replication_factor), _i64(self.tiles_per_ipu))
+            graph = build(pd.GraphOp, i64(num_ipus), i64(self.replication_factor), i64(self.tiles_per_ipu))
         graph_block = graph.operation.regions[0].blocks.append()
         loc = main.location
         results = parts[0].outputs
@@ -176,16 +170,16 @@ class BuildProgram(ModulePass):
                 variable_name = _input_variable(name) if kind == RoleKind.INPUT else name
                 variables[name] = _variable(variable_name, _KINDS[kind], type_)
                 if kind == RoleKind.INPUT:
-                    build(pd.HostStreamOp, _str(interface.input_stream(name)), _str(StreamDirection.HOST_TO_DEVICE), ir.TypeAttr.get(type_))
+                    build(pd.HostStreamOp, string(interface.input_stream(name)), string(StreamDirection.HOST_TO_DEVICE), ir.TypeAttr.get(type_))
             anchors = []
             for index, value in enumerate(results):
-                build(pd.HostStreamOp, _str(interface.output_stream(index)), _str(StreamDirection.DEVICE_TO_HOST), ir.TypeAttr.get(value.type))
+                build(pd.HostStreamOp, string(interface.output_stream(index)), string(StreamDirection.DEVICE_TO_HOST), ir.TypeAttr.get(value.type))
                 anchors.append(_variable(f"anchor.{index}", VariableKind.ANCHOR, value.type))
             sums = []
             if self.output_mode == OutputMode.SUM:
                 sums = [_variable(f"sum.{index}", VariableKind.SUM, value.type) for index, value in enumerate(results)]
-            step = build(pd.FunctionOp, _str(interface.step))
-            update_function = build(pd.FunctionOp, _str(interface.update)) if interface.update is not None else None
+            step = build(pd.FunctionOp, string(interface.step))
+            update_function = build(pd.FunctionOp, string(interface.update)) if interface.update is not None else None
         self._fill(parts[0], interface, step.operation.regions[0].blocks.append(), variables, anchors, read_inputs=True)
         if update_function is not None:
             self._fill(parts[1], interface, update_function.operation.regions[0].blocks.append(), variables, [], read_inputs=False)
@@ -193,7 +187,7 @@ class BuildProgram(ModulePass):
         if plan is not None:
             _attach_plan(step.operation, plan)
         with loc, ir.InsertionPoint(graph_block):
-            sequence = build(pd.SequenceOp, _str(interface.main))
+            sequence = build(pd.SequenceOp, string(interface.main))
         self._build_main(sequence.operation.regions[0].blocks.append(), loc, interface, anchors, sums)
         graph.operation.attributes[pd.INTERFACE_ATTR] = interface.attr()
         for part in parts:
@@ -240,11 +234,11 @@ class BuildProgram(ModulePass):
         the copies of its results into anchors and variables."""
         loc = part.func.location
         with loc, ir.InsertionPoint(block):
-            last = build(pd.SyncOp, _str(SyncKind.INTERNAL))  # a compute set boundary after the input copies
+            last = build(pd.SyncOp, string(SyncKind.INTERNAL))  # a compute set boundary after the input copies
             if read_inputs:
                 for name, kind in part.infos:
                     if kind == RoleKind.INPUT:
-                        copy = build(pd.StreamCopyOp, variables[name], _str(interface.input_stream(name)))
+                        copy = build(pd.StreamCopyOp, variables[name], string(interface.input_stream(name)))
                         copy.operation.move_before(last.operation)
         last = last.operation
         for op in part.ops:
@@ -267,21 +261,21 @@ class BuildProgram(ModulePass):
     def _build_main(self, block: ir.Block, loc: ir.Location, interface: pd.Interface, anchors: list[ir.Value],
                     sums: list[ir.Value]) -> None:
         """The device loop: D iterations of (G steps [then the update]) with the output mode's copies."""
-        step = lambda: build(pd.CallOp, _str(interface.step))  # noqa: E731 - tiny local builders
-        update = lambda: build(pd.CallOp, _str(interface.update))  # noqa: E731
+        step = lambda: build(pd.CallOp, string(interface.step))  # noqa: E731 - tiny local builders
+        update = lambda: build(pd.CallOp, string(interface.update))  # noqa: E731
         has_update = interface.update is not None
         accumulation = self.gradient_accumulation if has_update else 1
         mode, period = OutputMode(self.output_mode), self.return_period
 
         def stream_out(values: list[ir.Value]) -> None:
             for index, value in enumerate(values):
-                build(pd.StreamCopyOp, value, _str(interface.output_stream(index)))
+                build(pd.StreamCopyOp, value, string(interface.output_stream(index)))
 
         def repeat(count: int, body: Any, always: bool = False) -> None:
             if count == 1 and not always:  # inner loops of one trip are just their body
                 body()
                 return
-            loop = build(pd.RepeatOp, _i64(count))
+            loop = build(pd.RepeatOp, i64(count))
             with ir.InsertionPoint(loop.operation.regions[0].blocks.append()):
                 body()
 
@@ -308,7 +302,7 @@ class BuildProgram(ModulePass):
             if mode == OutputMode.SUM:
                 for total in sums:
                     zero = ir.DenseElementsAttr.get_splat(total.type, _zero(ir.RankedTensorType(total.type).element_type))
-                    build(pd.CopyOp, build(pd.ConstantOp, zero, _i64(0), total.type).result, total)
+                    build(pd.CopyOp, build(pd.ConstantOp, zero, i64(0), total.type).result, total)
             if mode == OutputMode.EVERY_N and accumulation % period == 0:
                 def iteration() -> None:
                     repeat(accumulation // period, every_n_group)
@@ -360,7 +354,7 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
     value_ipu = _infer_placement(body_ops, list(variables.values()))
     for variable in variables.values():
         ipu = value_ipu.setdefault(variable, 0)
-        variable.owner.attributes["ipu"] = _i64(ipu)
+        variable.owner.attributes["ipu"] = i64(ipu)
     exchanges: dict[tuple[ir.Value, int], ir.Value] = {}
     count = 0
     for function in functions:
@@ -371,9 +365,9 @@ def _place_on_ipus(graph_block: ir.Block, variables: dict[str, ir.Value]) -> Non
                 if ipu is None:
                     ipu = next((value_ipu[v] for v in op.operands if v in value_ipu), 0)
                 if op.name not in DATA_MOVES:
-                    op.attributes[IPU_ATTR] = _i64(ipu)
+                    op.attributes[IPU_ATTR] = i64(ipu)
             if op.name == "poplar.constant":  # lowered with ipu = 0: it lives where it runs
-                op.attributes["ipu"] = _i64(ipu)
+                op.attributes["ipu"] = i64(ipu)
             if op.name in DATA_MOVES:
                 continue  # copies move data between IPUs themselves
             for index, operand in enumerate(list(op.operands)):
@@ -482,7 +476,7 @@ class _Function:
 
 def _variable(name: str, kind: VariableKind, type_: ir.Type, ipu: int = 0) -> ir.Value:
     """A new ``poplar.variable`` (not yet mapped to tiles) at the current insertion point."""
-    return build(pd.VariableOp, _str(name), _str(kind), _i64(ipu), ir.DenseI64ArrayAttr.get([]), type_).result
+    return build(pd.VariableOp, string(name), string(kind), i64(ipu), ir.DenseI64ArrayAttr.get([]), type_).result
 
 
 def _zero(element: ir.Type) -> ir.Attribute:

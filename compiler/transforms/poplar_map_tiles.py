@@ -14,6 +14,7 @@ from typing import ClassVar
 from torch_mlir import ir
 
 from ipu_mlir.support.ir_walk import tensor_bytes
+from ipu_mlir.support.target import MK2
 
 from ..pass_base import Diagnostics, ModulePass
 
@@ -32,8 +33,8 @@ class MapTiles(ModulePass):
     """
 
     name: ClassVar[str] = "poplar-map-tiles"
-    tiles_per_ipu: int = 1472
-    min_bytes_per_tile: int = 128
+    tiles_per_ipu: int = MK2.tiles_per_ipu
+    min_bytes_per_tile: int = MK2.min_bytes_per_tile
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         if self.tiles_per_ipu < 1 or self.min_bytes_per_tile < 1:

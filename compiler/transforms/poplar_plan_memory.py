@@ -20,12 +20,11 @@ from ipu_mlir.dialects.pipeline import plan_of
 from ipu_mlir.dialects.pipeline_attrs import STAGE_ATTR, ipu_of
 from ipu_mlir.dialects.poplar import MEMORY_ATTR, IpuMemory, MemoryPlan
 from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within, tensor_bytes
+from ipu_mlir.support.target import MK2
 
 from ..pass_base import Diagnostics, ModulePass
 
 _ALWAYS_LIVE = ("poplar.variable",)
-# Views alias their inputs: no memory of their own, but they keep their inputs alive.
-_VIEWS = POPLAR_VIEWS
 
 
 @dataclasses.dataclass
@@ -57,7 +56,7 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
         for operand in operands_within(op):
             for root in roots.get(operand, [operand]):
                 last_use[root] = index
-        if op.name in _VIEWS:
+        if op.name in POPLAR_VIEWS:  # views alias their inputs: they keep them alive
             roots[op.results[0]] = [root for operand in op.operands for root in roots.get(operand, [operand])]
     live: dict[int, int] = {}
     peak: dict[int, int] = {}
@@ -75,7 +74,7 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
         for ipu, value in nested.items():
             peak[ipu] = max(peak.get(ipu, 0), live.get(ipu, 0) + value)
         for result in op.results:
-            if op.name in _ALWAYS_LIVE + _VIEWS or not isinstance(result.type, ir.RankedTensorType):
+            if op.name in _ALWAYS_LIVE + POPLAR_VIEWS or not isinstance(result.type, ir.RankedTensorType):
                 continue
             ipu = ipu_of(op)
             size = tensor_bytes(result.type)
@@ -101,8 +100,8 @@ class PlanMemory(ModulePass):
     """
 
     name: ClassVar[str] = "poplar-plan-memory"
-    bytes_per_tile: int = 624 * 1024
-    tiles_per_ipu: int = 1472
+    bytes_per_tile: int = MK2.bytes_per_tile
+    tiles_per_ipu: int = MK2.tiles_per_ipu
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         capacity = self.bytes_per_tile * self.tiles_per_ipu
