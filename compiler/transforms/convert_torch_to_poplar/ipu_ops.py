@@ -10,6 +10,7 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
+from ipu_mlir.dialects.ipu import LossReduction
 from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR
 from ipu_mlir.support.ir_walk import POPLAR_VIEWS
 from ipu_mlir.support.registry import Registry
@@ -36,12 +37,12 @@ def lower_nop(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 def lower_identity_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
-    reduction = ir.StringAttr(op.attributes["reduction"]).value
-    if reduction == "none":
+    reduction = LossReduction.parse(ir.StringAttr(op.attributes["reduction"]).value, "'ipu.identity_loss' reduction")
+    if reduction is LossReduction.NONE:
         return [x]
     rank = len(shape_of(x))
     count = math.prod(shape_of(x)) or 1
-    scale = 1.0 / count if reduction == "mean" else 1.0
+    scale = 1.0 / count if reduction is LossReduction.MEAN else 1.0
     return [lw.reduce(x, "add", list(range(rank)), False, scale, result_type(op))]
 
 
