@@ -107,6 +107,9 @@ def make_block_attr(user_id: str, ipu_id: int) -> ir.Attribute:
 
 ROLE_ATTR = "ipu.role"  # in arg_attrs / res_attrs: the argument's or result's #ipu.role
 ARGUMENTS, RESULTS = "arg_attrs", "res_attrs"
+# The func.func the frontend imports the model (one micro-batch: forward, and for
+# training the backward) into; read by ipu-insert-training and poplar-build-program.
+MAIN_FUNC = "main"
 
 
 class RoleAttr(Ipu.Attribute, name="role"):
@@ -380,8 +383,8 @@ def register_traits() -> None:
 
 # The dialect's public names, from this file, ipu_base.py, ipu_enums.py and ipu_training.py.
 __all__ = [
-    "ARGUMENTS", "BLOCK_ATTR", "GLOBAL_HYPER_PARAMETERS", "OPTIMIZER_ATTR", "OPTIMIZER_HYPER_PARAMETERS", "RESULTS",
-    "ROLE_ATTR", "STRATEGY_ATTR", "UNASSIGNED_IPU", "UPDATE_FUNC", "UPDATE_OPS",
+    "ARGUMENTS", "BLOCK_ATTR", "GLOBAL_HYPER_PARAMETERS", "MAIN_FUNC", "OPTIMIZER_ATTR", "OPTIMIZER_HYPER_PARAMETERS",
+    "RESULTS", "ROLE_ATTR", "STRATEGY_ATTR", "UNASSIGNED_IPU", "UPDATE_FUNC", "UPDATE_OPS",
     "AccumulateGradOp", "AdamUpdateOp", "AdamVariant", "AutoStage", "BlockAttr", "IdentityLossOp", "Ipu", "IpuEnum",
     "IpuOp", "LambUpdateOp", "LossReduction", "LossScaleMode", "LossScaleOp", "MeanStrategy", "NopOp", "Optimizer",
     "OptimizerAttr", "OptimizerType", "PrintTensorOp", "RecomputationCheckpointOp", "Reduction", "ReplicaReduceOp",

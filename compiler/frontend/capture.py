@@ -23,7 +23,7 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch_mlir import ir
 from torch_mlir.extras.fx_importer import ContextCache, FxImporter
 
-from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, RoleKind, write_roles
+from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, RoleKind, write_roles
 from ipu_mlir.support.ir_build import boolean, i64, string
 
 from .. import location_metadata as meta
@@ -141,7 +141,7 @@ def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functiona
         ) from error
 
 
-def import_program(program: ExportedProgram | torch.fx.GraphModule, context: ir.Context, func_name: str = "main") -> ir.Module:
+def import_program(program: ExportedProgram | torch.fx.GraphModule, context: ir.Context, func_name: str = MAIN_FUNC) -> ir.Module:
     """Import an exported program's (or a joint graph module's) graph as ``func @main``."""
     graph = program.graph if isinstance(program, torch.fx.GraphModule) else program.graph_module.graph
     importer = FxImporter(context=context)

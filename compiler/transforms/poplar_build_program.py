@@ -17,7 +17,7 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
-from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, ROLE_ATTR, UPDATE_FUNC, RoleKind, read_roles
+from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, ROLE_ATTR, UPDATE_FUNC, RoleKind, read_roles
 from ipu_mlir.dialects.pipeline import Plan, plan_of, set_plan
 from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import OutputMode, StreamDirection, SyncKind, VariableKind
@@ -120,10 +120,10 @@ class BuildProgram(ModulePass):
         names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
         if len(funcs) == 1:
             main, update = funcs[0], None
-        elif sorted(names) == ["main", UPDATE_FUNC]:
-            main, update = funcs[names.index("main")], funcs[names.index(UPDATE_FUNC)]
+        elif sorted(names) == sorted([MAIN_FUNC, UPDATE_FUNC]):
+            main, update = funcs[names.index(MAIN_FUNC)], funcs[names.index(UPDATE_FUNC)]
         else:
-            diag.error(module, f"poplar-build-program expects one func.func, or @main and @{UPDATE_FUNC}; found {', '.join('@' + n for n in names) or 'none'}")
+            diag.error(module, f"poplar-build-program expects one func.func, or @{MAIN_FUNC} and @{UPDATE_FUNC}; found {', '.join('@' + n for n in names) or 'none'}")
             return
         if update is None and self.gradient_accumulation > 1:
             diag.error(main, f"gradient-accumulation={self.gradient_accumulation} needs an @{UPDATE_FUNC} function "
