@@ -13,6 +13,7 @@ from torch_mlir import ir
 from ipu_mlir.support.element_types import BUILTIN_OF_TORCH_DIALECT
 from ipu_mlir.support.torch_types import vtensor_shape_dtype as _parse_vtensor
 
+
 class NotConstant(Exception):
     """An operand expected to be a compile-time constant is computed at run time."""
 
