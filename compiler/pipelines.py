@@ -26,6 +26,7 @@ from .transforms.poplar_fuse_linear import FuseLinear
 from .transforms.poplar_map_tiles import MapTiles
 from .transforms.poplar_plan_in_place import PlanInPlace
 from .transforms.poplar_plan_memory import PlanMemory
+from .transforms.poplar_share_buffers import ShareBuffers
 from .transforms.poplar_share_pool_indices import SharePoolIndices
 
 PipelineStep = ModulePass | MlirPass
@@ -101,12 +102,15 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         MapTiles(tiles_per_ipu=target.tiles_per_ipu, min_bytes_per_tile=target.min_bytes_per_tile),
         PlanMemory(bytes_per_tile=target.bytes_per_tile, tiles_per_ipu=target.tiles_per_ipu),
         # How the IPU Model executes the program, in the IR: linear layers as one op,
-        # variable updates in place, a max pool's argmax kept for its gradient. They run
-        # after the memory plan, which stays the plan of the ops as lowered (it does not
-        # count the bias-add and update results these passes save, nor the kept indices).
+        # variable updates in place, a max pool's argmax kept for its gradient, copies
+        # whose destination takes the source's buffer. They run after the memory plan,
+        # which stays the plan of the ops as lowered (it does not count the bias-add and
+        # update results these passes save, the kept indices, nor the copies shared).
         FuseLinear(),
         PlanInPlace(),
         SharePoolIndices(),
+        # After poplar-plan-in-place, which erases the copies of in-place updates.
+        ShareBuffers(),
     ]
     return steps
 

@@ -26,6 +26,7 @@ _PASSES: dict[str, str] = {
     "poplar-fuse-linear": "poplar_fuse_linear:FuseLinear",
     "poplar-plan-in-place": "poplar_plan_in_place:PlanInPlace",
     "poplar-share-pool-indices": "poplar_share_pool_indices:SharePoolIndices",
+    "poplar-share-buffers": "poplar_share_buffers:ShareBuffers",
 }
 
 

@@ -5,8 +5,9 @@ Every SSA value gets a slot in a flat environment list and every op a closure ca
 its kernel (``runtime/kernels/``); ``program_repeat`` becomes a Python loop over its
 steps, ``program_call`` runs the function's steps, and a device loop over a pipelined
 function runs on the :class:`~ipu_mlir.runtime.pipeline_executor.PipelineExecutor`.
-Decoding rewrites nothing: linear layers, in-place updates and shared pool indices are
-ops of the graph (the ``poplar-*`` execution passes). Variables live in per-IPU stores
+Decoding rewrites nothing: linear layers, in-place updates, shared pool indices and
+copies that share their source's buffer are in the graph (the ``poplar-*`` execution
+passes). Variables live in per-IPU stores
 (:class:`~ipu_mlir.runtime.device_store.DeviceStore`) owned by the caller, so weights
 stay on the emulated device between runs. Dead temporaries are dropped after their last
 use, which bounds host memory the way liveness bounds tile memory.
@@ -24,8 +25,10 @@ from ipu_mlir.dialects.pipeline import plan_of
 from ipu_mlir.dialects.pipeline_attrs import ipu_of
 from ipu_mlir.dialects.poplar import (
     MAIN_PROGRAM,
+    CopyMode,
     StreamDirection,
     VariableKind,
+    copy_mode,
     interface_of,
     variable_kind,
 )
@@ -40,11 +43,6 @@ from .pipeline_executor import PipelineExecutor, StagedFunction
 from .steps import Step
 
 logger = logging.getLogger("ipu_mlir.runtime")
-
-# Ops whose result is (or may be) the storage of their operand: a variable written from
-# one of them must copy, not take over the buffer.
-_ALIASING = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.broadcast", "poplar.variable", "poplar.constant")
-
 
 class Program:
     """A decoded ``poplar.graph`` ready to run many times."""
@@ -344,8 +342,8 @@ class Program:
 
             return read
         variable = self._variable_of_slot.get(slot)
-        # Anchors are rebound, not written (see _decode_copy): their tensor is fresh each
-        # iteration unless it is a persistent variable, which must be cloned.
+        # An anchor gets a buffer of its own each iteration, shared or copied (see
+        # _decode_copy); any other variable keeps its buffer, so its value is cloned.
         must_clone = variable is not None and variable.kind is not VariableKind.ANCHOR
 
         def write(env: list) -> None:
@@ -358,29 +356,20 @@ class Program:
         return write
 
     def _decode_copy(self, op: ir.Operation) -> Step:
+        """A copy marked share (poplar-share-buffers) hands the destination the source's
+        buffer; otherwise the destination gets the source's elements: a new buffer for a
+        variable holding one micro-batch (each micro-batch and iteration its own; an
+        exchange buffer on its own IPU), a write into a variable's buffer otherwise."""
         src, dst = self._slot(op.operands[0]), self._slot(op.operands[1])
+        if copy_mode(op) is CopyMode.SHARE:
+            # run() writes a state variable's new buffer back to the device store.
+            def share(env: list) -> None:
+                env[dst] = env[src]
+
+            return share
         target = self._variable_of_slot.get(dst)
-        source_variable = self._variable_of_slot.get(src)
-        if target is not None and target.kind is VariableKind.ANCHOR and \
-                (source_variable is None or source_variable.kind is VariableKind.INPUT):
-            # An output anchor only feeds device-to-host copies: binding it to the fresh
-            # result is the same as copying into it, without the copy.
-            def bind(env: list) -> None:
-                env[dst] = env[src]
-
-            return bind
-
-        if target is not None and target.kind is VariableKind.EXCHANGE:
-            # An inter-IPU copy: the destination IPU gets its own copy of the data.
+        if target is not None and target.kind.holds_one_micro_batch:
             return self._copy_to_ipu(src, dst, target.ipu)
-        if target is not None and source_variable is None and _fresh_result(op.operands[0]):
-            # Writing a fresh result (an updated weight, a new running mean) into a
-            # variable: the variable takes the result's buffer instead of a copy of it,
-            # and run() writes the buffer back to the device store.
-            def rebind(env: list) -> None:
-                env[dst] = env[src]
-
-            return rebind
 
         def copy(env: list) -> None:
             env[dst].copy_(env[src])
@@ -445,15 +434,3 @@ class Program:
         finally:
             self.io = None
 
-
-def _fresh_result(value: ir.Value) -> bool:
-    """Whether ``value`` is a new buffer no other value shares (not a view or an identity)."""
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return False
-    op = owner.operation if hasattr(owner, "operation") else owner
-    if op.name in _ALIASING:
-        return False
-    if op.name == "poplar.popops_map" and ir.StringAttr(op.attributes["expr"]).value == "_1":
-        return False  # nop: returns its operand
-    return True

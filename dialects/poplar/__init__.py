@@ -16,8 +16,8 @@ op name. The ops live in one module per Poplar library (``graph``: the graph, it
 and programs; ``popops``, ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
 methods of ``poplar::Tensor``); this package re-exports all of them, with the graph's
 typed attributes (``attributes``: ``#poplar.interface``, ``#poplar.memory_plan``) and the
-dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, output
-modes).
+dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, copy
+modes, output modes).
 """
 
 from torch_mlir import ir
@@ -36,9 +36,10 @@ from .attributes import (
     memory_plan_of,
 )
 from .base import Poplar, PoplarOp, Tensor, TensorResult, broadcast_shapes
-from .enums import OutputMode, StreamDirection, SyncKind, VariableKind
+from .enums import CopyMode, OutputMode, StreamDirection, SyncKind, VariableKind
 from .gcl import AllReduceOp
 from .graph import (
+    COPY_MODE_ATTR,
     CallOp,
     ConstantOp,
     CopyOp,
@@ -52,6 +53,7 @@ from .graph import (
     StreamCopyOp,
     SyncOp,
     VariableOp,
+    copy_mode,
     variable_kind,
 )
 from .poplin import ConvGradOp, ConvOp, LinearOp, MatMulOp
@@ -101,9 +103,9 @@ def register_traits() -> None:
 
 
 __all__ = [
-    "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
-    "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
-    "StreamDirection", "SyncKind", "VariableKind", "interface_of", "memory_plan_of", "variable_kind",
+    "COPY_MODE_ATTR", "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
+    "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
+    "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
     "ConvGradOp", "ConvOp", "CopyOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
     "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulOp", "MaxPoolGradWithIndicesOp",

@@ -53,6 +53,14 @@ class SyncKind(DialectEnum):
     GLOBAL = "global"
 
 
+class CopyMode(DialectEnum):
+    """How a ``poplar.program_copy`` writes its destination (``poplar.copy_mode``, set by
+    ``poplar-share-buffers``; absent means ``copy``)."""
+
+    COPY = "copy"  # the destination's buffer receives the source's elements
+    SHARE = "share"  # the destination takes the source's buffer (no other value holds it)
+
+
 class OutputMode(DialectEnum):
     """Which iterations' outputs ``poplar-build-program``'s main program streams to the host
     (``poptorch.OutputMode``)."""

@@ -14,12 +14,23 @@ from ..pipeline import Plan
 from ..pipeline_attrs import PLAN_ATTR
 from .attributes import INTERFACE_ATTR, MAIN_PROGRAM, MEMORY_ATTR, Interface, MemoryPlan
 from .base import PoplarOp, Tensor, TensorResult
-from .enums import StreamDirection, SyncKind, VariableKind
+from .enums import CopyMode, StreamDirection, SyncKind, VariableKind
+
+# Discardable attribute of a program_copy: its CopyMode (poplar-share-buffers).
+COPY_MODE_ATTR = "poplar.copy_mode"
 
 
 def variable_kind(variable: ir.Operation) -> VariableKind:
     """What a (verified) ``poplar.variable`` holds: its ``kind``."""
     return VariableKind(ir.StringAttr(variable.attributes["kind"]).value)
+
+
+def copy_mode(copy: ir.Operation) -> CopyMode:
+    """How a (verified) ``poplar.program_copy`` writes its destination: its
+    ``poplar.copy_mode``, ``copy`` when absent."""
+    if COPY_MODE_ATTR not in copy.attributes:
+        return CopyMode.COPY
+    return CopyMode(ir.StringAttr(copy.attributes[COPY_MODE_ATTR]).value)
 
 
 def _read(parse: Any, attr: ir.Attribute) -> Any:
@@ -273,8 +284,15 @@ class CopyOp(PoplarOp, name="program_copy"):
     """Copies ``source`` into ``destination`` (``poplar::program::Copy``); the two may sit on
     different IPUs, which makes it an inter-IPU exchange.
 
+    Semantics: the optional discardable ``poplar.copy_mode`` (``CopyMode``, set by
+    ``poplar-share-buffers``) says how the IPU Model runs the copy: ``"copy"`` (the
+    default) writes the source's elements into the destination; ``"share"`` lets the
+    destination, a ``poplar.variable`` that is no exchange buffer, take the source's
+    buffer, which nothing else holds afterwards.
+
     Example:
       "poplar.program_copy"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> ()
+      "poplar.program_copy"(%new, %w) {poplar.copy_mode = "share"} : (tensor<4xf32>, tensor<4xf32>) -> ()
     """
 
     source: Tensor
@@ -282,6 +300,14 @@ class CopyOp(PoplarOp, name="program_copy"):
 
     def check(self, v: Rules) -> None:
         v.require(self.source.type == self.destination.type, f"source type {self.source.type} must equal destination type {self.destination.type}")
+        if not v.has(COPY_MODE_ATTR) or v.enum(COPY_MODE_ATTR, CopyMode) is CopyMode.COPY:
+            return
+        owner = self.destination.owner
+        variable = None if isinstance(owner, ir.Block) else owner.operation
+        v.require(variable is not None and variable.name == "poplar.variable",
+                  f"{COPY_MODE_ATTR} \"share\" needs a 'poplar.variable' destination")
+        v.require(variable_kind(variable) is not VariableKind.EXCHANGE,
+                  f"{COPY_MODE_ATTR} \"share\" cannot write an exchange buffer: the copy moves data to another IPU")
 
 
 class StreamCopyOp(PoplarOp, name="program_stream_copy"):

@@ -383,6 +383,34 @@ func.func @case15(%a: tensor<4xf32>, %b: tensor<4xf16>) {
 
 // -----
 
+func.func @case15b(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.program_copy' op attribute 'poplar.copy_mode' must be one of: copy, share; got "move"}}
+  "poplar.program_copy"(%a, %b) {poplar.copy_mode = "move"} : (tensor<4xf32>, tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @case15c(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.program_copy' op poplar.copy_mode "share" needs a 'poplar.variable' destination}}
+  "poplar.program_copy"(%a, %b) {poplar.copy_mode = "share"} : (tensor<4xf32>, tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+"poplar.graph"() ({
+  %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<4xf32>
+  %e = "poplar.variable"() {ipu = 1 : i64, kind = "exchange", name = "x.ipu1", tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.program_sequence"() ({
+    %y = "poplar.popnn_nonlinearity"(%x) {dim = 0 : i64, kind = "relu"} : (tensor<4xf32>) -> tensor<4xf32>
+    // expected-error@+1 {{'poplar.program_copy' op poplar.copy_mode "share" cannot write an exchange buffer: the copy moves data to another IPU}}
+    "poplar.program_copy"(%y, %e) {poplar.copy_mode = "share"} : (tensor<4xf32>, tensor<4xf32>) -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
 // expected-error@+1 {{'poplar.program_sync' op attribute 'kind' must be one of: internal, external, global; got "tile"}}
 "poplar.program_sync"() {kind = "tile"} : () -> ()
 

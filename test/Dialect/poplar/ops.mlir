@@ -87,8 +87,8 @@
     %p = "poplar.popnn_pool"(%r) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<2x4x8x8xf32>) -> tensor<2x4x4x4xf32>
     // CHECK: %[[F:.*]] = "poplar.reshape"(%[[P]]) : (tensor<2x4x4x4xf32>) -> tensor<2x64xf32>
     %f = "poplar.reshape"(%p) : (tensor<2x4x4x4xf32>) -> tensor<2x64xf32>
-    // CHECK: "poplar.program_copy"(%[[F]], %[[ACT]]) : (tensor<2x64xf32>, tensor<2x64xf32>) -> ()
-    "poplar.program_copy"(%f, %act) : (tensor<2x64xf32>, tensor<2x64xf32>) -> ()
+    // CHECK: "poplar.program_copy"(%[[F]], %[[ACT]]) {poplar.copy_mode = "copy"} : (tensor<2x64xf32>, tensor<2x64xf32>) -> ()
+    "poplar.program_copy"(%f, %act) {poplar.copy_mode = "copy"} : (tensor<2x64xf32>, tensor<2x64xf32>) -> ()
   // CHECK: }) {name = "stage0"} : () -> ()
   }) {name = "stage0"} : () -> ()
   // CHECK: "poplar.function"() ({
@@ -97,8 +97,9 @@
     %l = "poplar.poplin_matmul"(%act1, %fc_w) : (tensor<2x64xf32>, tensor<64x10xf32>) -> tensor<2x10xf32>
     // CHECK: %[[S:.*]] = "poplar.popnn_nonlinearity"(%[[L]]) {dim = 1 : i64, kind = "log_softmax"} : (tensor<2x10xf32>) -> tensor<2x10xf32>
     %s = "poplar.popnn_nonlinearity"(%l) {kind = "log_softmax", dim = 1 : i64} : (tensor<2x10xf32>) -> tensor<2x10xf32>
-    // CHECK: "poplar.program_copy"(%[[S]], %[[LOGITS]]) : (tensor<2x10xf32>, tensor<2x10xf32>) -> ()
-    "poplar.program_copy"(%s, %logits) : (tensor<2x10xf32>, tensor<2x10xf32>) -> ()
+    // The output anchor takes the log-softmax's buffer (poplar-share-buffers' mark).
+    // CHECK: "poplar.program_copy"(%[[S]], %[[LOGITS]]) {poplar.copy_mode = "share"} : (tensor<2x10xf32>, tensor<2x10xf32>) -> ()
+    "poplar.program_copy"(%s, %logits) {poplar.copy_mode = "share"} : (tensor<2x10xf32>, tensor<2x10xf32>) -> ()
   // CHECK: }) {name = "stage1"} : () -> ()
   }) {name = "stage1"} : () -> ()
   // A function calling both stages: the step the graph's interface names.

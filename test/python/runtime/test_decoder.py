@@ -1,7 +1,7 @@
 """The decoder runs what the execution passes planned, with the numbers of the program
 as lowered: a pipelined step whose stage 0 updates a state variable read two stages
 later from a stash, and updates another one in place, runs a linear layer and a max
-pool with its gradient."""
+pool with its gradient; and a training step whose copies share their buffers or not."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from ipu_mlir.dialects import make_context
 from ipu_mlir.dialects.poplar import VariableKind
 from ipu_mlir.runtime.interpreter import DeviceStore, Program
 
-PASSES = "poplar-fuse-linear,poplar-plan-in-place,poplar-share-pool-indices"
+PASSES = "poplar-fuse-linear,poplar-plan-in-place,poplar-share-pool-indices,poplar-share-buffers"
 
 # Stage 0 (IPU 0): n = state + x (written back, and stashed for stage 2); u = u + x;
 #   y = linear(x) = x @ w^T + b, sent to IPU 1. Stage 1 (IPU 1): relu, sent back.
@@ -101,6 +101,8 @@ def test_the_passes_planned_each_rewrite(programs) -> None:  # noqa: ANN001
     assert planned.count('"poplar.popops_map_in_place"') == 1  # u; the stashed state keeps its result
     assert planned.count('"poplar.popnn_max_pool_with_indices"') == 1
     assert planned.count('"poplar.popnn_max_pool_grad_with_indices"') == 1
+    # The state's update and both anchors' copies; not the exchange copies (now send/recv).
+    assert planned.count('poplar.copy_mode = "share"') == 3
 
 
 def test_planned_execution_gives_the_numbers_of_the_program_as_lowered(programs) -> None:  # noqa: ANN001
@@ -135,3 +137,55 @@ def test_variable_kinds(programs) -> None:  # noqa: ANN001
                      "anchor.1": VariableKind.ANCHOR}  # pipeline-schedule turned the exchange buffers into send/recv
     outlive = sorted(name for name, info in program.variables.items() if info.kind.outlives_a_run)
     assert outlive == ["fc.bias", "fc.weight", "state", "u"]
+
+
+# A training step run over 3 iterations: out0 = relu(x) + w, out1 = w (a weight returned
+# as an output: copied, the update must not reach the iteration's output), then
+# w = w - x (a fresh result: shared).
+UPDATE_STEP = """
+"poplar.graph"() ({
+  %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<4xf32>} : () -> ()
+  %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "fc.weight", tiles = array<i64>} : () -> tensor<4xf32>
+  %out0 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<4xf32>} : () -> ()
+  %out1 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.1", tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {direction = "device_to_host", name = "host.output.1", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+    "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<4xf32>) -> ()
+    %r = "poplar.popnn_nonlinearity"(%x) {dim = 0 : i64, kind = "relu"} : (tensor<4xf32>) -> tensor<4xf32>
+    %y = "poplar.popops_add"(%r, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "poplar.program_copy"(%y, %out0) : (tensor<4xf32>, tensor<4xf32>) -> ()
+    "poplar.program_copy"(%w, %out1) : (tensor<4xf32>, tensor<4xf32>) -> ()
+    %w2 = "poplar.popops_map"(%w, %x) {expr = "sub(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "poplar.program_copy"(%w2, %w) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_repeat"() ({
+      "poplar.program_call"() {callee = "step"} : () -> ()
+      "poplar.program_stream_copy"(%out0) {stream = "host.output.0"} : (tensor<4xf32>) -> ()
+      "poplar.program_stream_copy"(%out1) {stream = "host.output.1"} : (tensor<4xf32>) -> ()
+    }) {count = 3 : i64} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+"""
+
+
+def test_shared_buffers_give_the_numbers_of_copies(tmp_path) -> None:  # noqa: ANN001
+    path = tmp_path / "update.mlir"
+    path.write_text(UPDATE_STEP)
+    shared = _ipu_opt(path, "poplar-share-buffers")
+    assert shared.count('poplar.copy_mode = "share"') == 2  # out0 and the weight update, not out1
+    torch.manual_seed(0)
+    weight = torch.randn(4)
+    xs = [torch.randn(4) for _ in range(3)]
+    copied_outputs, copied_state, _ = _run(UPDATE_STEP, {"fc.weight": weight}, xs)
+    shared_outputs, shared_state, _ = _run(shared, {"fc.weight": weight}, xs)
+    w = weight.clone()
+    for k, x in enumerate(xs):
+        for outputs in (copied_outputs, shared_outputs):
+            torch.testing.assert_close(outputs["host.output.0"][k], torch.relu(x) + w, rtol=0, atol=0)
+            torch.testing.assert_close(outputs["host.output.1"][k], w, rtol=0, atol=0)
+        w = w - x
+    torch.testing.assert_close(copied_state["fc.weight"], w, rtol=0, atol=0)
+    torch.testing.assert_close(shared_state["fc.weight"], w, rtol=0, atol=0)
