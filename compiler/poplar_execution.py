@@ -1,7 +1,7 @@
 """Shared pieces of the passes that plan how a ``poplar.graph`` executes
-(``poplar-fuse-linear``, ``poplar-plan-in-place``, ``poplar-share-pool-indices``): the
-readers of each value within a run block, the views aliasing a tensor, and the
-attributes a rewritten op hands on to the ops replacing it.
+(``poplar-fuse-linear``, ``poplar-plan-in-place``, ``poplar-share-pool-indices``,
+``poplar-share-buffers``): the readers of each value within a run block, the views
+aliasing a tensor, and the attributes a rewritten op hands on to the ops replacing it.
 """
 
 from __future__ import annotations
