@@ -3,7 +3,8 @@
 It holds no Python closures, so it can be written to a file and loaded in another
 process (``Executable.to_bytes`` / ``from_bytes``); the runtime decodes the bytecode.
 The metadata carries the graph's ``#poplar.interface`` (``Executable.interface``): the host
-reads each input's and output's stream from it, never rebuilding a name.
+reads each input's and output's stream, and the variables it provides, from it, never
+rebuilding a name.
 """
 
 from __future__ import annotations
@@ -53,6 +54,12 @@ class Executable:
     def output_stream(self, index: int) -> str:
         """The device-to-host stream of output ``index``."""
         return self.interface.output_stream(index)
+
+    @property
+    def arguments(self) -> list[tuple[str, str]]:
+        """The (role kind, name) of each variable the host provides (weights, buffers,
+        constants, hyper-parameters, optimizer state, accumulators), in argument order."""
+        return list(self.interface.variables)
 
     def to_bytes(self) -> bytes:
         header = json.dumps(self.metadata, sort_keys=True).encode()

@@ -114,8 +114,3 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
     ]
     return steps
 
-
-def split_before(steps: list[PipelineStep], kind: type[ModulePass]) -> tuple[list[PipelineStep], list[PipelineStep]]:
-    """The steps before the first pass of class ``kind``, and the rest."""
-    index = next(i for i, step in enumerate(steps) if isinstance(step, kind))
-    return steps[:index], steps[index:]

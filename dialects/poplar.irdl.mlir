@@ -6,10 +6,11 @@ module {
     irdl.attribute @interface {
       %0 = irdl.base "#builtin.dictionary" 
       %1 = irdl.base "#builtin.array" 
-      %2 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.array" 
       %3 = irdl.base "#builtin.string" 
       %4 = irdl.base "#builtin.string" 
-      irdl.parameters(inputs: %0, outputs: %1, step: %2, update: %3, main: %4)
+      %5 = irdl.base "#builtin.string" 
+      irdl.parameters(inputs: %0, outputs: %1, variables: %2, step: %3, update: %4, main: %5)
     }
     irdl.attribute @ipu_memory {
       %0 = irdl.base "#builtin.integer" 

@@ -20,18 +20,9 @@ from ipu_mlir.artifact.executable import INTERFACE_KEY, Executable
 from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
 from ipu_mlir.compiler.frontend.capture import capture_inference
 from ipu_mlir.compiler.pass_pipeline import run_pipeline
-from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline, split_before
-from ipu_mlir.compiler.transforms.poplar_build_program import BuildProgram
+from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline
 from ipu_mlir.dialects import make_context
-from ipu_mlir.dialects.ipu import (
-    ARGUMENTS,
-    OPTIMIZER_ATTR,
-    STRATEGY_ATTR,
-    OptimizerAttr,
-    StrategyAttr,
-    group_hyper_parameters,
-    read_roles,
-)
+from ipu_mlir.dialects.ipu import OPTIMIZER_ATTR, STRATEGY_ATTR, OptimizerAttr, StrategyAttr, group_hyper_parameters
 from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.runtime.interpreter import Program
 
@@ -43,7 +34,8 @@ class CompiledProgram:
 
     ``captured`` is the frontend's ``CapturedProgram`` (inference) or ``TrainingCapture``
     (training); ``arguments`` are the (kind, name) of the step function's device
-    variables that the host provides (weights, buffers, optimizer state ...).
+    variables that the host provides (weights, buffers, optimizer state ...), as the
+    graph's ``#poplar.interface`` lists them.
     """
 
     captured: Any
@@ -136,19 +128,16 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         with context, ir.Location.unknown(context):
             func.attributes[OPTIMIZER_ATTR] = optimizer.attribute()
     _attach_strategy(module, options, training=training)
-    # The roles of the step function's arguments after ipu-insert-training are read
-    # before poplar-build-program consumes the function: run the pipeline in two parts.
-    before_build, rest = split_before(compile_pipeline(options, training=training), BuildProgram)
-    run_pipeline(module, before_build, name=name)
-    arguments = _argument_roles(module) if training else [
-        (kind, spec.name) for spec, kind in zip(captured.weights, captured.weight_kinds, strict=True)]
-    run_pipeline(module, rest, name=name)
+    run_pipeline(module, compile_pipeline(options, training=training), name=name)
     timings["passes"] = time.perf_counter() - start
 
     start = time.perf_counter()
+    graph = _graph_of(module)
+    interface = interface_of(graph)  # streams, host-provided variables and entry functions, as poplar-build-program named them
+    if interface is None:
+        raise RuntimeError("the compiled graph has no 'poplar.interface': the pipeline did not run poplar-build-program")
     metadata: dict[str, Any] = {
         "kind": "training" if training else "inference",
-        "arguments": arguments,
         "device_iterations": options.device_iterations,
         "output_mode": options.output_mode,
         "return_period": options.return_period,
@@ -158,29 +147,11 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         metadata["optimizer"] = dataclasses.asdict(optimizer)
     else:
         metadata.update(inputs=[i.name for i in captured.inputs], outputs=len(captured.outputs))
-    graph = _graph_of(module)
-    interface = interface_of(graph)  # the streams and entry functions, as poplar-build-program named them
-    if interface is None:
-        raise RuntimeError("the compiled graph has no 'poplar.interface': the pipeline did not run poplar-build-program")
     metadata[INTERFACE_KEY] = interface.to_dict()
     executable = Executable.from_module(module, metadata)
     program = Program(graph)
     timings["decode"] = time.perf_counter() - start
-    return CompiledProgram(captured, executable, program, context, module, timings, arguments, training)
-
-
-def _argument_roles(module: ir.Module) -> list[tuple[str, str]]:
-    """(kind, name) of the arguments of the step function (and of ``@update`` with
-    gradient accumulation), each once, in order."""
-    arguments: list[tuple[str, str]] = []
-    for func in module.body.operations:  # @main, and @update with gradient accumulation
-        for role in read_roles(func.operation, ARGUMENTS):
-            if role is None:
-                raise RuntimeError(f"an argument of @{ir.StringAttr(func.attributes['sym_name']).value} has no role")
-            entry = (role.kind.value, role.name)
-            if entry not in arguments:
-                arguments.append(entry)
-    return arguments
+    return CompiledProgram(captured, executable, program, context, module, timings, executable.arguments, training)
 
 
 # group_hyper_parameters: re-exported for poptorch.optim (the ipu dialect declares the names).

@@ -5,7 +5,8 @@ arguments carry their ``#ipu.role`` (weights, buffers, constants, then inputs). 
 one ``poplar.graph`` holding a variable per argument, a host stream per input and output,
 a ``poplar.function @step`` with the model body, and the ``main`` sequence: the
 device-iteration loop and the output mode's host copies. The graph's
-``#poplar.interface`` names those streams and programs, once, for the host side.
+``#poplar.interface`` names those streams and programs, and the variables the host
+provides (with their argument's role kind, in argument order), once, for the host side.
 """
 
 from __future__ import annotations
@@ -135,7 +136,8 @@ class BuildProgram(ModulePass):
         if update is not None and parts[1].outputs:
             diag.error(update, f"@{UPDATE_FUNC} may only update variables; {len(parts[1].outputs)} results have no variable role")
             return
-        # One variable per name across the functions.
+        # One variable per name across the functions, in argument order (@main's, then
+        # @update's others): the interface lists the host-provided ones in this order.
         variables_spec: dict[str, tuple[RoleKind, ir.Type]] = {}
         for part in parts:
             for (name, kind), arg in zip(part.infos, part.args, strict=True):
@@ -163,6 +165,7 @@ class BuildProgram(ModulePass):
         interface = pd.Interface(
             inputs={name: _input_stream(name) for name, (kind, _) in variables_spec.items() if kind == RoleKind.INPUT},
             outputs=tuple(_output_stream(index) for index in range(len(results))),
+            variables=tuple((kind.value, name) for name, (kind, _) in variables_spec.items() if kind != RoleKind.INPUT),
             step=STEP_FUNCTION, update=UPDATE_FUNCTION if update is not None else None, main=pd.MAIN_PROGRAM)
         with loc, ir.InsertionPoint(graph_block):
             variables: dict[str, ir.Value] = {}

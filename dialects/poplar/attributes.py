@@ -1,6 +1,6 @@
 """The typed attributes a ``poplar.graph`` carries: its interface (``#poplar.interface``,
-written once by ``poplar-build-program``: each input's and output's host stream, the step,
-update and main programs) and its memory plan (``#poplar.memory_plan``, written by
+written once by ``poplar-build-program``: each input's and output's host stream, the
+variables the host provides, the step, update and main programs) and its memory plan (``#poplar.memory_plan``, written by
 ``poplar-plan-memory``). Each has a builder and a checked reader returning a frozen dataclass.
 """
 
@@ -20,18 +20,23 @@ MAIN_PROGRAM = "main"  # the program_sequence the engine runs (GraphOp requires 
 
 
 class InterfaceAttr(Poplar.Attribute, name="interface"):
-    """How the host drives a graph: ``#poplar.interface<{x = "host.input.x"}, ["host.output.0"], "step", "", "main">``.
+    """How the host drives a graph: ``#poplar.interface<{x = "host.input.x"}, ["host.output.0"],
+    [["parameter", "fc.weight"]], "step", "", "main">``.
 
     Parameters: the host-to-device stream of each input, by input name; the
-    device-to-host stream of each output, by index; the function running one step
+    device-to-host stream of each output, by index; the variables the host provides
+    (weights, buffers, constants, hyper-parameters, optimizer state, accumulators), each a
+    ``[kind, name]`` pair in the step function's argument order: the ``#ipu.role`` kind the
+    argument had and the name of its ``poplar.variable``; the function running one step
     (micro-batch); the function applying the optimizer once per gradient-accumulation
     period (``""``: none); the main program. Set by ``poplar-build-program``, which names
     the streams and functions; the driver copies it into the executable's metadata, and
-    the host side (poptorch, the IPU Model) reads stream and function names from it.
+    the host side (poptorch, the IPU Model) reads stream, variable and function names from it.
     """
 
     inputs: ir.DictAttr
     outputs: ir.ArrayAttr
+    variables: ir.ArrayAttr
     step: ir.StringAttr
     update: ir.StringAttr
     main: ir.StringAttr
@@ -43,6 +48,7 @@ class Interface:
 
     inputs: Mapping[str, str]  # input name -> host-to-device stream
     outputs: tuple[str, ...]  # output index -> device-to-host stream
+    variables: tuple[tuple[str, str], ...]  # (role kind, variable name) the host provides, in argument order
     step: str
     update: str | None  # None without gradient accumulation's separate update
     main: str = MAIN_PROGRAM
@@ -63,6 +69,7 @@ class Interface:
         return InterfaceAttr.get(
             ir.DictAttr.get({name: string(stream) for name, stream in self.inputs.items()}),
             ir.ArrayAttr.get([string(stream) for stream in self.outputs]),
+            ir.ArrayAttr.get([ir.ArrayAttr.get([string(kind), string(name)]) for kind, name in self.variables]),
             string(self.step), string(self.update or ""), string(self.main),
         )
 
@@ -70,7 +77,7 @@ class Interface:
     def from_attr(cls, attr: ir.Attribute) -> Self:
         where = f"'{INTERFACE_ATTR}'"
         if not isinstance(attr, InterfaceAttr):
-            raise ValueError(f"{where} must be a #poplar.interface<inputs, outputs, step, update, main>, got {attr}")
+            raise ValueError(f"{where} must be a #poplar.interface<inputs, outputs, variables, step, update, main>, got {attr}")
         inputs = {}
         for named in ir.DictAttr(attr.inputs):
             if not isinstance(named.attr, ir.StringAttr) or not ir.StringAttr(named.attr).value:
@@ -81,19 +88,27 @@ class Interface:
             if not isinstance(stream, ir.StringAttr) or not ir.StringAttr(stream).value:
                 raise ValueError(f"{where} output #{index} must name its stream (a non-empty string), got {stream}")
             outputs.append(ir.StringAttr(stream).value)
+        variables = []
+        for index, pair in enumerate(ir.ArrayAttr(attr.variables)):
+            strings = list(ir.ArrayAttr(pair)) if isinstance(pair, ir.ArrayAttr) else []
+            if len(strings) != 2 or not all(isinstance(item, ir.StringAttr) and ir.StringAttr(item).value for item in strings):
+                raise ValueError(f"{where} variable #{index} must be a [kind, name] pair of non-empty strings, got {pair}")
+            variables.append((ir.StringAttr(strings[0]).value, ir.StringAttr(strings[1]).value))
         step, update, main = (ir.StringAttr(getattr(attr, name)).value for name in ("step", "update", "main"))
         if not step or not main:
             raise ValueError(f"{where} must name its step function and main program, got \"{step}\" and \"{main}\"")
-        return cls(inputs, tuple(outputs), step, update or None, main)
+        return cls(inputs, tuple(outputs), tuple(variables), step, update or None, main)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON form, for the executable's metadata."""
-        return {"inputs": dict(self.inputs), "outputs": list(self.outputs), "step": self.step,
+        return {"inputs": dict(self.inputs), "outputs": list(self.outputs),
+                "variables": [list(pair) for pair in self.variables], "step": self.step,
                 "update": self.update, "main": self.main}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        return cls(dict(data["inputs"]), tuple(data["outputs"]), data["step"], data["update"], data["main"])
+        variables = tuple((kind, name) for kind, name in data["variables"])
+        return cls(dict(data["inputs"]), tuple(data["outputs"]), variables, data["step"], data["update"], data["main"])
 
 
 def interface_of(graph: ir.Operation) -> Interface | None:

@@ -91,6 +91,7 @@ class GraphOp(PoplarOp, name="graph"):
         ops = list(self.body.blocks[0].operations) if len(self.body.blocks) else []
         names: dict[str, str] = {}
         streams: dict[str, str | None] = {}  # host stream -> its direction (None: not a string yet)
+        variable_kinds: dict[str, str | None] = {}  # variable -> its kind (None: not a string yet)
         mains = 0
         for op in ops:
             name = _name_of(op.operation)
@@ -100,20 +101,34 @@ class GraphOp(PoplarOp, name="graph"):
             if name is not None and op.operation.name == "poplar.host_stream":
                 direction = op.operation.attributes["direction"] if "direction" in op.operation.attributes else None
                 streams[name] = ir.StringAttr(direction).value if isinstance(direction, ir.StringAttr) else None
+            if name is not None and op.operation.name == "poplar.variable":
+                kind = op.operation.attributes["kind"] if "kind" in op.operation.attributes else None
+                variable_kinds[name] = ir.StringAttr(kind).value if isinstance(kind, ir.StringAttr) else None
             if op.operation.name == "poplar.program_sequence" and name == MAIN_PROGRAM:
                 mains += 1
         v.require(mains == 1, f"must hold exactly one 'poplar.program_sequence' named \"{MAIN_PROGRAM}\" (the program the engine runs), got {mains}")
         if v.has(INTERFACE_ATTR):
-            _check_interface(v, _read(Interface.from_attr, self.operation.attributes[INTERFACE_ATTR]), names, streams)
+            interface = _read(Interface.from_attr, self.operation.attributes[INTERFACE_ATTR])
+            _check_interface(v, interface, names, streams, variable_kinds)
         if v.has(MEMORY_ATTR):
             plan = _read(MemoryPlan.from_attr, self.operation.attributes[MEMORY_ATTR])
             for entry in plan.ipus:
                 v.require(entry.ipu < num_ipus, f"'{MEMORY_ATTR}' plans IPU {entry.ipu} but the graph has num_ipus = {num_ipus}")
 
 
-def _check_interface(v: Rules, interface: Interface, names: dict[str, str], streams: dict[str, str | None]) -> None:
-    """The interface names host streams of the right direction, functions and the main program of the graph."""
+def _check_interface(v: Rules, interface: Interface, names: dict[str, str], streams: dict[str, str | None],
+                     variable_kinds: dict[str, str | None]) -> None:
+    """The interface names host streams of the right direction, state variables (once
+    each), functions and the main program of the graph."""
     where = f"'{INTERFACE_ATTR}'"
+    listed: set[str] = set()
+    for _, name in interface.variables:
+        v.require(name not in listed, f"{where} lists variable \"{name}\" twice")
+        listed.add(name)
+        v.require(name in variable_kinds, f"{where} variable \"{name}\" is not a 'poplar.variable' of the graph")
+        kind = variable_kinds[name]
+        v.require(kind not in tuple(VariableKind) or VariableKind(kind).outlives_a_run,
+                  f"{where} variable \"{name}\" holds {kind}, not state the host provides")
     bound = [(f"input '{name}'", stream, StreamDirection.HOST_TO_DEVICE) for name, stream in interface.inputs.items()]
     bound += [(f"output #{index}", stream, StreamDirection.DEVICE_TO_HOST) for index, stream in enumerate(interface.outputs)]
     for what, stream, direction in bound:

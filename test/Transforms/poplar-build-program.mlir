@@ -13,8 +13,10 @@
 // "weight" variables, buffers stay "buffer", inputs are "input.<name>" with a
 // host-to-device stream "host.input.<name>". Each result gets a device-to-host stream
 // "host.output.<i>" and an "anchor.<i>" variable of kind "anchor". Nothing is tile-mapped
-// yet. The graph's #poplar.interface names each input's and output's stream and the step,
-// update ("": none) and main programs, once, for the host side.
+// yet. The graph's #poplar.interface names each input's and output's stream, the
+// variables the host provides as [role kind, name] in argument order (inputs are not
+// among them: they stream), and the step, update ("": none) and main programs, once,
+// for the host side.
 // CHECK-LABEL: "poplar.graph"
 // CHECK: %[[W:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "l.weight", tiles = array<i64>} : () -> tensor<3x4xf32>
 // CHECK: %[[B:.*]] = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "l.bias", tiles = array<i64>} : () -> tensor<3xf32>
@@ -53,7 +55,7 @@
 // DEFAULT-NEXT: "poplar.program_stream_copy"(%[[A1]]) {stream = "host.output.1"}
 // DEFAULT-NEXT: }) {count = 1 : i64}
 // DEFAULT-NEXT: }) {name = "main"}
-// DEFAULT-NEXT: }) {num_ipus = 1 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0", "host.output.1"], "step", "", "main">, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64}
+// DEFAULT-NEXT: }) {num_ipus = 1 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0", "host.output.1"], [["parameter", "l.weight"], ["parameter", "l.bias"], ["buffer", "shift"]], "step", "", "main">, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64}
 
 // all: every one of the 4 iterations streams its outputs, inside the loop.
 // ALL-NEXT: "poplar.program_repeat"() ({
@@ -106,7 +108,7 @@
 // EVERY1-NEXT: }) {name = "main"}
 
 // The target options only annotate the graph.
-// TARGET: }) {num_ipus = 2 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0", "host.output.1"], "step", "", "main">, replication_factor = 2 : i64, tiles_per_ipu = 16 : i64}
+// TARGET: }) {num_ipus = 2 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0", "host.output.1"], [["parameter", "l.weight"], ["parameter", "l.bias"], ["buffer", "shift"]], "step", "", "main">, replication_factor = 2 : i64, tiles_per_ipu = 16 : i64}
 
 // CHECK-NOT: func.func
 func.func @main(%arg0: tensor<3x4xf32> {ipu.role = #ipu.role<"parameter", "l.weight">}, %arg1: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "l.bias">}, %arg2: tensor<3xf32> {ipu.role = #ipu.role<"buffer", "shift">}, %arg3: tensor<2x4xf32> {ipu.role = #ipu.role<"input", "x">}) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
@@ -140,6 +142,9 @@ func.func @main(%arg0: tensor<3x4xf32> {ipu.role = #ipu.role<"parameter", "l.wei
 // CHECK-NEXT: }) {name = "step"}
 // Integer sums start from an integer zero.
 // SUM: "poplar.constant"() {ipu = 0 : i64, value = dense<0> : tensor<3xi32>}
+// The interface lists "c" with its argument's role kind, "constant" (the host feeds it
+// the captured constant), not its variable's kind.
+// CHECK: poplar.interface = #poplar.interface<{x = "host.input.x", y = "host.input.y"}, ["host.output.0", "host.output.1"], [["constant", "c"]], "step", "", "main">
 func.func @main(%arg0: tensor<3xi32> {ipu.role = #ipu.role<"constant", "c">}, %arg1: tensor<3xi32> {ipu.role = #ipu.role<"input", "x">}, %arg2: tensor<3xi32> {ipu.role = #ipu.role<"input", "y">}) -> (tensor<3xi32>, tensor<3xi32>) {
   return %arg2, %arg0 : tensor<3xi32>, tensor<3xi32>
 }

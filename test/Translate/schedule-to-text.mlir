@@ -43,5 +43,5 @@
         "poplar.program_call"() {callee = "step"} : () -> ()
       }) {count = 3 : i64} : () -> ()
     }) {name = "main"} : () -> ()
-  }) {num_ipus = 2 : i64, poplar.interface = #poplar.interface<{x = "h2d.x"}, [], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 768 : i64, 256 : i64, 0 : i64, 1024 : i64>, #poplar.ipu_memory<1 : i64, 1536 : i64, 512 : i64, 0 : i64, 2048 : i64>]>, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+  }) {num_ipus = 2 : i64, poplar.interface = #poplar.interface<{x = "h2d.x"}, [], [], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 768 : i64, 256 : i64, 0 : i64, 1024 : i64>, #poplar.ipu_memory<1 : i64, 1536 : i64, 512 : i64, 0 : i64, 2048 : i64>]>, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
 }) : () -> ()

@@ -8,7 +8,7 @@ import pytest
 
 from ipu_mlir.compiler.pass_base import MlirPass, PassOptionError
 from ipu_mlir.compiler.pass_pipeline import parse_pipeline, pipeline_text
-from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline, split_before
+from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline
 from ipu_mlir.compiler.transforms.ipu_insert_training import InsertTraining
 from ipu_mlir.compiler.transforms.poplar_build_program import BuildProgram
 from ipu_mlir.support.target import SMALL
@@ -39,12 +39,6 @@ def test_pipeline_text_round_trips() -> None:
     assert "ipu-insert-training{gradient-accumulation=2 auto-loss-scaling=true}" in text
     parsed = parse_pipeline(text)
     assert [e.ours if e.ours is not None else MlirPass(e.text) for e in parsed] == steps
-
-
-def test_split_before_the_program_builder() -> None:
-    steps = compile_pipeline(CompileOptions(), training=True)
-    before, rest = split_before(steps, BuildProgram)
-    assert isinstance(rest[0], BuildProgram) and before + rest == steps
 
 
 def test_options_are_a_frozen_value() -> None:

@@ -1,6 +1,6 @@
-"""The host side finds a compiled program's streams and entry functions in the executable's
-metadata (the graph's ``#poplar.interface``, written once by poplar-build-program), and the
-IPU Model tells variables apart by their ``kind``, never by their names."""
+"""The host side finds a compiled program's streams, the variables it provides and the entry
+functions in the executable's metadata (the graph's ``#poplar.interface``, written once by
+poplar-build-program), and the IPU Model tells variables apart by their ``kind``, never by their names."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import poptorch
 from ipu_mlir.artifact.executable import Executable
 from ipu_mlir.compiler.transforms import poplar_build_program
 from ipu_mlir.dialects import make_context
-from ipu_mlir.dialects.poplar import Interface, StreamDirection, interface_of
+from ipu_mlir.dialects.poplar import Interface, StreamDirection, VariableKind, interface_of, variable_kind
 from ipu_mlir.runtime import interpreter
 
 
@@ -80,7 +80,7 @@ def test_the_metadata_maps_each_input_and_output_to_the_stream_the_graph_declare
 
 
 def test_unknown_inputs_and_outputs_are_named_errors() -> None:
-    interface = Interface({"x": "feed.x"}, ("fetch.0",), "step", None)
+    interface = Interface({"x": "feed.x"}, ("fetch.0",), (("parameter", "w"),), "step", None)
     with pytest.raises(KeyError, match="the program has no input 'y'; its inputs: x"):
         interface.input_stream("y")
     with pytest.raises(IndexError, match=r"the program has 1 outputs, not output #1"):
@@ -128,6 +128,68 @@ def test_training_reads_its_stream_names_from_the_interface() -> None:
     torch.testing.assert_close(loss, torch.stack(losses)[-1], **FP32)
     assert_parameters_close(model, reference)
     training.destroy()
+
+
+def _state_variables(graph: ir.Operation) -> dict[str, VariableKind]:
+    """The graph's variables that outlive a run (the state the host provides), by name."""
+    kinds = {}
+    for op in graph.regions[0].blocks[0].operations:
+        if op.operation.name == "poplar.variable" and variable_kind(op.operation).outlives_a_run:
+            kinds[ir.StringAttr(op.operation.attributes["name"]).value] = variable_kind(op.operation)
+    return kinds
+
+
+def test_the_interface_lists_every_variable_a_training_step_needs_from_the_host() -> None:
+    """Momentum and gradient accumulation: the parameters, their accumulators and the
+    micro-batch count, their velocity and step count, and the hyper-parameters, each
+    once; the host fills exactly these, and the step matches eager PyTorch."""
+    generator = torch.Generator().manual_seed(4)
+    model = MLPClassifier()
+    reference = copy.deepcopy(model)
+    options = poptorch.Options()
+    options.Training.gradientAccumulation(2)
+    training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))
+    eager = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
+    for _ in range(2):
+        x, y = MLPClassifier.batch(8, generator)
+        _, loss = training(x, y)
+        losses, _ = eager_accumulated_step(reference, eager, 4, x, y)
+        torch.testing.assert_close(loss, torch.stack(losses)[-1], **FP32)
+    assert_parameters_close(model, reference)
+    compiled = training._compiled
+    variables = compiled.executable.interface.variables
+    assert compiled.arguments == compiled.executable.arguments == list(variables)
+    assert Executable.from_bytes(compiled.executable.to_bytes()).arguments == list(variables)
+    names = [path for path, _ in model.named_parameters()]
+    by_kind: dict[str, list[str]] = {}
+    for kind, name in variables:
+        by_kind.setdefault(kind, []).append(name)
+    assert by_kind.pop("parameter") == names
+    assert sorted(by_kind.pop("accumulator")) == sorted([f"{name}/accum" for name in names] + ["accumulation_count"])
+    assert sorted(by_kind.pop("optimizer_state")) == sorted(f"{name}/{state}" for name in names for state in ("velocity", "step"))
+    assert sorted(by_kind.pop("hyper")) == sorted(["loss_scaling", "0.lr", "0.momentum", "0.dampening",
+                                                   "0.weight_decay", "0.velocity_scaling"])
+    assert by_kind == {}  # no inputs: they stream
+    # Each is a state variable of the graph, and no state variable is left out.
+    state = _state_variables(_graph(compiled))
+    assert sorted(state) == sorted(name for _, name in variables)
+    assert all(state[name] == VariableKind.WEIGHT for name in names)
+    assert len(variables) == len(set(variables))
+    training.destroy()
+
+
+def test_inference_lists_the_weights_buffers_and_constants_it_was_captured_with() -> None:
+    torch.manual_seed(5)
+    model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)).eval()
+    wrapper = poptorch.inferenceModel(model)
+    x = torch.randn(3, 4)
+    torch.testing.assert_close(wrapper(x), model(x), **FP32)
+    compiled = wrapper._compiled
+    captured = [(str(kind), spec.name) for spec, kind in zip(compiled.captured.weights, compiled.captured.weight_kinds, strict=True)]
+    assert compiled.arguments == captured == [
+        ("parameter", "0.weight"), ("parameter", "0.bias"), ("parameter", "1.weight"), ("parameter", "1.bias"),
+        ("buffer", "1.running_mean"), ("buffer", "1.running_var"), ("buffer", "1.num_batches_tracked")]
+    assert sorted(_state_variables(_graph(compiled))) == sorted(name for _, name in compiled.arguments)
 
 
 # The prefixes poplar-build-program gives variable names: inputs, output anchors, Sum

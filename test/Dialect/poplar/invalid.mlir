@@ -2400,7 +2400,7 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
   }) {name = "step"} : () -> ()
   "poplar.program_sequence"() ({
   }) {name = "main"} : () -> ()
-}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.y"}, ["host.output.0"], "step", "", "main">} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.y"}, ["host.output.0"], [], "step", "", "main">} : () -> ()
 
 // -----
 
@@ -2415,7 +2415,7 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
   }) {name = "step"} : () -> ()
   "poplar.program_sequence"() ({
   }) {name = "main"} : () -> ()
-}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.output.0"}, ["host.output.0"], "step", "", "main">} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.output.0"}, ["host.output.0"], [], "step", "", "main">} : () -> ()
 
 // -----
 
@@ -2430,7 +2430,7 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
   }) {name = "step"} : () -> ()
   "poplar.program_sequence"() ({
   }) {name = "main"} : () -> ()
-}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.input.x"], "step", "", "main">} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.input.x"], [], "step", "", "main">} : () -> ()
 
 // -----
 
@@ -2445,7 +2445,7 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
   }) {name = "step"} : () -> ()
   "poplar.program_sequence"() ({
   }) {name = "main"} : () -> ()
-}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], "step", "update", "main">} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], [], "step", "update", "main">} : () -> ()
 
 // -----
 
@@ -2460,7 +2460,7 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
   }) {name = "step"} : () -> ()
   "poplar.program_sequence"() ({
   }) {name = "main"} : () -> ()
-}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, [0 : i64], "step", "", "main">} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, [0 : i64], [], "step", "", "main">} : () -> ()
 
 // -----
 
@@ -2475,12 +2475,12 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
   }) {name = "step"} : () -> ()
   "poplar.program_sequence"() ({
   }) {name = "main"} : () -> ()
-}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], "step", "", "run">} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], [], "step", "", "run">} : () -> ()
 
 // -----
 
 // The interface is a #poplar.interface, not a dictionary.
-// expected-error@+1 {{'poplar.graph' op 'poplar.interface' must be a #poplar.interface<inputs, outputs, step, update, main>, got {step = "step"}}}
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' must be a #poplar.interface<inputs, outputs, variables, step, update, main>, got {step = "step"}}}
 "poplar.graph"() ({
   %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
   %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
@@ -2491,6 +2491,70 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
   "poplar.program_sequence"() ({
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = {step = "step"}} : () -> ()
+
+// -----
+
+// The host provides variables of the graph.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' variable "fc.bias" is not a 'poplar.variable' of the graph}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %w = "poplar.variable"() {name = "fc.weight", kind = "weight", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], [["parameter", "fc.weight"], ["parameter", "fc.bias"]], "step", "", "main">} : () -> ()
+
+// -----
+
+// The interface lists each variable the host provides once.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' lists variable "fc.weight" twice}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %w = "poplar.variable"() {name = "fc.weight", kind = "weight", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], [["parameter", "fc.weight"], ["parameter", "fc.weight"]], "step", "", "main">} : () -> ()
+
+// -----
+
+// The host provides state, not a micro-batch's input (that streams) or an output anchor.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' variable "input.x" holds input, not state the host provides}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %w = "poplar.variable"() {name = "fc.weight", kind = "weight", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], [["parameter", "fc.weight"], ["parameter", "input.x"]], "step", "", "main">} : () -> ()
+
+// -----
+
+// A host-provided variable is a [kind, name] pair of non-empty strings.
+// expected-error@+1 {{'poplar.graph' op 'poplar.interface' variable #0 must be a [kind, name] pair of non-empty strings, got ["fc.weight"]}}
+"poplar.graph"() ({
+  %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %y = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  %w = "poplar.variable"() {name = "fc.weight", kind = "weight", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.host_stream"() {name = "host.input.x", direction = "host_to_device", type = tensor<4xf32>} : () -> ()
+  "poplar.host_stream"() {name = "host.output.0", direction = "device_to_host", type = tensor<4xf32>} : () -> ()
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], [["fc.weight"]], "step", "", "main">} : () -> ()
 
 // -----
 
@@ -2505,7 +2569,7 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
   }) {name = "step"} : () -> ()
   "poplar.program_sequence"() ({
   }) {name = "main"} : () -> ()
-}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 32 : i64, 16 : i64, 12 : i64, 100 : i64>]>} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "host.input.x"}, ["host.output.0"], [], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 32 : i64, 16 : i64, 12 : i64, 100 : i64>]>} : () -> ()
 
 // -----
 

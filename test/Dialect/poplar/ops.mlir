@@ -177,10 +177,10 @@
   // CHECK: }) {name = "main"} : () -> ()
   }) {name = "main"} : () -> ()
 // The graph's typed attributes. The interface: the host stream of each input (by name)
-// and output (by index), the step function, no update function ("") and the main
-// program. The memory plan: per IPU, its variables, peak temporaries, stash and total.
-// CHECK: }) {num_ipus = 2 : i64, poplar.interface = #poplar.interface<{ids = "h2d.ids", x = "h2d.x"}, ["d2h.logits"], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 3712 : i64, 2048 : i64, 0 : i64, 5760 : i64>, #poplar.ipu_memory<1 : i64, 8272 : i64, 512 : i64, 128 : i64, 8912 : i64>]>, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
-}) {num_ipus = 2 : i64, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "h2d.x", ids = "h2d.ids"}, ["d2h.logits"], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 3712 : i64, 2048 : i64, 0 : i64, 5760 : i64>, #poplar.ipu_memory<1 : i64, 8272 : i64, 512 : i64, 128 : i64, 8912 : i64>]>} : () -> ()
+// and output (by index), the state variables the host provides ([role kind, name], in
+// argument order), the step function, no update function ("") and the main program. The memory plan: per IPU, its variables, peak temporaries, stash and total.
+// CHECK: }) {num_ipus = 2 : i64, poplar.interface = #poplar.interface<{ids = "h2d.ids", x = "h2d.x"}, ["d2h.logits"], [["parameter", "conv.weight"], ["buffer", "bn.running_mean"], ["hyper", "lr"], ["optimizer_state", "fc.weight.momentum"], ["accumulator", "fc.weight.grad"]], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 3712 : i64, 2048 : i64, 0 : i64, 5760 : i64>, #poplar.ipu_memory<1 : i64, 8272 : i64, 512 : i64, 128 : i64, 8912 : i64>]>, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+}) {num_ipus = 2 : i64, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64, poplar.interface = #poplar.interface<{x = "h2d.x", ids = "h2d.ids"}, ["d2h.logits"], [["parameter", "conv.weight"], ["buffer", "bn.running_mean"], ["hyper", "lr"], ["optimizer_state", "fc.weight.momentum"], ["accumulator", "fc.weight.grad"]], "step", "", "main">, poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 3712 : i64, 2048 : i64, 0 : i64, 5760 : i64>, #poplar.ipu_memory<1 : i64, 8272 : i64, 512 : i64, 128 : i64, 8912 : i64>]>} : () -> ()
 
 // -----
 
