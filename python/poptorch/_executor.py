@@ -13,7 +13,7 @@ import dataclasses
 import inspect
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.utils._pytree as pytree
@@ -22,7 +22,9 @@ from . import _logging
 from .enums import MeanReductionStrategy, OutputMode, ReductionType
 from .options import Options
 
-_OUTPUT_MODE_NAMES = {OutputMode.All: "all", OutputMode.Final: "final", OutputMode.Sum: "sum", OutputMode.EveryN: "every_n"}
+if TYPE_CHECKING:
+    from ipu_mlir.driver import OutputMode as CompiledOutputMode
+    from ipu_mlir.driver import RoleKind
 
 
 class _Leaf:
@@ -107,6 +109,7 @@ class PoplarExecutor:
         self._user_model = user_model
         self._training = training
         self._compiled: Any = None
+        self._argument_roles: list[tuple[RoleKind, str]] = []  # the compiled program's, parsed once
         self._stores: dict[int, Any] | None = None
         self._attached = False
         self._host_signature: list[tuple[str, Any]] | None = None
@@ -147,10 +150,13 @@ class PoplarExecutor:
             raise ValueError(f"schedule(format={format!r}): the format must be 'text' or 'html'")
         if self._compiled is None:
             raise RuntimeError("the model is not compiled yet: call it or .compile(...) with inputs before schedule()")
+        from ipu_mlir.driver import ScheduleKind
+
         summary = self._compiled.schedule()
         reason = self._compiled.program.sequential_reason
-        if reason is not None and summary.kind == "pipelined":  # what the IPU Model really runs
-            summary = dataclasses.replace(summary, kind="sharded",
+        kind = ScheduleKind.parse(summary.kind, "schedule kind")
+        if reason is not None and kind == ScheduleKind.PIPELINED:  # what the IPU Model really runs
+            summary = dataclasses.replace(summary, kind=ScheduleKind.SHARDED.value,
                                           note=f"the pipelined stages run one micro-batch at a time: {reason}")
         return summary.text() if format == "text" else summary.html()
 
@@ -185,7 +191,7 @@ class PoplarExecutor:
         self._check_alive()
         if self._compiled is None:
             return  # the first run uploads them
-        from ipu_mlir.driver import DeviceStore
+        from ipu_mlir.driver import DeviceStore, RoleKind
 
         from . import _host_sync
 
@@ -207,17 +213,17 @@ class PoplarExecutor:
         named = self._named_tensors()
         program = self._compiled.program
         for kind, name in self._arguments():
-            if kind in ("parameter", "buffer", "constant"):
-                if kind == "constant":
+            if kind in (RoleKind.PARAMETER, RoleKind.BUFFER, RoleKind.CONSTANT):
+                if kind == RoleKind.CONSTANT:
                     value = self._compiled.captured.constants[name]
                 elif name in named:
                     value = named[name]
                 else:
                     raise RuntimeError(f"the compiled model uses '{name}', which the model no longer has")
                 self._stores[program.variables[name].ipu].put(name, value.detach().clone())
-            elif kind == "hyper":
+            elif kind == RoleKind.HYPER:
                 self._stores[program.variables[name].ipu].put(name, torch.tensor(self._hyper_value(name), dtype=torch.float32))
-            elif kind in ("optimizer_state", "accumulator"):
+            elif kind in (RoleKind.OPTIMIZER_STATE, RoleKind.ACCUMULATOR):
                 info = program.variables[name]
                 self._stores[info.ipu].put(name, self._initial_state(name, info))
         self._device_newer = False
@@ -243,13 +249,15 @@ class PoplarExecutor:
         self._check_alive()
         if self._compiled is None or self._stores is None:
             return
+        from ipu_mlir.driver import RoleKind
+
         program = self._compiled.program
         raw = _raw_named_tensors(self._model)
         self._syncing = True
         try:
             with torch.no_grad():
                 for kind, name in self._arguments():
-                    if kind in ("parameter", "buffer") and name in raw:
+                    if kind in (RoleKind.PARAMETER, RoleKind.BUFFER) and name in raw:
                         raw[name].copy_(self._stores[program.variables[name].ipu].tensors[name])
         finally:
             self._syncing = False
@@ -331,9 +339,9 @@ class PoplarExecutor:
         named.update(dict(self._model.named_buffers(remove_duplicate=False)))
         return named
 
-    def _arguments(self) -> list[tuple[str, str]]:
+    def _arguments(self) -> list[tuple[RoleKind, str]]:
         """(kind, name) of every device variable the host provides."""
-        return list(self._compiled.arguments)
+        return self._argument_roles
 
     def _hyper_value(self, name: str) -> float:
         described = self._ipu_optimizer
@@ -382,9 +390,11 @@ class PoplarExecutor:
             self._recompile_needed = True
             return
         if self._stores is not None:
+            from ipu_mlir.driver import RoleKind
+
             program = self._compiled.program
             for kind, name in self._arguments():
-                if kind == "hyper":
+                if kind == RoleKind.HYPER:
                     self._stores[program.variables[name].ipu].put(name, torch.tensor(self._hyper_value(name), dtype=torch.float32))
 
     def _install_state_sync(self) -> None:
@@ -411,29 +421,35 @@ class PoplarExecutor:
 
     def _state_slots(self) -> list[tuple[str, str, str]]:
         """(device variable, parameter path, torch state key) of each optimizer state tensor."""
+        from ipu_mlir.driver import RoleKind
+
         slots = []
         for kind, name in self._arguments():
-            if kind == "optimizer_state":
+            if kind == RoleKind.OPTIMIZER_STATE:
                 path, _, key = name.rpartition("/")
                 slots.append((name, path, self._TORCH_STATE.get(key, key)))
         return slots
 
     def _velocity_scale(self, path: str) -> float:
+        from ipu_mlir.driver import OptimizerType, SgdVariant
+
         described = self._ipu_optimizer
-        if described.type == "sgd" and described.flags.get("variant") == "combined":
+        if described.type == OptimizerType.SGD and described.flags.get("variant") == SgdVariant.COMBINED:
             return float(described.groups[described.param_groups.get(path, 0)]["velocity_scaling"])
         return 1.0
 
     def _download_optimizer_state(self) -> None:
         if self._compiled is None or self._stores is None:
             return
+        from ipu_mlir.driver import OptimizerType
+
         params = {n: p for n, p in _raw_named_tensors(self._model).items()}
         program = self._compiled.program
-        if self._ipu_optimizer.type == "rmsprop":  # torch's RMSprop counts steps; ours needs no count
+        if self._ipu_optimizer.type == OptimizerType.RMSPROP:  # torch's RMSprop counts steps; ours needs no count
             for name in self._ipu_optimizer.param_groups:
                 self._optimizer.state[params[name]]["step"] = torch.tensor(float(self._updates))
         for variable, path, key in self._state_slots():
-            if key == "step" and self._ipu_optimizer.type == "sgd":
+            if key == "step" and self._ipu_optimizer.type == OptimizerType.SGD:
                 continue  # torch's SGD keeps no step count; ours only tells the first step apart
             value = self._stores[program.variables[variable].ipu].tensors[variable].detach().to("cpu", copy=True)
             if key == "momentum_buffer":
@@ -450,6 +466,8 @@ class PoplarExecutor:
     def _initial_state(self, name: str, info: Any) -> torch.Tensor:
         """Optimizer state starts at zero (velocity, moments, step count), except the
         squared-gradient average of RMSprop's TensorFlow variant, which starts at one."""
+        from ipu_mlir.driver import OptimizerType
+
         described = self._ipu_optimizer
         path, _, key = name.rpartition("/")
         params = _raw_named_tensors(self._model)
@@ -461,7 +479,7 @@ class PoplarExecutor:
             # State the optimizer already has (trained on the CPU, or load_state_dict) carries on.
             value = existing[torch_key].detach().to(info.dtype).reshape(info.shape).clone()
             return value * self._velocity_scale(path) if torch_key == "momentum_buffer" else value
-        if described.type == "rmsprop" and described.flags.get("use_tf_variant") and key == "square_avg":
+        if described.type == OptimizerType.RMSPROP and described.flags.get("use_tf_variant") and key == "square_avg":
             return torch.ones(info.shape, dtype=info.dtype)
         return torch.zeros(info.shape, dtype=info.dtype)
 
@@ -482,7 +500,15 @@ class PoplarExecutor:
         )
 
     def _compile(self, args: tuple, kwargs: dict[str, Any], leaves: list[_Leaf]) -> None:
-        from ipu_mlir.driver import CompileOptions, OptimizerDescription, compile_program
+        from ipu_mlir.driver import (
+            CompileOptions,
+            MeanStrategy,
+            OptimizerDescription,
+            Reduction,
+            RoleKind,
+            ScheduleKind,
+            compile_program,
+        )
 
         factor = self._factor()
         for leaf in leaves:
@@ -505,7 +531,7 @@ class PoplarExecutor:
         mode = self._options.resolved_output_mode(self._training)
         settings: dict[str, Any] = {
             "device_iterations": self._options.device_iterations,
-            "output_mode": _OUTPUT_MODE_NAMES[mode],
+            "output_mode": _compiled_output_mode(mode),
             "return_period": self._options.output_return_period or 1,
             "execution": _strategy_data(self._options),
         }
@@ -526,13 +552,17 @@ class PoplarExecutor:
             )  # SEMANTICS: a float16 accumulator forces the running mean
             settings.update(
                 gradient_accumulation=training.gradient_accumulation,
-                reduction="sum" if training.accumulation_and_replication_reduction_type == ReductionType.Sum else "mean",
-                strategy="running" if running else "post",
+                reduction=Reduction.SUM if training.accumulation_and_replication_reduction_type == ReductionType.Sum
+                else Reduction.MEAN,
+                strategy=MeanStrategy.RUNNING if running else MeanStrategy.POST,
                 auto_loss_scaling=bool(training.auto_loss_scaling),
                 recompute=self._options._Popart.recompute_pipeline,
             )
         self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings), description)
-        if self._options._Popart.recompute_pipeline and (not self._training or self._compiled.schedule().kind != "pipelined"):
+        self._argument_roles = [(RoleKind.parse(kind, "argument kind"), name) for kind, name in self._compiled.arguments]
+        if self._options._Popart.recompute_pipeline and (
+                not self._training
+                or ScheduleKind.parse(self._compiled.schedule().kind, "schedule kind") != ScheduleKind.PIPELINED):
             _logging.warn_once("autoRecomputation", (
                 "Options._Popart.set('autoRecomputation', 3) has no effect here: only pipelined training "
                 "(PipelinedExecution over several stages) recomputes activations; the model stashes nothing to recompute."))
@@ -675,6 +705,9 @@ def wrap_training(model: torch.nn.Module, options: Options | None, optimizer: to
 
 def _strategy_data(options: Options) -> dict[str, Any]:
     """The execution strategy as the compiler's ipu-assign-stages reads it."""
+    from ipu_mlir.driver import AutoStage as CompiledAutoStage
+    from ipu_mlir.driver import StrategyKind
+
     from .enums import AutoStage
     from .execution_strategy import PipelinedExecution, ShardedExecution
 
@@ -682,12 +715,12 @@ def _strategy_data(options: Options) -> dict[str, Any]:
     data: dict[str, Any] = {"replication_factor": options.replication_factor,
                             "auto_round_num_ipus": bool(options.auto_round_num_ipus)}
     if strategy is None:
-        data.update(kind="pipelined", auto_stage="same_as_ipu", stages=[])
+        data.update(kind=StrategyKind.PIPELINED, auto_stage=CompiledAutoStage.SAME_AS_IPU, stages=[])
         return data
     if isinstance(strategy, PipelinedExecution):
-        kind = "pipelined"
+        kind = StrategyKind.PIPELINED
     elif isinstance(strategy, ShardedExecution):
-        kind = "sharded"
+        kind = StrategyKind.SHARDED
     else:
         raise ValueError(
             f"{type(strategy).__name__}: phased execution is not available in the IPU Model yet; "
@@ -696,11 +729,24 @@ def _strategy_data(options: Options) -> dict[str, Any]:
     auto = strategy.auto_stage
     data.update(
         kind=kind,
-        auto_stage="auto_increment" if auto == AutoStage.AutoIncrement else "same_as_ipu",
+        auto_stage=CompiledAutoStage.AUTO_INCREMENT if auto == AutoStage.AutoIncrement
+        else CompiledAutoStage.SAME_AS_IPU,
         stages=[{"blocks": list(stage.blocks), "ipu": -1 if stage.ipu_id is None else int(stage.ipu_id)}
                 for stage in strategy.stages],
     )
     return data
+
+
+def _compiled_output_mode(mode: OutputMode) -> CompiledOutputMode:
+    """PopTorch's OutputMode as the compiler's (``poplar-build-program``'s output-mode)."""
+    from ipu_mlir.driver import OutputMode as CompiledOutputMode
+
+    return {
+        OutputMode.All: CompiledOutputMode.ALL,
+        OutputMode.Final: CompiledOutputMode.FINAL,
+        OutputMode.Sum: CompiledOutputMode.SUM,
+        OutputMode.EveryN: CompiledOutputMode.EVERY_N,
+    }[mode]
 
 
 def _constants(described: Any) -> dict[str, float]:

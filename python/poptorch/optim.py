@@ -14,11 +14,14 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 
 from . import _logging
+
+if TYPE_CHECKING:
+    from ipu_mlir.driver import OptimizerType
 
 __all__ = [
     "LAMB",
@@ -35,7 +38,7 @@ __all__ = [
 _INF = math.inf
 
 
-def group_hyper(kind: str) -> tuple[str, ...]:
+def group_hyper(kind: OptimizerType) -> tuple[str, ...]:
     """The hyper-parameter values the compiled update of ``kind`` reads per param group,
     in operand order (every one but the global ``loss_scaling``). The ipu dialect's
     update ops declare them; loading the compiler for them is deferred to first use."""
@@ -229,6 +232,7 @@ class Optimizer:
     """What every PopTorch optimizer adds to its ``torch.optim`` base class: ``loss_scaling``,
     ``max_grad_norm``, state dtypes, ``variable_attrs`` and checked param groups."""
 
+    #: The spelling of the compiler's OptimizerType (parsed by ``_kind``: the compiler loads on first use).
     _KIND: ClassVar[str]
     #: The names ``variable_attrs`` knows (the constructor's hyper-parameter names).
     _ATTRS: ClassVar[tuple[str, ...]]
@@ -278,7 +282,7 @@ class Optimizer:
         super().add_param_group(param_group)  # type: ignore[misc]
         index = len(self.param_groups) - 1
         try:
-            _check_group(f"{self._where()} param group {index}", self._KIND, self.param_groups[index])
+            _check_group(f"{self._where()} param group {index}", _kind(self), self.param_groups[index])
         except (TypeError, ValueError):
             self.param_groups.pop()
             raise
@@ -289,12 +293,14 @@ class Optimizer:
         return state
 
 
-def _check_group(where: str, kind: str, group: dict[str, Any]) -> dict[str, float]:
+def _check_group(where: str, kind: OptimizerType, group: dict[str, Any]) -> dict[str, float]:
     """Check one param group; return its compiled hyper-parameter values."""
+    from ipu_mlir.driver import OptimizerType
+
     _reject_amsgrad(where, group.get("amsgrad", False))
     _reject_maximize(where, group.get("maximize", False))
     values: dict[str, float] = {"lr": _check(where, "lr", group["lr"], rule="group_lr")}
-    if kind in ("adam", "lamb"):
+    if kind in (OptimizerType.ADAM, OptimizerType.LAMB):
         values["beta1"], values["beta2"] = _betas(where, group["betas"])
     for name in group_hyper(kind):
         if name in values:
@@ -306,7 +312,7 @@ def _check_group(where: str, kind: str, group: dict[str, Any]) -> dict[str, floa
             values[name] = _INF if norm is None else norm
         else:
             values[name] = _check(where, name, group[name])
-    if kind == "sgd" and group.get("nesterov", False) and (values["momentum"] <= 0 or values["dampening"] != 0):
+    if kind == OptimizerType.SGD and group.get("nesterov", False) and (values["momentum"] <= 0 or values["dampening"] != 0):
         raise ValueError(
             f"{where}: nesterov=True needs momentum > 0 and dampening=0, got momentum={group['momentum']!r} "
             f"and dampening={group['dampening']!r}. Set a momentum such as 0.9 with dampening=0, or nesterov=False"
@@ -625,8 +631,8 @@ class LAMB(Optimizer, torch.optim.Optimizer):
 class IpuOptimizer:
     """An optimizer as the compiled training step sees it."""
 
-    type: str  # "sgd" | "adam" | "rmsprop" | "lamb"
-    flags: dict[str, object]  # structural choices, fixed at compile time
+    type: OptimizerType
+    flags: dict[str, object]  # structural choices, fixed at compile time (bools, variant enums)
     groups: list[dict[str, float]]  # per param group: group_hyper(type) -> value
     param_groups: dict[str, int]  # parameter path -> group index
     loss_scaling: float
@@ -652,12 +658,15 @@ def _label(optimizer: torch.optim.Optimizer) -> str:
     return f"{cls.__module__.split('.')[0]}.optim.{cls.__name__}" if cls in _TORCH_CLASSES else cls.__qualname__
 
 
-def _kind(optimizer: Any) -> str:
+def _kind(optimizer: Any) -> OptimizerType:
+    """The compiler's optimizer type of ``optimizer``; TypeError for one the IPU cannot apply."""
+    from ipu_mlir.driver import OptimizerType
+
     if isinstance(optimizer, _POPTORCH_CLASSES):
-        return optimizer._KIND
+        return OptimizerType.parse(optimizer._KIND, "optimizer type")
     cls = type(optimizer)
     if cls in _TORCH_CLASSES:
-        return _TORCH_CLASSES[cls]
+        return OptimizerType.parse(_TORCH_CLASSES[cls], "optimizer type")
     base = next((b for b in _TORCH_CLASSES if isinstance(optimizer, b)), None)
     if base is not None:
         raise TypeError(
@@ -685,6 +694,8 @@ def _uniform(where: str, groups: list[dict[str, Any]], key: str, default: Any) -
 
 def describe(optimizer: torch.optim.Optimizer, names: dict[int, str]) -> IpuOptimizer:
     """Describe ``optimizer`` for the compiler; ``names`` maps ``id(parameter)`` to its path."""
+    from ipu_mlir.driver import AdamVariant, OptimizerType, SgdVariant
+
     kind = _kind(optimizer)
     where = _label(optimizer)
     groups = optimizer.param_groups
@@ -708,21 +719,21 @@ def describe(optimizer: torch.optim.Optimizer, names: dict[int, str]) -> IpuOpti
         )
 
     flags: dict[str, object]
-    if kind == "sgd":
+    if kind == OptimizerType.SGD:
         flags = {
             "with_momentum": any(v["momentum"] != 0 for v in values),
             "nesterov": bool(_uniform(where, groups, "nesterov", False)),
-            "variant": "combined" if getattr(optimizer, "use_combined_accum", False) else "separate",
+            "variant": SgdVariant.COMBINED if getattr(optimizer, "use_combined_accum", False) else SgdVariant.SEPARATE,
         }
-    elif kind == "adam":
+    elif kind == OptimizerType.ADAM:
         decoupled = isinstance(optimizer, torch.optim.AdamW) or bool(
             _uniform(where, groups, "decoupled_weight_decay", False)
         )
         flags = {
-            "variant": "adamw" if decoupled else "adam",
+            "variant": AdamVariant.ADAMW if decoupled else AdamVariant.ADAM,
             "bias_correction": bool(_uniform(where, groups, "bias_correction", True)),
         }
-    elif kind == "rmsprop":
+    elif kind == OptimizerType.RMSPROP:
         flags = {
             "centered": bool(_uniform(where, groups, "centered", False)),
             "with_momentum": any(v["momentum"] != 0 for v in values),
@@ -743,7 +754,7 @@ def describe(optimizer: torch.optim.Optimizer, names: dict[int, str]) -> IpuOpti
     else:
         loss_scaling, max_grad_norm, constant = 1.0, None, set()
         accum_names = (
-            ("accum_type", "velocity_accum_type") if kind == "sgd" else Optimizer._ACCUM_NAMES
+            ("accum_type", "velocity_accum_type") if kind == OptimizerType.SGD else Optimizer._ACCUM_NAMES
         )
         accum_types = dict.fromkeys(accum_names, torch.float32)
 
