@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within
+from ipu_mlir.dialects.poplar import POPLAR_VIEWS
+from ipu_mlir.support.ir_walk import operands_within
 
 
 def readers_in(ops: list[ir.Operation]) -> dict[ir.Value, list[ir.Operation]]:

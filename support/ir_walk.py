@@ -7,11 +7,6 @@ from typing import Any
 
 from torch_mlir import ir
 
-# Tensor views (Poplar's Tensor::reshape/dimShuffle/slice/broadcast, poplar::concat):
-# they alias their inputs, take no memory of their own and cost nothing to recompute.
-POPLAR_VIEWS = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.concat", "poplar.broadcast")
-
-
 def operands_within(op: ir.Operation) -> list[ir.Value]:
     """The operands of ``op`` and of every op nested in its regions (uses inside a loop body count)."""
     found = list(op.operands)

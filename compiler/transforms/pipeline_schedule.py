@@ -41,9 +41,9 @@ from ipu_mlir.dialects import pipeline as pipeline_d
 from ipu_mlir.dialects._base import build
 from ipu_mlir.dialects.pipeline import Plan, ScheduleKind, plan_of
 from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR, DATA_MOVES, IPU_ATTR, STAGE_ATTR
-from ipu_mlir.dialects.poplar import VariableKind, variable_kind
+from ipu_mlir.dialects.poplar import POPLAR_VIEWS, VariableKind, variable_kind
 from ipu_mlir.support.ir_build import i64
-from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within
+from ipu_mlir.support.ir_walk import operands_within
 
 from ..pass_base import Diagnostics, ModulePass
 

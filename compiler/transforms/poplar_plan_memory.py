@@ -18,8 +18,8 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects.pipeline import plan_of
 from ipu_mlir.dialects.pipeline_attrs import STAGE_ATTR, ipu_of
-from ipu_mlir.dialects.poplar import MEMORY_ATTR, IpuMemory, MemoryPlan
-from ipu_mlir.support.ir_walk import POPLAR_VIEWS, operands_within, tensor_bytes
+from ipu_mlir.dialects.poplar import MEMORY_ATTR, POPLAR_VIEWS, IpuMemory, MemoryPlan
+from ipu_mlir.support.ir_walk import operands_within, tensor_bytes
 from ipu_mlir.support.target import MK2
 
 from ..pass_base import Diagnostics, ModulePass

@@ -19,8 +19,11 @@ from ..pass_base import Diagnostics, ModulePass
 from ..poplar_execution import is_identity_map, producer
 
 # Ops whose result is (or may be) the storage of another value: a variable written from
-# one of them must copy, not take over the buffer.
-ALIASING = ("poplar.reshape", "poplar.dim_shuffle", "poplar.slice", "poplar.broadcast", "poplar.variable", "poplar.constant")
+# one of them must copy, not take over the buffer: the views but concat, whose result
+# the IPU Model builds as a new tensor (torch.cat), plus a variable (another variable's
+# storage) and a constant (its value must survive the variable's in-place updates).
+ALIASING = (frozenset(pd.POPLAR_VIEWS) - {pd.ConcatOp.OPERATION_NAME}) | {
+    pd.VariableOp.OPERATION_NAME, pd.ConstantOp.OPERATION_NAME}
 
 
 @dataclasses.dataclass(frozen=True)

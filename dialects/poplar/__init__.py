@@ -14,7 +14,7 @@ Op names mirror the C++ API with the namespace joined by an underscore
 ``poplar::program::Copy``): IRDL, which defines our dialects, allows no dot inside an
 op name. The ops live in one module per Poplar library (``graph``: the graph, its data
 and programs; ``popops``, ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
-methods of ``poplar::Tensor``); this package re-exports all of them, with the graph's
+methods of ``poplar::Tensor``, and ``POPLAR_VIEWS``, the one list of their names); this package re-exports all of them, with the graph's
 typed attributes (``attributes``: ``#poplar.interface``, ``#poplar.memory_plan``) and the
 dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, copy
 modes, output modes).
@@ -93,7 +93,7 @@ from .popops import (
     parse_map_expression,
 )
 from .poprand import DropoutOp
-from .views import BroadcastOp, ConcatOp, DimShuffleOp, ReshapeOp, SliceOp
+from .views import POPLAR_VIEWS, BroadcastOp, ConcatOp, DimShuffleOp, ReshapeOp, SliceOp
 
 
 def register_traits() -> None:
@@ -104,6 +104,7 @@ def register_traits() -> None:
 
 __all__ = [
     "COPY_MODE_ATTR", "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
+    "POPLAR_VIEWS",
     "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
     "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",

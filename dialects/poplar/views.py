@@ -1,6 +1,6 @@
 """Tensor views of the ``poplar`` dialect (methods of ``poplar::Tensor``): reshape,
 dim_shuffle, slice, concat and broadcast make new names for existing elements, with no
-compute and no copy.
+compute and no copy; ``POPLAR_VIEWS`` names them for the passes.
 """
 
 import math
@@ -115,3 +115,8 @@ class BroadcastOp(_ShapeViewOp, name="broadcast", traits=[ext.Pure]):
 
     def check_shapes(self, v: Rules, a: list[int], r: list[int]) -> None:
         v.require(broadcast_shapes([a, r]) == r and len(a) <= len(r), f"cannot broadcast {a} to {r}")
+
+
+# The one list of view ops: they alias their inputs, take no memory of their own and
+# cost nothing to recompute. Passes that treat views specially derive from it.
+POPLAR_VIEWS: tuple[str, ...] = tuple(op.OPERATION_NAME for op in (ReshapeOp, DimShuffleOp, SliceOp, ConcatOp, BroadcastOp))

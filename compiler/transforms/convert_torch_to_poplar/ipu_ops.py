@@ -12,7 +12,7 @@ from torch_mlir import ir
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects.ipu import LossReduction
 from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR
-from ipu_mlir.support.ir_walk import POPLAR_VIEWS
+from ipu_mlir.dialects.poplar import POPLAR_VIEWS
 from ipu_mlir.support.registry import Registry
 
 from ...lowering import (
