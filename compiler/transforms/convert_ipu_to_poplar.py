@@ -43,8 +43,8 @@ def _needed_hyper(op: ir.Operation) -> list[str]:
     return [name for name in _UPDATE_OPS[op.name].HYPER_PARAMETERS if name != "velocity_scaling" or combined]
 
 
-def _update_operands(op: ir.Operation) -> tuple[ir.Value, ir.Value, list[ir.Value], list[ir.Value], dict[str, ir.Value], list[int]]:
-    """(weight, grad, state, step, hyper by name, segment sizes) of an ipu update op, unconverted."""
+def _update_operands(op: ir.Operation) -> tuple[ir.Value, ir.Value, list[ir.Value], list[ir.Value], dict[str, ir.Value]]:
+    """(weight, grad, state, step, hyper by name) of an ipu update op, unconverted."""
     sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
     values = list(op.operands)
     state = values[2 : 2 + sizes[2]]
@@ -56,23 +56,20 @@ def _update_operands(op: ir.Operation) -> tuple[ir.Value, ir.Value, list[ir.Valu
     if missing:
         raise Unsupported(f"the update needs the hyper-parameters {', '.join(missing)} as operands "
                           "(ipu-insert-training passes all of them)")
-    return values[0], values[1], state, step, hyper, sizes
+    return values[0], values[1], state, step, hyper
 
 
 def lower_sgd_update(lw: Lowering, op: ir.Operation) -> list[Any]:
     """SGD as torch.optim.SGD computes it (PopTorch's separate variant):
     g = grad / loss_scaling + weight_decay * w; v = momentum * v + (1 - dampening) * g
     (velocity starts at zero); d = g + momentum * v (nesterov) or v; w = w - lr * d."""
-    weight, grad, state, step, hyper, _ = _update_operands(op)
+    weight, grad, state, step, hyper = _update_operands(op)
     w, g = lw.v(weight), lw.v(grad)
     wtype = w.type
     h = {name: lw.v(value) for name, value in hyper.items()}
     if _is_combined_sgd(op) and state:
         return _combined_sgd(lw, op, w, g, lw.v(state[0]), lw.v(step[0]), h)
-    if "loss_scaling" in h:
-        g = lw.map("div(_1, _2)", [g, h["loss_scaling"]], wtype)
-    if "weight_decay" in h:
-        g = lw.map("add(_1, mul(_2, _3))", [g, w, h["weight_decay"]], wtype)
+    g = _scaled_grad(lw, g, h, w)
     results = []
     if state:
         count = lw.v(step[0])
@@ -150,7 +147,7 @@ def lower_adam_update(lw: Lowering, op: ir.Operation) -> list[Any]:
     """Adam / AdamW as torch.optim computes them (single-tensor path):
     AdamW first decays w by (1 - lr wd), Adam adds wd w to the gradient; then the
     moments, the bias corrections 1 - beta^t and w -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)."""
-    weight, grad, state, step, hyper, _ = _update_operands(op)
+    weight, grad, state, step, hyper = _update_operands(op)
     variant = ir.StringAttr(op.attributes["variant"]).value
     correct = ir.BoolAttr(op.attributes["bias_correction"]).value
     w, g = lw.v(weight), lw.v(grad)
@@ -178,7 +175,7 @@ def lower_adam_update(lw: Lowering, op: ir.Operation) -> list[Any]:
 def lower_rmsprop_update(lw: Lowering, op: ir.Operation) -> list[Any]:
     """RMSprop as torch.optim computes it, or TensorFlow's form (use_tf_variant: the
     squared average starts at 1, eps inside the square root, lr folded into momentum)."""
-    weight, grad, state, _, hyper, _ = _update_operands(op)
+    weight, grad, state, _, hyper = _update_operands(op)
     centered = ir.BoolAttr(op.attributes["centered"]).value
     with_momentum = ir.BoolAttr(op.attributes["with_momentum"]).value
     tf = ir.BoolAttr(op.attributes["use_tf_variant"]).value
@@ -221,7 +218,7 @@ def lower_lamb_update(lw: Lowering, op: ir.Operation) -> list[Any]:
     """LAMB (You et al. 2019): Adam-style moments, u = m^ / (sqrt(v^) + eps) + wd w, then
     w -= lr * phi(||w||) / ||u|| * u with phi(z) = min(z, max_weight_norm) (ratio 1 when
     a norm is 0)."""
-    weight, grad, state, step, hyper, _ = _update_operands(op)
+    weight, grad, state, step, hyper = _update_operands(op)
     correct = ir.BoolAttr(op.attributes["bias_correction"]).value
     w = lw.v(weight)
     h = {name: lw.v(value) for name, value in hyper.items()}
