@@ -38,6 +38,7 @@ from ipu_mlir.dialects.ipu import (
 from ipu_mlir.support.ir_build import boolean, f64, i64, string
 
 from ..pass_base import Diagnostics, ModulePass, PassFailure
+from ..torch_ir import vtensor_shape_dtype
 
 COUNTER = "accumulation_count"  # micro-batches accumulated since the last update
 
@@ -157,7 +158,7 @@ class InsertTraining(ModulePass):
         if seed.type != scalar:
             first_use = next(iter(seed.uses)).owner if list(seed.uses) else terminator
             with func.location, ir.InsertionPoint(first_use):
-                shape, dtype = _shape_and_dtype(seed.type)
+                shape, dtype = vtensor_shape_dtype(seed.type)
                 value = loss_scale
                 if dtype != "f32":  # e.g. a float16 loss: the seed takes the loss's type
                     value = _torch_op("torch.aten.to.dtype", ir.Type.parse(f"!torch.vtensor<[],{dtype}>"), value,
@@ -363,7 +364,7 @@ def _auto_loss_scale(grads: dict[str, ir.Value], loss_scale: ir.Value) -> ir.Val
     none = _none()
     high_total, count = None, 0
     for grad in grads.values():
-        shape, dtype = _shape_and_dtype(grad.type)
+        shape, dtype = vtensor_shape_dtype(grad.type)
         count += max(1, math.prod(shape))
         bool_type = ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in shape)}],i1>")
         high = _torch_op("torch.aten.ge.Scalar", bool_type, _torch_op("torch.aten.abs", grad.type, grad), _torch_float(_ALS_HIGH))
@@ -377,12 +378,6 @@ def _auto_loss_scale(grads: dict[str, ir.Value], loss_scale: ir.Value) -> ir.Val
     up = _torch_op("torch.aten.mul.Scalar", scalar, loss_scale, _torch_float(2.0))
     chosen = _torch_op("torch.aten.where.self", scalar, too_high, down, up)
     return _torch_op("torch.aten.clamp", scalar, chosen, _torch_float(_ALS_RANGE[0]), _torch_float(_ALS_RANGE[1]))
-
-
-def _shape_and_dtype(type_: ir.Type) -> tuple[list[int], str]:
-    from ..torch_ir import vtensor_shape_dtype
-
-    return vtensor_shape_dtype(type_)
 
 
 # torch's ScalarType codes, as aten.to.dtype takes them.
