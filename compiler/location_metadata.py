@@ -41,3 +41,9 @@ def is_backward(op: ir.Operation | ir.OpView) -> bool:
     """Whether the frontend marked the op as part of the backward pass (``bwd = true``)."""
     value = metadata(op).get(BACKWARD)
     return isinstance(value, ir.BoolAttr) and ir.BoolAttr(value).value
+
+
+def seq_nr(op: ir.Operation | ir.OpView) -> int | None:
+    """The op's autograd sequence number (``seq_nr``), or None when the frontend gave none."""
+    value = metadata(op).get(SEQ_NR)
+    return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None

@@ -57,8 +57,7 @@ class AnnotateBlocks(ModulePass):
         for op in _ops_in_order(func):
             data = meta.metadata(op)
             attr = self._block_from_metadata(op, data, diag)
-            seq = data.get(meta.SEQ_NR)
-            seq = ir.IntegerAttr(seq).value if isinstance(seq, ir.IntegerAttr) else None
+            seq = meta.seq_nr(op)
             if meta.is_backward(op):
                 pending.append((op, attr, seq))
                 continue

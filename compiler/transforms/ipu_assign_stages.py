@@ -53,11 +53,6 @@ def _latest_producer(op: ir.Operation) -> tuple[int, int] | None:
     return found
 
 
-def _seq_nr(op: ir.Operation) -> int | None:
-    value = meta.metadata(op).get(meta.SEQ_NR)
-    return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None
-
-
 @dataclasses.dataclass(frozen=True)
 class AssignStages(ModulePass):
     """Assign each op its pipeline stage and IPU from the blocks and the execution strategy.
@@ -231,7 +226,7 @@ class AssignStages(ModulePass):
         seen_block = False
         # Forward ops before the first block run in stage 0 on IPU 0, their backward ops
         # (the same seq_nr) in the last stage, 2p - 2, on IPU 0.
-        outside = {_seq_nr(op) for op in _before_first_block([op for op in ops if not meta.is_backward(op)])
+        outside = {meta.seq_nr(op) for op in _before_first_block([op for op in ops if not meta.is_backward(op)])
                    if block_of(op) is None} - {None}
         for op in ops:
             block = block_of(op)
@@ -241,7 +236,7 @@ class AssignStages(ModulePass):
                 ipu = ipu_of[block[0]]
                 stage = 2 * p - 2 - forward_index if backward else forward_index
                 seen_block = True
-            elif backward and block is None and _seq_nr(op) in outside:
+            elif backward and block is None and meta.seq_nr(op) in outside:
                 stage, ipu = 2 * p - 2, 0
             elif backward and block is None and (latest := _latest_producer(op)) is not None:
                 # A gradient op of no block (autograd summing the gradients of a value
