@@ -373,12 +373,16 @@ class NonLinearityGradOp(PoplarOp, name="popnn_nonlinearity_grad", traits=[ext.P
         check_same_type(v, self.result, self.grad, "result", "grad")
 
 
-def _check_nll_loss_shape(v: Rules, log_probs: ir.Value) -> list[int]:
-    """Check ``reduction`` and ``ignore_index``; returns the loss's shape: one per sample
-    (``log_probs`` without its class dim) for ``"none"``, else a scalar."""
+def _check_nll_loss_operands(v: Rules, log_probs: ir.Value, target: ir.Value) -> list[int]:
+    """Check ``reduction``, ``ignore_index``, ``log_probs`` ``[N, C]`` or ``[C]`` and the
+    integer ``target`` ``[N]``; returns the loss's shape: one per sample (``log_probs``
+    without its class dim) for ``"none"``, else a scalar."""
     reduction = v.string("reduction", choices=("mean", "sum", "none"))
     v.int("ignore_index")
-    x = shape_of(log_probs, "log_probs")
+    x, t = shape_of(log_probs, "log_probs"), shape_of(target, "target")
+    v.require(len(x) in (1, 2), f"log_probs must be [N, C] or [C], got rank {len(x)}")
+    v.require(isinstance(element_of(target), ir.IntegerType), "target must have integer elements")
+    v.require(t == x[:-1], f"target shape must be {x[:-1]}, got {t}")
     return x[:-1] if reduction == "none" else []
 
 
@@ -400,11 +404,7 @@ class NllLossOp(PoplarOp, name="popnn_nll_loss", traits=[ext.Pure]):
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        expected = _check_nll_loss_shape(v, self.log_probs)
-        x, t = shape_of(self.log_probs, "log_probs"), shape_of(self.target, "target")
-        v.require(len(x) in (1, 2), f"log_probs must be [N, C] or [C], got rank {len(x)}")
-        v.require(isinstance(element_of(self.target), ir.IntegerType), "target must have integer elements")
-        v.require(t == x[:-1], f"target shape must be {x[:-1]}, got {t}")
+        expected = _check_nll_loss_operands(v, self.log_probs, self.target)
         v.require(shape_of(self.result, "result") == expected, f"result shape must be {expected}, got {shape_of(self.result, 'result')}")
 
 
@@ -424,8 +424,6 @@ class NllLossGradOp(PoplarOp, name="popnn_nll_loss_grad", traits=[ext.Pure]):
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        expected = _check_nll_loss_shape(v, self.log_probs)
+        expected = _check_nll_loss_operands(v, self.log_probs, self.target)
         v.require(shape_of(self.grad, "grad") == expected, f"grad shape must be {expected}, got {shape_of(self.grad, 'grad')}")
-        shape_of(self.target, "target")
-        v.require(isinstance(element_of(self.target), ir.IntegerType), "target must have integer elements")
         check_same_type(v, self.result, self.log_probs, "result", "log_probs")

@@ -1932,6 +1932,15 @@ func.func @case186(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xf32>) {
 
 // -----
 
+// The grad checks log_probs and target as the loss does.
+func.func @case186_target_shape(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<3xi64>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op target shape must be [4], got [3]}}
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
 func.func @case187(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op result type tensor<4x3xf16> must equal log_probs type tensor<4x3xf32>}}
   %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf16>
