@@ -23,13 +23,22 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __version__ = "0.1.0"
 
+# The fields of CompileOptions that only a training step reads: an inference program would
+# silently ignore them.
+_TRAINING_ONLY_OPTIONS = ("gradient_accumulation", "reduction", "strategy", "auto_loss_scaling", "recompute")
+
 
 def compile_inference(model: Any, args: tuple, kwargs: dict[str, Any] | None = None, **options: Any) -> CompiledProgram:
     """Compile ``model(*args, **kwargs)`` (micro-batch inputs) for the IPU Model.
 
-    ``options`` are the fields of :class:`ipu_mlir.driver.CompileOptions`
-    (device_iterations, output_mode, return_period, target).
+    ``options`` are the inference fields of :class:`ipu_mlir.driver.CompileOptions`
+    (device_iterations, output_mode, return_period, target, execution); a training-only
+    field is a TypeError.
     """
+    training_only = [name for name in _TRAINING_ONLY_OPTIONS if name in options]
+    if training_only:
+        raise TypeError(f"compile_inference: {', '.join(training_only)} only apply to a training step; "
+                        "compile an inference program without them (poptorch.trainingModel compiles training)")
     from ipu_mlir.driver import CompileOptions, compile_program
 
     return compile_program(model, args, kwargs or {}, CompileOptions(**options))
