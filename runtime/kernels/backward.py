@@ -93,19 +93,18 @@ def _pool_grad(op: ir.Operation) -> Kernel:
     if backward is None:
         raise KernelError("average pooling gradient in 1-D has no IPU Model kernel")
     area = math.prod(kernel_size) if kind == "sum" else 1
-    return lambda x, g: backward(g * area if area != 1 else g, x, kernel_size, stride, padding, ceil, include_pad or kind == "sum", None)
+    count_pad = include_pad or kind == "sum"
+    if area == 1:
+        return lambda x, g: backward(g, x, kernel_size, stride, padding, ceil, count_pad, None)
+    return lambda x, g: backward(g * area, x, kernel_size, stride, padding, ceil, count_pad, None)
 
 
 @KERNELS.register("poplar.popnn_max_pool_grad_with_indices")
 def _max_pool_grad_with_indices(op: ir.Operation) -> Kernel:
     backward = _max_pool_backward(*pool_window(op))
-
-    def max_grad(x: torch.Tensor, g: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
-        if indices.dtype != torch.int64:
-            indices = indices.to(torch.int64)
-        return backward(x, g, indices)
-
-    return max_grad
+    if tensor_type(op.operands[2])[1] == torch.int64:
+        return backward
+    return lambda x, g, indices: backward(x, g, indices.to(torch.int64))
 
 
 @KERNELS.register("poplar.popnn_nll_loss_grad")

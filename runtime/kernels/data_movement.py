@@ -55,8 +55,8 @@ def _pad(op: ir.Operation) -> Kernel:
 def _multi_slice(op: ir.Operation) -> Kernel:
     dim = attr(op, "dim")
     out_shape, _ = tensor_type(op.results[0])
-    if dim == 0:
-        return lambda table, idx: F.embedding(idx, table) if table.dim() == 2 else table.index_select(0, idx.reshape(-1)).reshape(out_shape)
+    if dim == 0 and len(tensor_type(op.operands[0])[0]) == 2:
+        return lambda table, idx: F.embedding(idx, table)
     return lambda table, idx: table.index_select(dim, idx.reshape(-1)).reshape(out_shape)
 
 

@@ -41,10 +41,12 @@ def _max_pool_with_indices(op: ir.Operation) -> Kernel:
     kernel_size, stride, padding, ceil = pool_window(op)
     fn = MAX_POOLS[len(kernel_size)]
     index_dtype = tensor_type(op.results[1])[1]
+    if index_dtype == torch.int64:  # the dtype torch's indices have
+        return lambda x: fn(x, kernel_size, stride, padding, 1, ceil, return_indices=True)
 
     def pool(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         out, indices = fn(x, kernel_size, stride, padding, 1, ceil, return_indices=True)
-        return out, indices if indices.dtype == index_dtype else indices.to(index_dtype)
+        return out, indices.to(index_dtype)
 
     return pool
 

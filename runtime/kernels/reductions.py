@@ -17,7 +17,9 @@ def _reduce(op: ir.Operation) -> Kernel:
     shape, _ = tensor_type(op.operands[0])
     dtype = result_dtype(op)
     if not dims:
-        return lambda x: (x * scale if scale != 1.0 else x).to(dtype)
+        if scale == 1.0:
+            return lambda x: x.to(dtype)
+        return lambda x: (x * scale).to(dtype)
     count = math.prod(shape[d] for d in dims)
     if kind == "add":
         if scale != 1.0 and abs(scale * count - 1.0) < 1e-12:
@@ -47,4 +49,6 @@ def _reduce(op: ir.Operation) -> Kernel:
 def _arg(op: ir.Operation) -> Kernel:
     fn = torch.argmax if op.name.endswith("max") else torch.argmin
     dim, keep, dtype = attr(op, "dim"), attr(op, "keep_dims"), result_dtype(op)
-    return cast_to(lambda x: fn(x, dim=dim, keepdim=keep) if x.dim() else fn(x), dtype)
+    if not tensor_type(op.operands[0])[0]:  # a 0-d operand has no dim to reduce
+        return cast_to(fn, dtype)
+    return cast_to(lambda x: fn(x, dim=dim, keepdim=keep), dtype)
