@@ -170,12 +170,6 @@ def verify_with_rules(op: ir.OpView, check: Callable[[Rules], None]) -> bool:
     return True
 
 
-def tensor_element_count(type_: ir.Type) -> int:
-    """Number of elements of a static ranked tensor type."""
-    shaped = ir.RankedTensorType(type_)
-    return math.prod(shaped.shape)
-
-
 def build(cls: type, *args: object, loc: ir.Location | None = None, ip: ir.InsertionPoint | None = None) -> ir.OpView:
     """Create an ``ext``-defined op from its fields in declaration order.
 
