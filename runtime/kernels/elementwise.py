@@ -154,27 +154,27 @@ def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
     return lambda *args: compiled(args)
 
 
-def _scalar_arg(value: Any) -> Any:
-    number = _scalar_of(value)
-    return value if number is None else number
-
-
-# In-place forms of the update expressions (operand 1 is the variable being updated).
-_IN_PLACE: dict[str, Callable[..., torch.Tensor]] = {
-    # w - d * lr, w + d * s: eager's param.add_(d, alpha=-lr)
-    "sub(_1, mul(_2, _3))": lambda v, d, s: v.sub_(d, alpha=_scalar_arg(s)) if _scalar_of(s) is not None else v.sub_(d * s),
-    "add(_1, mul(_2, _3))": lambda v, d, s: v.add_(d, alpha=_scalar_arg(s)) if _scalar_of(s) is not None else v.add_(d * s),
-    # v * m + g: eager's buf.mul_(momentum).add_(grad)
-    "add(mul(_1, _2), _3)": lambda v, m, g: v.mul_(_scalar_arg(m)).add_(g),
-    "mul(_1, _2)": lambda v, m: v.mul_(_scalar_arg(m)),
-    "add(_1, _2)": lambda v, g: v.add_(g),
-}
-
-
-def in_place_expression(expr: str) -> Callable[..., torch.Tensor] | None:
-    """The fused in-place kernel of an update expression whose first operand is
-    overwritten, if it has one."""
-    return _IN_PLACE.get(expr)
+def in_place_expression(expr: str, scalar_operands: list[bool]) -> Callable[..., torch.Tensor] | None:
+    """The fused in-place kernel of an update expression whose first operand (the
+    variable) is overwritten, if it has one. ``scalar_operands[i]``: operand i is a 0-d
+    float tensor, passed to torch as a Python number as eager optimizers pass theirs."""
+    if expr in ("sub(_1, mul(_2, _3))", "add(_1, mul(_2, _3))"):
+        # w - d * lr, w + d * s: eager's param.add_(d, alpha=-lr)
+        update = torch.Tensor.sub_ if expr.startswith("sub") else torch.Tensor.add_
+        if scalar_operands[2]:
+            return lambda v, d, s: update(v, d, alpha=s.item())
+        return lambda v, d, s: update(v, d * s)
+    if expr == "add(mul(_1, _2), _3)":  # v * m + g: eager's buf.mul_(momentum).add_(grad)
+        if scalar_operands[1]:
+            return lambda v, m, g: v.mul_(m.item()).add_(g)
+        return lambda v, m, g: v.mul_(m).add_(g)
+    if expr == "mul(_1, _2)":
+        if scalar_operands[1]:
+            return lambda v, m: v.mul_(m.item())
+        return lambda v, m: v.mul_(m)
+    if expr == "add(_1, _2)":
+        return lambda v, g: v.add_(g)
+    return None
 
 
 def _map_kernel(op: ir.Operation) -> Kernel:
@@ -222,7 +222,8 @@ def _map(op: ir.Operation) -> Kernel:
 def _map_in_place(op: ir.Operation) -> Kernel:
     """The update expressions eager optimizers write in place run as those fused
     in-place torch calls; any other expression is computed, then copied into in1."""
-    fused = in_place_expression(attr(op, "expr"))
+    scalar_operands = [not shape and dtype.is_floating_point for shape, dtype in map(tensor_type, op.operands)]
+    fused = in_place_expression(attr(op, "expr"), scalar_operands)
     if fused is not None:
         return fused
     fn = _map_kernel(op)
