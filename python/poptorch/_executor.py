@@ -154,8 +154,7 @@ class PoplarExecutor:
 
         summary = self._compiled.schedule()
         reason = self._compiled.program.sequential_reason
-        kind = ScheduleKind.parse(summary.kind, "schedule kind")
-        if reason is not None and kind == ScheduleKind.PIPELINED:  # what the IPU Model really runs
+        if reason is not None and summary.kind == ScheduleKind.PIPELINED:  # what the IPU Model really runs
             summary = dataclasses.replace(summary, kind=ScheduleKind.SHARDED.value,
                                           note=f"the pipelined stages run one micro-batch at a time: {reason}")
         return summary.text() if format == "text" else summary.html()
@@ -561,8 +560,7 @@ class PoplarExecutor:
         self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings), description)
         self._argument_roles = [(RoleKind.parse(kind, "argument kind"), name) for kind, name in self._compiled.arguments]
         if self._options._Popart.recompute_pipeline and (
-                not self._training
-                or ScheduleKind.parse(self._compiled.schedule().kind, "schedule kind") != ScheduleKind.PIPELINED):
+                not self._training or self._compiled.schedule().kind != ScheduleKind.PIPELINED):
             _logging.warn_once("autoRecomputation", (
                 "Options._Popart.set('autoRecomputation', 3) has no effect here: only pipelined training "
                 "(PipelinedExecution over several stages) recomputes activations; the model stashes nothing to recompute."))
