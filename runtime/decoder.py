@@ -387,11 +387,11 @@ class Program:
             return None
         tail = [step for inner in ops[1:] if (step := self._decode_op(inner)) is not None]
         anchors = [slot for slot, info in self._variable_of_slot.items() if info.kind is VariableKind.ANCHOR]
-        executor = self._executor
+        executor, timeline = self._executor, staged.timeline(count)
         self._pipelined_loops += 1
 
         def run(env: list) -> None:
-            executor.run(staged, count, tail, anchors, env)
+            executor.run(staged, timeline, tail, anchors, env)
 
         return run
 

@@ -20,6 +20,9 @@ from .steps import Step
 
 # (step, ipu, stage, micro-batch, start, end) of each task of a pipelined loop.
 Trace = list[tuple[int, int, int, int, float, float]]
+# Each time step of a pipelined loop: its (stage, micro-batch) tasks grouped by IPU, and
+# the micro-batches its last stage finishes, in order.
+Timeline = list[tuple[list[list[tuple[int, int]]], list[int]]]
 
 
 @dataclasses.dataclass
@@ -53,6 +56,17 @@ class StagedFunction:
                 writes[stage].add(operands[1])
         return cls(list(stage_ipus), segments, [tuple(r) for r in reads], [tuple(w) for w in writes])
 
+    def timeline(self, count: int) -> Timeline:
+        """The time steps of a loop over ``count`` micro-batches (built once, at decode time)."""
+        last = len(self.stage_ipus) - 1
+        steps: Timeline = []
+        for pairs in schedule.pipelined_steps(len(self.stage_ipus), count):
+            by_ipu: dict[int, list[tuple[int, int]]] = {}
+            for stage, mb in pairs:
+                by_ipu.setdefault(self.stage_ipus[stage], []).append((stage, mb))
+            steps.append((list(by_ipu.values()), [mb for stage, mb in pairs if stage == last]))
+        return steps
+
     def run_stage(self, stage: int, env: list, shared: list) -> None:
         for slot in self.reads[stage]:
             env[slot] = shared[slot]
@@ -70,12 +84,12 @@ class PipelineExecutor:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self.last_trace: Trace = []
 
-    def run(self, staged: StagedFunction, count: int, tail: list[Step], anchors: list[int], env: list) -> None:
-        """Run ``count`` micro-batches of ``staged``; each finished micro-batch runs the
-        ``tail`` steps (its output copies) and hands its ``anchors`` to ``env``, in order."""
+    def run(self, staged: StagedFunction, timeline: Timeline, tail: list[Step], anchors: list[int], env: list) -> None:
+        """Run the micro-batches of ``staged`` in the order of ``timeline``; each finished
+        micro-batch runs the ``tail`` steps (its output copies) and hands its ``anchors``
+        to ``env``, in order."""
         envs: dict[int, list] = {}
         trace = self.last_trace = []
-        last = len(staged.stage_ipus) - 1
         if self._pool is None and self.num_ipus > 1:
             # Each worker emulates one IPU: the host's intra-op threads are shared out
             # between the IPUs that run at once instead of each worker using them all.
@@ -92,27 +106,23 @@ class PipelineExecutor:
                 staged.run_stage(stage, envs[mb], env)
                 trace.append((t, staged.stage_ipus[stage], stage, mb, start, time.perf_counter()))
 
-        for t, pairs in enumerate(schedule.pipelined_steps(len(staged.stage_ipus), count)):
-            by_ipu: dict[int, list[tuple[int, int]]] = {}
-            for stage, mb in pairs:
-                by_ipu.setdefault(staged.stage_ipus[stage], []).append((stage, mb))
+        for t, (by_ipu, finished) in enumerate(timeline):
             # Even a step with one busy IPU runs on a worker: the host thread's own
             # intra-op threads would compete with the workers' for the cores.
             if self._pool is None:
-                for items in by_ipu.values():
+                for items in by_ipu:
                     work(t, items)
             else:
-                futures = [self._pool.submit(work, t, items) for items in by_ipu.values()]
+                futures = [self._pool.submit(work, t, items) for items in by_ipu]
                 concurrent.futures.wait(futures)  # every IPU finishes its step before an error surfaces
                 for future in futures:
                     future.result()
-            for stage, mb in pairs:
-                if stage == last:  # the micro-batch is done: move its outputs, in order
-                    done = envs.pop(mb)
-                    for step in tail:
-                        step(done)
-                    for slot in anchors:
-                        env[slot] = done[slot]
+            for mb in finished:  # the micro-batch is done: move its outputs, in order
+                done = envs.pop(mb)
+                for step in tail:
+                    step(done)
+                for slot in anchors:
+                    env[slot] = done[slot]
 
     def close(self) -> None:
         """Stop the worker threads (a later run starts new ones)."""
