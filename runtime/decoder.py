@@ -133,6 +133,7 @@ class Program:
         # Variables that outlive a run (not the per-run inputs, outputs and activations).
         self._persistent_slots = [(name, slot) for name, slot in self._variable_slots.items()
                                   if self.variables[name].kind.outlives_a_run]
+        self._output_streams = [s.name for s in self.streams.values() if s.direction == StreamDirection.DEVICE_TO_HOST]
         if main_op is None:
             raise KernelError(f"the graph has no 'poplar.program_sequence' named \"{main_name}\"")
         self.main = self._decode_block([op.operation for op in main_op.regions[0].blocks[0].operations])
@@ -422,8 +423,7 @@ class Program:
 
     def run(self, stores: dict[int, DeviceStore], inputs: dict[str, list[torch.Tensor]]) -> dict[str, list[torch.Tensor]]:
         """Run ``main`` once; ``inputs`` holds each input stream's elements in order."""
-        output_names = [s.name for s in self.streams.values() if s.direction == StreamDirection.DEVICE_TO_HOST]
-        self.io = HostIO(inputs, output_names)
+        self.io = HostIO(inputs, self._output_streams)
         env = self.environment(stores)
         try:
             for step in self.main:
