@@ -42,6 +42,7 @@ from ipu_mlir.dialects._base import build
 from ipu_mlir.dialects.pipeline import Plan, ScheduleKind, plan_of
 from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR, DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import POPLAR_VIEWS, VariableKind, variable_kind
+from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.support.ir_build import i64
 from ipu_mlir.support.ir_walk import operands_within
 
@@ -77,10 +78,7 @@ class PipelineSchedule(ModulePass):
     gradient_accumulation: int = 0
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
-        for graph in module.regions[0].blocks[0].operations:
-            graph = graph.operation
-            if graph.name != "poplar.graph":
-                continue
+        for graph in graphs_of(module):
             for op in graph.regions[0].blocks[0].operations:
                 op = op.operation
                 plan = plan_of(op) if op.name == "poplar.function" else None

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from torch_mlir import ir
 
+from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.support.ir_walk import tensor_bytes
 from ipu_mlir.support.target import MK2
 
@@ -41,10 +42,8 @@ class MapTiles(ModulePass):
             diag.error(module, "poplar-map-tiles: tiles-per-ipu and min-bytes-per-tile must be >= 1")
             return
         next_tile: dict[int, int] = {}
-        for graph in module.regions[0].blocks[0].operations:
-            if graph.operation.name != "poplar.graph":
-                continue
-            for op in graph.operation.regions[0].blocks[0].operations:
+        for graph in graphs_of(module):
+            for op in graph.regions[0].blocks[0].operations:
                 op = op.operation
                 if op.name != "poplar.variable":
                     continue

@@ -19,6 +19,7 @@ from torch_mlir import ir
 from ipu_mlir.dialects.pipeline import plan_of
 from ipu_mlir.dialects.pipeline_attrs import STAGE_ATTR, ipu_of
 from ipu_mlir.dialects.poplar import MEMORY_ATTR, POPLAR_VIEWS, IpuMemory, MemoryPlan
+from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.support.ir_walk import operands_within, tensor_bytes
 from ipu_mlir.support.target import MK2
 
@@ -105,10 +106,7 @@ class PlanMemory(ModulePass):
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         capacity = self.bytes_per_tile * self.tiles_per_ipu
-        for graph in module.regions[0].blocks[0].operations:
-            graph = graph.operation
-            if graph.name != "poplar.graph":
-                continue
+        for graph in graphs_of(module):
             usage: dict[int, IpuUsage] = {}
             functions: dict[str, ir.Block] = {}
             main = None
