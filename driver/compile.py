@@ -24,6 +24,7 @@ from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline
 from ipu_mlir.dialects import make_context
 from ipu_mlir.dialects.ipu import OPTIMIZER_ATTR, STRATEGY_ATTR, OptimizerAttr, StrategyAttr, group_hyper_parameters
 from ipu_mlir.dialects.poplar import interface_of
+from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.runtime.interpreter import Program
 
 
@@ -71,10 +72,10 @@ def _attach_strategy(module: ir.Module, options: CompileOptions, training: bool)
 
 
 def _graph_of(module: ir.Module) -> ir.Operation:
-    for op in module.body.operations:
-        if op.operation.name == "poplar.graph":
-            return op.operation
-    raise RuntimeError("the compiled module holds no poplar.graph")
+    graph = next(graphs_of(module.operation), None)
+    if graph is None:
+        raise RuntimeError("the compiled module holds no poplar.graph")
+    return graph
 
 
 @dataclasses.dataclass
