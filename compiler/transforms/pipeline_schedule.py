@@ -43,10 +43,11 @@ from ipu_mlir.dialects.pipeline import Plan, ScheduleKind, plan_of
 from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR, DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import POPLAR_VIEWS, VariableKind, variable_kind
 from ipu_mlir.dialects.poplar.program_order import graphs_of
-from ipu_mlir.support.ir_build import i64
+from ipu_mlir.support.ir_build import boolean, i64, string
 from ipu_mlir.support.ir_walk import operands_within
 
 from ..pass_base import Diagnostics, ModulePass
+from ..poplar_execution import producer as defining_op
 
 
 @dataclasses.dataclass(frozen=True)
@@ -257,7 +258,7 @@ class _Stasher:
                 if destination is not None and destination in self.per_micro_batch and destination not in self.defined:
                     self.defined[destination] = (stage, op)
                 source = op.operands[0] if op.name == "poplar.program_copy" else None
-                owner = _owner(source) if source is not None else None
+                owner = defining_op(source) if source is not None else None
                 if owner is not None and owner.parent == op.parent and self._crosses(source, stage):
                     # A copy within one IPU (an inter-IPU one is a send by now) of a value
                     # from an earlier stage: it reads the value from a stash.
@@ -325,7 +326,7 @@ class _Stasher:
         if value in self.chain:
             held_stage, held, definer = self.chain[value]
         depth = stage - held_stage
-        stash_id = ir.StringAttr.get(f"stash.{self.count}")
+        stash_id = string(f"stash.{self.count}")
         self.count += 1
         stash = build(pipeline_d.StashOp, stash_id, i64(depth), held, loc=definer.location, ip=ir.InsertionPoint(definer))
         stash.operation.move_after(definer)
@@ -359,7 +360,7 @@ def _send_and_receive(block: ir.Block, ops: list[ir.Operation], stage_ipus: list
         if op.name != "poplar.program_copy":
             continue
         source, buffer = op.operands[0], op.operands[1]
-        owner, variable = _owner(source), _owner(buffer)
+        owner, variable = defining_op(source), defining_op(buffer)
         if owner is None or owner.parent != op.parent or variable is None or variable.name != "poplar.variable":
             continue  # not a value of this step, or not into a variable
         if variable_kind(variable) != VariableKind.EXCHANGE:
@@ -383,11 +384,6 @@ def _send_and_receive(block: ir.Block, ops: list[ir.Operation], stage_ipus: list
             variable.erase()
 
 
-def _owner(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    return owner.operation if isinstance(owner, ir.Operation | ir.OpView) else None
-
-
 def _build_regions(graph: ir.Operation, step: ir.Operation, stage_ipus: list[int], training: bool,
                    device_iterations: int, gradient_accumulation: int) -> None:
     """Move the ops of a pipelined step into ``pipeline.stage`` regions of one
@@ -402,8 +398,8 @@ def _build_regions(graph: ir.Operation, step: ir.Operation, stage_ipus: list[int
     accumulation = (gradient_accumulation or accumulation) if training else 1
     num_ipus = ir.IntegerAttr(graph.attributes["num_ipus"]).value
     loc = step.location
-    schedule = build(pipeline_d.ScheduleOp, ir.StringAttr.get(ScheduleKind.PIPELINED), i64(len(stage_ipus)), i64(num_ipus),
-                     ir.BoolAttr.get(training), i64(iterations), i64(accumulation), loc=loc, ip=ir.InsertionPoint(block))
+    schedule = build(pipeline_d.ScheduleOp, string(ScheduleKind.PIPELINED), i64(len(stage_ipus)), i64(num_ipus),
+                     boolean(training), i64(iterations), i64(accumulation), loc=loc, ip=ir.InsertionPoint(block))
     body = schedule.operation.regions[0].blocks.append()
     bodies = []
     for stage, ipu in enumerate(stage_ipus):
