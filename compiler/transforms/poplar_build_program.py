@@ -22,7 +22,7 @@ from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, ROLE_ATTR, UPDA
 from ipu_mlir.dialects.pipeline import Plan, plan_of, set_plan
 from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import OutputMode, StreamDirection, SyncKind, VariableKind
-from ipu_mlir.support.ir_build import i64, string
+from ipu_mlir.support.ir_build import f64, i64, string
 from ipu_mlir.support.target import MK2
 
 from ..pass_base import Diagnostics, ModulePass
@@ -288,7 +288,7 @@ class BuildProgram(ModulePass):
                 stream_out(anchors)
             elif mode == OutputMode.SUM:
                 for total, anchor in zip(sums, anchors, strict=True):
-                    build(pd.ScaledAddToOp, total, anchor, ir.FloatAttr.get(ir.F64Type.get(), 1.0))
+                    build(pd.ScaledAddToOp, total, anchor, f64(1.0))
 
         def steps_then_update() -> None:
             repeat(accumulation, step_with_output)
