@@ -24,7 +24,6 @@ from ..poplar_execution import carry_attributes, producer, readers_in, views_of
 
 # The update expressions planned in place (operand 1 is the variable): the SGD step
 # w - d * lr and w + d * s, momentum's v * m + g, a scaling and an accumulation.
-IN_PLACE_UPDATES = ("sub(_1, mul(_2, _3))", "add(_1, mul(_2, _3))", "add(mul(_1, _2), _3)", "mul(_1, _2)", "add(_1, _2)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +38,7 @@ class PlanInPlace(ModulePass):
 
     Preconditions: a poplar.graph. Within one run block (a function body, with the
     stages of a pipeline.schedule flattened in stage order, or a program body), a
-    popops_map of an update expression (see IN_PLACE_UPDATES) is planned in place on
+    popops_map of an update expression (see poplar.IN_PLACE_UPDATES) is planned in place on
     its first operand v when: v is a poplar.variable of the map's result type and no
     other operand; exactly one program_copy writes the result into v; no
     pipeline.stash keeps the result or a view of it (the next micro-batch's update
@@ -63,7 +62,7 @@ def _updates(ops: list[ir.Operation]) -> list[_Update]:
     readers = readers_in(ops)
     found = []
     for index, op in enumerate(ops):
-        if op.name != "poplar.popops_map" or ir.StringAttr(op.attributes["expr"]).value not in IN_PLACE_UPDATES:
+        if op.name != "poplar.popops_map" or ir.StringAttr(op.attributes["expr"]).value not in pd.IN_PLACE_UPDATES:
             continue
         target, result = op.operands[0], op.results[0]
         definer = producer(target)

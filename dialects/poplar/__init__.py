@@ -73,6 +73,7 @@ from .popnn import (
     PoolOp,
 )
 from .popops import (
+    IN_PLACE_UPDATES,
     MAP_FUNCTIONS,
     AddOp,
     ArgMaxOp,
@@ -103,7 +104,7 @@ def register_traits() -> None:
 
 
 __all__ = [
-    "COPY_MODE_ATTR", "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
+    "COPY_MODE_ATTR", "IN_PLACE_UPDATES", "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
     "POPLAR_VIEWS",
     "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
     "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "interface_of", "memory_plan_of", "variable_kind",

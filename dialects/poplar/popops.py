@@ -196,6 +196,12 @@ def _map_operands(v: Rules, in1: ir.Value, in2: Sequence[ir.Value], in3: Sequenc
     return operands
 
 
+# The update expressions of eager optimizers (w - d*lr, w + d*s, v*m + g, v*m, v + g)
+# that poplar-plan-in-place turns into ``popops_map_in_place`` and the IPU Model runs as
+# eager's fused in-place torch calls.
+IN_PLACE_UPDATES = ("sub(_1, mul(_2, _3))", "add(_1, mul(_2, _3))", "add(mul(_1, _2), _3)", "mul(_1, _2)", "add(_1, _2)")
+
+
 class MapInPlaceOp(PoplarOp, name="popops_map_in_place"):
     """An element-wise expression written into its first operand (``popops::mapInPlace``).
 

@@ -91,3 +91,15 @@ def test_other_in_place_expressions_are_computed_then_written(kernel_of) -> None
     expected = torch.maximum(w, r)
     fn(w, r)
     torch.testing.assert_close(w, expected, **EXACT)
+
+
+@pytest.mark.parametrize("scalar", [True, False])
+def test_every_planned_in_place_update_has_a_fused_kernel(scalar: bool) -> None:
+    """poplar-plan-in-place plans exactly the expressions the IPU Model fuses, in place."""
+    from ipu_mlir.dialects.poplar import IN_PLACE_UPDATES, map_expression_args, parse_map_expression
+    from ipu_mlir.runtime.kernels import in_place_expression
+
+    for expr in IN_PLACE_UPDATES:
+        arity = len(map_expression_args(parse_map_expression(expr)))
+        assert in_place_expression(expr, [False] + [scalar] * (arity - 1)) is not None, expr
+    assert in_place_expression("max(_1, _2)", [False, scalar]) is None
