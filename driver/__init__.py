@@ -2,6 +2,8 @@
 runtime program. It is the one layer that calls both the compiler and the runtime;
 ``poptorch`` calls it, and compares against the compiler's enumerations it re-exports."""
 
+# group_hyper_parameters: for poptorch.optim (the ipu dialect declares the names once).
+from ipu_mlir.dialects.ipu import group_hyper_parameters
 from ipu_mlir.dialects.ipu_enums import (
     AdamVariant,
     AutoStage,
@@ -34,4 +36,5 @@ __all__ = [
     "SgdVariant",
     "StrategyKind",
     "compile_program",
+    "group_hyper_parameters",
 ]

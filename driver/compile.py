@@ -22,7 +22,7 @@ from ipu_mlir.compiler.frontend.capture import capture_inference
 from ipu_mlir.compiler.pass_pipeline import run_pipeline
 from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline
 from ipu_mlir.dialects import make_context
-from ipu_mlir.dialects.ipu import OPTIMIZER_ATTR, STRATEGY_ATTR, OptimizerAttr, StrategyAttr, group_hyper_parameters
+from ipu_mlir.dialects.ipu import OPTIMIZER_ATTR, STRATEGY_ATTR, OptimizerAttr, StrategyAttr
 from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.runtime.interpreter import Program
@@ -155,11 +155,4 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     return CompiledProgram(captured, executable, program, context, module, timings, executable.arguments, training)
 
 
-# group_hyper_parameters: re-exported for poptorch.optim (the ipu dialect declares the names).
-__all__ = [
-    "CompileOptions",
-    "CompiledProgram",
-    "OptimizerDescription",
-    "compile_program",
-    "group_hyper_parameters",
-]
+__all__ = ["CompileOptions", "CompiledProgram", "OptimizerDescription", "compile_program"]

@@ -42,7 +42,7 @@ def group_hyper(kind: OptimizerType) -> tuple[str, ...]:
     """The hyper-parameter values the compiled update of ``kind`` reads per param group,
     in operand order (every one but the global ``loss_scaling``). The ipu dialect's
     update ops declare them; loading the compiler for them is deferred to first use."""
-    from ipu_mlir.driver.compile import group_hyper_parameters
+    from ipu_mlir.driver import group_hyper_parameters
 
     return group_hyper_parameters(kind)
 
