@@ -28,6 +28,7 @@ from ipu_mlir.support.ir_build import boolean, i64, string
 
 from .. import location_metadata as meta
 from . import custom_ops  # noqa: F401 - registers the poptorch:: ops before export
+from .decompositions import decomposition_table
 from .tracing import fresh_blocks_per_run, tracing
 
 
@@ -122,7 +123,8 @@ def _spec(name: str, value: Any) -> TensorSpec:
 
 
 def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functionalize: bool = True) -> ExportedProgram:
-    """Non-strict export with node metadata kept, then (by default) functionalised.
+    """Non-strict export with node metadata kept, then (by default) functionalised, with
+    every op that has no lowering decomposed into Core ATen ops (``decompositions.py``).
 
     Training passes the raw export to aot_export_joint_with_descriptors, which
     functionalises it together with the backward pass."""
@@ -132,7 +134,7 @@ def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functiona
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             program = torch.export.export(model, args, kwargs, strict=False)
-            return program.run_decompositions({}) if functionalize else program
+            return program.run_decompositions(decomposition_table()) if functionalize else program
     except Exception as error:  # torch raises many types; the user needs the reason
         raise CaptureError(
             f"could not capture the model with torch.export: {type(error).__name__}: {error}\n"

@@ -28,6 +28,7 @@ from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, RoleKind
 
 from . import custom_ops  # noqa: F401 - registers poptorch:: ops
 from .capture import CaptureError, TensorSpec, export_model, import_program, set_roles
+from .decompositions import decomposition_table
 from .tracing import fresh_blocks_per_run, tracing
 
 _WRAPPER_PREFIX = "inner."
@@ -163,12 +164,12 @@ class _LossFirst(torch.nn.Module):
 
 
 def _decompositions() -> dict:
-    """Ops decomposed before autograd: attention becomes matmul + softmax so its backward
-    is made of ops the poplar dialect has (as torch-mlir decomposes it)."""
-    from torch._decomp import get_decompositions
-
+    """Ops decomposed before autograd: every op without a lowering (``decompositions.py``),
+    and attention, which becomes matmul + softmax so its backward is made of ops the poplar
+    dialect has (as torch-mlir decomposes it)."""
     aten = torch.ops.aten
-    return get_decompositions([aten.scaled_dot_product_attention.default, aten._scaled_dot_product_flash_attention_for_cpu.default])
+    return decomposition_table((aten.scaled_dot_product_attention.default,
+                                aten._scaled_dot_product_flash_attention_for_cpu.default))
 
 
 def _strip(name: str) -> str:
