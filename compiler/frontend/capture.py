@@ -29,6 +29,7 @@ from ipu_mlir.support.ir_build import boolean, i64, string
 from .. import location_metadata as meta
 from . import custom_ops  # noqa: F401 - registers the poptorch:: ops before export
 from .decompositions import decomposition_table
+from .integrations import prepare_for_export
 from .tracing import fresh_blocks_per_run, tracing
 
 
@@ -128,6 +129,7 @@ def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functiona
 
     Training passes the raw export to aot_export_joint_with_descriptors, which
     functionalises it together with the backward pass."""
+    prepare_for_export(model)
     try:
         with fxtb.preserve_node_meta(), tracing(), fresh_blocks_per_run(model), warnings.catch_warnings():
             # torch.export's own deprecation chatter is not the user's concern.
