@@ -564,6 +564,7 @@ class PoplarExecutor:
             _logging.warn_once("autoRecomputation", (
                 "Options._Popart.set('autoRecomputation', 3) has no effect here: only pipelined training "
                 "(PipelinedExecution over several stages) recomputes activations; the model stashes nothing to recompute."))
+        _warn_float64(self._compiled.captured)
         self._host_signature = [(leaf.name, _describe(leaf.value)) for leaf in leaves]
         self._leaf_is_tensor = [isinstance(leaf.value, torch.Tensor) for leaf in leaves]
         self._leaf_values = [None if isinstance(leaf.value, torch.Tensor) else leaf.value for leaf in leaves]
@@ -733,6 +734,19 @@ def _strategy_data(options: Options) -> dict[str, Any]:
                 for stage in strategy.stages],
     )
     return data
+
+
+def _warn_float64(captured: Any) -> None:
+    """IPUs have no float64 arithmetic: say once what the IPU Model does with it instead."""
+    specs = [*captured.weights, *captured.inputs, *getattr(captured, "outputs", [])]
+    doubles = [spec.name for spec in specs if spec.dtype == torch.float64]
+    if doubles:
+        shown = ", ".join(doubles[:3]) + (f" and {len(doubles) - 3} more" if len(doubles) > 3 else "")
+        _logging.warn_once("float64", (
+            f"float64 tensors ({shown}): IPUs have no 64-bit floating-point arithmetic. The IPU Model computes "
+            "them in float64, as eager PyTorch does, so results match eager; PopTorch on IPU hardware would run "
+            "them in float32. Convert the model and inputs to float32 (model.float(), x.float()) to run as the "
+            "hardware does."))
 
 
 def _compiled_output_mode(mode: OutputMode) -> CompiledOutputMode:
