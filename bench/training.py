@@ -1,6 +1,7 @@
 """Training benchmark: one training step on the IPU Model against eager PyTorch.
 
-For an MLP, a CNN and a TransformerEncoder of BERT-base-sized layers it prints the compile time
+For an MLP, a CNN, a TransformerEncoder of BERT-base-sized layers and a Hugging Face GPT-2
+with GPT-2 small's sizes it prints the compile time
 and the median time of one step — forward, backward and optimizer update — for eager
 PyTorch (zero_grad, forward, loss.backward(), optimizer.step()) and for one call of a
 ``poptorch.trainingModel`` (the same work compiled into one program), with the ratio.
@@ -55,6 +56,29 @@ def bert(layers: int) -> tuple[nn.Module, tuple[torch.Tensor, torch.Tensor]]:
     return WithLoss(body, nn.MSELoss()), (torch.randn(4, 128, 768), torch.randn(4, 128, 768))
 
 
+class CausalLM(nn.Module):
+    """A Hugging Face causal language model returning (logits, loss), its own loss from ``labels``."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor, labels: torch.Tensor):  # noqa: ANN201
+        out = self.model(input_ids=input_ids, labels=labels, use_cache=False)
+        return out.logits, out.loss
+
+
+def gpt2(layers: int) -> tuple[nn.Module, tuple[torch.Tensor, torch.Tensor]]:
+    """GPT-2 small's sizes (768 wide, 12 heads, 50257-token vocabulary tied to the output
+    layer, 1024 positions) with ``layers`` of its 12 blocks, dropout off."""
+    import transformers
+
+    config = transformers.GPT2Config(n_layer=layers, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, config.vocab_size, (2, 128), generator=generator)
+    return CausalLM(transformers.GPT2LMHeadModel(config)), (ids, ids)
+
+
 def run(name: str, model: nn.Module, inputs: tuple[torch.Tensor, ...], repeats: int) -> float:
     torch.manual_seed(0)
     eager_model = copy.deepcopy(model)
@@ -99,6 +123,9 @@ def main() -> None:
     # 1.37 GB with SGD momentum (weights, velocity, live activations), more than one
     # 900 MB IPU; the compiler says so. Twelve layers need several IPUs (pipelining).
     run("BERT-base x4", *bert(2 if args.quick else 4), max(3, repeats // 3))
+    # GPT-2 small through transformers, with its tied embedding / output layer and its own
+    # cross-entropy loss. Four of its twelve blocks, for the same reason as BERT above.
+    run("GPT-2 small x4", *gpt2(2 if args.quick else 4), max(3, repeats // 3))
 
 
 if __name__ == "__main__":
