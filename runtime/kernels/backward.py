@@ -64,6 +64,10 @@ def _conv_grad(op: ir.Operation) -> Kernel:
         out = aten.convolution_backward(g, x, w, bias_sizes, stride, padding, dilation, False, zeros, groups, wanted)
         return tuple(t for t, keep in zip(out, wanted, strict=True) if keep)
 
+    if sum(wanted) == 1:  # one result (Conv2d(bias=False) under a frozen input): the decoder stores a tensor, not a 1-tuple
+        index = wanted.index(True)
+        return lambda g, x, w: aten.convolution_backward(
+            g, x, w, bias_sizes, stride, padding, dilation, False, zeros, groups, wanted)[index]
     return grads
 
 

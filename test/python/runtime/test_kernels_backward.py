@@ -50,8 +50,8 @@ def test_convolution_gradients_as_requested_by_the_result_groups(kernel_of) -> N
     expected = _grad(lambda a, c, d: F.conv2d(a, c, d, 2, 1, 2, 2), x, w, b, grad=g)
     for got, want in zip(fn(g, x, w), expected, strict=True):
         torch.testing.assert_close(got, want, **CLOSE)
-    (only,) = weights_only(g, x, w)
-    torch.testing.assert_close(only, expected[1], **CLOSE)
+    # One requested result (a first Conv2d(bias=False): no input gradient, no bias) is one tensor, as the decoder stores it.
+    torch.testing.assert_close(weights_only(g, x, w), expected[1], **CLOSE)
 
 
 WINDOW = "kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false"
