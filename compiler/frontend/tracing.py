@@ -27,24 +27,6 @@ def tracing() -> Iterator[None]:
         _STATE.active = previous
 
 
-def mark_loss(tensor: object) -> None:
-    """Record that ``tensor`` (traced) is a loss: a loss module's or identity_loss's output."""
-    losses = getattr(_STATE, "losses", None)
-    if losses is not None:
-        losses.add(id(tensor))
-
-
-@contextlib.contextmanager
-def recording_losses() -> Iterator[set[int]]:
-    """Collect the ids of the loss tensors produced while tracing."""
-    previous = getattr(_STATE, "losses", None)
-    _STATE.losses = found = set()
-    try:
-        yield found
-    finally:
-        _STATE.losses = previous
-
-
 _RUN_HOOKS: list[Callable[[], None]] = []
 
 

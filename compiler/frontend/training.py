@@ -1,9 +1,12 @@
 """Capture a model for training: one joint forward + backward function in the Torch dialect.
 
-``capture_training`` exports the model (non-strict), finds its loss (a loss module's
-output or ``poptorch.identity_loss``), and traces the joint graph with
-``aot_export_joint_with_descriptors`` so that the gradient of the loss with respect to
-every parameter is a result of the function. Arguments and results carry their
+``capture_training`` exports the model (non-strict), finds its loss (``losses.py``: any
+PyTorch loss function or module, ``poptorch.identity_loss``, or one tensor combining them),
+and traces the joint graph with ``aot_export_joint_with_descriptors`` so that the gradient
+of the loss with respect to every parameter is a result of the function. Every trace runs
+the model under torch's exporting flag (``torch.compiler.is_exporting()``), so libraries
+take their traceable path. A parameter reachable under several names (tied weights) is one
+argument, whose gradient sums the gradients of every use. Arguments and results carry their
 ``#ipu.role`` (kind and name), read by ``ipu-insert-training``:
 
 - arguments: ``parameter``, ``buffer``, ``input``, then one ``loss_grad`` (the seed of
@@ -27,16 +30,14 @@ from torch_mlir import ir
 from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, RoleKind
 
 from . import custom_ops  # noqa: F401 - registers poptorch:: ops
-from .capture import CaptureError, TensorSpec, export_model, import_program, set_roles
+from .capture import CaptureError, TensorSpec, check_imported, export_model, import_program, set_roles
 from .decompositions import decomposition_table
+from .losses import find_loss, marking_losses
+from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
 from .tracing import fresh_blocks_per_run, tracing
 
 _WRAPPER_PREFIX = "inner."
 _WEIGHTS = (RoleKind.PARAMETER, RoleKind.BUFFER)
-
-
-class LossError(CaptureError):
-    """The model has no loss, or several independent ones."""
 
 
 @dataclasses.dataclass
@@ -49,7 +50,8 @@ class TrainingCapture:
     constants: dict[str, torch.Tensor]
     out_spec: Any  # pytree spec of the model's user outputs (loss in its place)
     loss_index: int  # position of the loss among the flattened user outputs
-    num_outputs: int  # flattened user outputs
+    num_outputs: int  # flattened user outputs the program computes (tensors)
+    layout: OutputLayout  # the flattened outputs: tensors, constants, inputs written back
 
     @property
     def inputs(self) -> list[TensorSpec]:
@@ -62,49 +64,6 @@ class TrainingCapture:
     @property
     def weight_kinds(self) -> list[RoleKind]:
         return [kind for kind, _, _ in self.arguments if kind in _WEIGHTS]
-
-
-def _ancestors(node: torch.fx.Node) -> set[torch.fx.Node]:
-    seen: set[torch.fx.Node] = set()
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        for parent in current.all_input_nodes:
-            if parent not in seen:
-                seen.add(parent)
-                pending.append(parent)
-    return seen
-
-
-def find_loss(program: torch.export.ExportedProgram, loss_outputs: list[int]) -> int:
-    """Index of the loss among the model's flattened user outputs; LossError if none or ambiguous.
-
-    ``loss_outputs`` are the outputs that tracing saw come straight from a loss module
-    or ``poptorch.identity_loss``.
-    """
-    if not loss_outputs:
-        raise LossError(
-            "the model's forward returns no loss, so there is nothing to train. Return the output of a loss module "
-            "(for example nn.CrossEntropyLoss()(output, target)) or mark your loss with "
-            "poptorch.identity_loss(loss, reduction='mean'), as one of forward's outputs."
-        )
-    if len(loss_outputs) == 1:
-        return loss_outputs[0]
-    # Several losses are fine when one final identity_loss depends on all the others.
-    output_node = next(n for n in program.graph.nodes if n.op == "output")
-    user = [v for spec, v in zip(program.graph_signature.output_specs, output_node.args[0], strict=True)
-            if spec.kind.name == "USER_OUTPUT"]
-    for index in loss_outputs:
-        node = user[index]
-        if isinstance(node, torch.fx.Node) and node.target is torch.ops.poptorch.identity_loss.default:
-            before = _ancestors(node)
-            if all(user[j] in before for j in loss_outputs if j != index):
-                return index
-    positions = ", ".join(str(i) for i in loss_outputs)
-    raise LossError(
-        f"the model returns several independent losses (outputs {positions}); PopTorch trains on one final loss. "
-        "Combine them into one tensor, e.g. return poptorch.identity_loss(loss_a + loss_b, reduction='none')."
-    )
 
 
 @contextlib.contextmanager
@@ -131,22 +90,11 @@ def _math_attention() -> Any:
         F.scaled_dot_product_attention = fused
 
 
-def export_with_losses(model: torch.nn.Module, args: tuple, kwargs: dict) -> tuple[torch.export.ExportedProgram, list[int]]:
-    """Export (raw, for the joint trace) and note which flattened outputs are losses."""
-    from .tracing import mark_loss, recording_losses
-
-    returned: list[list[int]] = []
-    hooks = [m.register_forward_hook(lambda _m, _i, out: mark_loss(out))
-             for m in model.modules() if isinstance(m, torch.nn.modules.loss._Loss)]
-    hooks.append(model.register_forward_hook(lambda _m, _i, out: returned.append([id(t) for t in pytree.tree_leaves(out)])))
-    try:
-        with recording_losses() as losses, _math_attention():
-            program = export_model(model, args, kwargs, functionalize=False)
-    finally:
-        for hook in hooks:
-            hook.remove()
-    outputs = returned[-1] if returned else []
-    return program, [i for i, ident in enumerate(outputs) if ident in losses]
+def export_with_losses(model: torch.nn.Module, args: tuple, kwargs: dict) -> torch.export.ExportedProgram:
+    """Export (raw) with every loss the model computes marked (``losses.marking_losses``),
+    for ``find_loss``; the joint trace runs the model again, unmarked."""
+    with marking_losses(model), _math_attention():
+        return export_model(model, args, kwargs, functionalize=False)
 
 
 class _LossFirst(torch.nn.Module):
@@ -159,7 +107,7 @@ class _LossFirst(torch.nn.Module):
 
     def forward(self, *args: Any, **kwargs: Any) -> tuple[torch.Tensor, ...]:
         flat, _ = pytree.tree_flatten(self.inner(*args, **kwargs))
-        others = tuple(o.detach() for i, o in enumerate(flat) if i != self.loss_index)
+        others = tuple(o.detach() for i, o in enumerate(flat) if i != self.loss_index and isinstance(o, torch.Tensor))
         return (flat[self.loss_index], *others)
 
 
@@ -172,6 +120,78 @@ def _decompositions() -> dict:
                                 aten._scaled_dot_product_flash_attention_for_cpu.default))
 
 
+@contextlib.contextmanager
+def _exporting() -> Any:
+    """``torch.compiler.is_exporting()`` and ``is_compiling()`` are True, as under torch.export,
+    while the joint trace runs the model again: Hugging Face models check them to take the
+    path that reads no tensor values (``padding_mask.all()`` on a fake tensor fails)."""
+    from torch._export.utils import _compiling_state_context
+
+    with _compiling_state_context():
+        yield
+
+
+def _merge_shared_weights(graph: torch.fx.Graph, model: torch.nn.Module) -> None:
+    """One placeholder per parameter or buffer tensor, named by its first path in
+    ``model.named_parameters()`` / ``named_buffers()`` (what poptorch and optimizers call it).
+
+    The joint trace gives a tensor reachable under several paths (an ``Embedding`` and an
+    output ``Linear`` sharing ``weight``) one placeholder and one gradient per path; the
+    other paths' uses are rewired to the first placeholder, and its gradient becomes the sum
+    of the gradients of every path, as eager's autograd accumulates them into the one ``.grad``."""
+    first: dict[str, str] = {}
+    for named in (model.named_parameters(remove_duplicate=False), model.named_buffers(remove_duplicate=False)):
+        seen: dict[int, str] = {}
+        for name, tensor in named:
+            first[name] = seen.setdefault(id(tensor), name)
+    if all(name == path for name, path in first.items()):
+        return
+    kept: dict[str, torch.fx.Node] = {}
+    for node in [n for n in graph.nodes if n.op == "placeholder"]:
+        desc = node.meta.get("desc")
+        if type(desc).__name__ not in ("ParamAOTInput", "BufferAOTInput"):
+            continue
+        path = first.get(desc.target, desc.target)
+        if path not in kept:
+            kept[path] = node
+            node.meta["desc"] = dataclasses.replace(desc, target=path)
+        else:
+            node.replace_all_uses_with(kept[path])
+            graph.erase_node(node)
+
+    output_node = next(n for n in graph.nodes if n.op == "output")
+    values, descs, grads = [], [], {}
+    for value, desc in zip(output_node.args[0], output_node.meta["desc"], strict=True):
+        kind = type(desc).__name__
+        target = desc.grad_of if kind == "GradAOTOutput" else desc.mutated_input if kind == "InputMutationAOTOutput" else None
+        if target is not None and type(target).__name__ in ("ParamAOTInput", "BufferAOTInput"):
+            path = first.get(target.target, target.target)
+            target = dataclasses.replace(target, target=path)
+            desc = dataclasses.replace(desc, grad_of=target) if kind == "GradAOTOutput" else dataclasses.replace(desc, mutated_input=target)
+            key = (kind, path)
+            if key in grads:
+                if kind != "GradAOTOutput":
+                    raise CaptureError(f"the model updates buffer '{path}' under several names; give each use its own buffer")
+                index = grads[key]
+                values[index] = _sum_gradients(graph, output_node, values[index], value)
+                continue
+            grads[key] = len(values)
+        values.append(value)
+        descs.append(desc)
+    output_node.args = (tuple(values),)
+    output_node.meta["desc"] = descs
+
+
+def _sum_gradients(graph: torch.fx.Graph, output_node: torch.fx.Node, total: Any, more: Any) -> Any:
+    """``total + more`` before the output (either may be None: a use with no gradient)."""
+    if total is None or more is None:
+        return more if total is None else total
+    with graph.inserting_before(output_node):
+        node = graph.call_function(torch.ops.aten.add.Tensor, (total, more))
+    node.meta = dict(more.meta)  # same shape and dtype; a backward op of the same forward op
+    return node
+
+
 def _strip(name: str) -> str:
     return name[len(_WRAPPER_PREFIX) :] if name.startswith(_WRAPPER_PREFIX) else name
 
@@ -180,16 +200,25 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     """Export ``model(*args, **kwargs)`` (micro-batch inputs) as one forward + backward function."""
     from torch._functorch.aot_autograd import aot_export_joint_with_descriptors
 
-    program, loss_outputs = export_with_losses(model, args, kwargs)
-    loss_index = find_loss(program, loss_outputs)
-    wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
     stack = contextlib.ExitStack()
+    # While traced, plain tensor attributes are buffers and returned inputs are recorded (mutation.py).
+    attributes = stack.enter_context(tensor_attributes_as_buffers(model))
+    returned = stack.enter_context(recording_returned_inputs(model))
     try:
-        with fxtb.preserve_node_meta(), tracing(), fresh_blocks_per_run(model), _math_attention(), warnings.catch_warnings():
+        program = export_with_losses(model, args, kwargs)
+        loss_index = find_loss(program)
+    except BaseException:
+        stack.close()
+        raise
+    wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
+    try:
+        with (fxtb.preserve_node_meta(), tracing(), _exporting(), fresh_blocks_per_run(model), _math_attention(),
+              warnings.catch_warnings()):
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             joint = aot_export_joint_with_descriptors(stack, wrapper, args, kwargs, decompositions=_decompositions())
         graph_module = joint.graph_module
+        _merge_shared_weights(graph_module.graph, wrapper)
     except Exception as error:  # torch raises many kinds; the user needs the reason
         raise CaptureError(f"could not trace the backward pass of the model: {type(error).__name__}: {error}") from error
     finally:
@@ -212,7 +241,10 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
             arguments.append((RoleKind.PARAMETER, name, dataclasses.replace(spec, name=name)))
         elif desc == "BufferAOTInput":
             name = _strip(node.meta["desc"].target)
-            arguments.append((RoleKind.BUFFER, name, dataclasses.replace(spec, name=name)))
+            kind = RoleKind.CONSTANT if name in attributes else RoleKind.BUFFER  # a plain tensor attribute
+            if name in attributes:
+                constants[name] = attributes[name]
+            arguments.append((kind, name, dataclasses.replace(spec, name=name)))
         elif desc == "TangentAOTInput":
             arguments.append((RoleKind.LOSS_GRAD, "loss_grad", spec))
         elif desc == "PlainAOTInput":
@@ -223,16 +255,24 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     output_node = next(n for n in graph.nodes if n.op == "output")
     kept: list[Any] = []
     results: list[tuple[RoleKind, str]] = []
-    user_index = 0
+    input_names = {repr(n.meta.get("desc")): n.name for n in graph.nodes if n.op == "placeholder"}
+    input_updates: list[tuple[str, Any]] = []  # user inputs updated in place: results after the outputs
+    user_index = outputs_end = 0
     for value, desc in zip(output_node.args[0], output_node.meta["desc"], strict=True):
         kind = type(desc).__name__
         if value is None:
             continue
+        if kind == "InputMutationAOTOutput" and type(desc.mutated_input).__name__ == "PlainAOTInput":
+            input_updates.append((input_names[repr(desc.mutated_input)], value))
+            continue
         if kind == "InputMutationAOTOutput":
+            if _strip(desc.mutated_input.target) in attributes:
+                continue  # a plain tensor attribute's update does not persist
             results.append((RoleKind.BUFFER_UPDATE, _strip(desc.mutated_input.target)))
         elif kind == "PlainAOTOutput":
             results.append((RoleKind.LOSS if user_index == 0 else RoleKind.OUTPUT, str(user_index)))
             user_index += 1
+            outputs_end = len(results)
         elif kind == "GradAOTOutput":
             target = desc.grad_of
             if type(target).__name__ != "ParamAOTInput":
@@ -241,14 +281,22 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
         else:
             raise CaptureError(f"unsupported output of the joint graph: {desc}")
         kept.append(value)
+    kept[outputs_end:outputs_end] = [value for _, value in input_updates]
+    results[outputs_end:outputs_end] = [(RoleKind.INPUT_UPDATE, name) for name, _ in input_updates]
     output_node.args = (tuple(kept),)
     graph.lint()
     graph_module.recompile()
 
     module = import_program(graph_module, context)
     _annotate(module, arguments, results)
+    check_imported(module)
     user_outputs = program.call_spec.out_spec
-    return TrainingCapture(module, arguments, results, constants, user_outputs, loss_index, user_index)
+    exported_output = next(n for n in program.graph.nodes if n.op == "output")
+    user_values = [v for spec, v in zip(program.graph_signature.output_specs, exported_output.args[0], strict=True)
+                   if spec.kind.name == "USER_OUTPUT"]
+    layout = output_layout(user_values, returned, [name for kind, name, _ in arguments if kind == RoleKind.INPUT],
+                           tuple(name for name, _ in input_updates))
+    return TrainingCapture(module, arguments, results, constants, user_outputs, loss_index, user_index, layout)
 
 
 def _annotate(module: ir.Module, arguments: list[tuple[RoleKind, str, TensorSpec]], results: list[tuple[RoleKind, str]]) -> None:

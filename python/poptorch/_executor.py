@@ -350,7 +350,12 @@ class PoplarExecutor:
         return float(described.groups[int(group)][hyper])
 
     def _parameter_names(self) -> dict[int, str]:
-        return {id(p): n for n, p in _raw_named_tensors(self._model).items() if isinstance(p, torch.nn.Parameter)}
+        # A tied parameter is named by its first path, as named_parameters() and the compiled program name it.
+        names: dict[int, str] = {}
+        for name, tensor in _raw_named_tensors(self._model).items():
+            if isinstance(tensor, torch.nn.Parameter):
+                names.setdefault(id(tensor), name)
+        return names
 
     # -- optimizer ------------------------------------------------------------------
     def setOptimizer(self, optimizer: torch.optim.Optimizer) -> None:  # noqa: N802
