@@ -20,6 +20,8 @@ from pathlib import Path
 from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
+from ipu_mlir.support.diagnostics import format_diagnostic, location_label
+
 from . import registry
 from .pass_base import MlirPass, ModulePass, PassOptionError
 
@@ -134,7 +136,7 @@ class PipelineError(RuntimeError):
 
 
 def reproducer_dir() -> Path:
-    """Where failed pipelines write their input IR (``IPU_MLIR_REPRO_DIR`` or the temp dir)."""
+    """Where pipelines write their input IR (``IPU_MLIR_REPRO_DIR`` or the temp dir)."""
     path = Path(os.environ.get("IPU_MLIR_REPRO_DIR") or Path(tempfile.gettempdir()) / "ipu-mlir-repro")
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -145,26 +147,93 @@ def elements_of(steps: Sequence[ModulePass | MlirPass]) -> list[PipelineElement]
     return [PipelineElement(step.pipeline_text(), step if isinstance(step, ModulePass) else None) for step in steps]
 
 
+class InvalidModuleError(PipelineError):
+    """The module handed to a pipeline does not verify; no pass ran on it."""
+
+    def __init__(self, name: str, diagnostics: list[str], reproducer: Path, command: str) -> None:
+        super().__init__(name, diagnostics, reproducer, command)
+        lines = "\n".join(f"  {d}" for d in diagnostics)
+        self.args = (
+            f"pipeline '{name}' was given an invalid module, so no pass ran (the compiler built IR that does not "
+            f"verify; this is a bug: please report it with the reproducer):\n{lines}\nreproduce with:\n  {command}",
+        )
+
+
+def _function_attribute_errors(module: ir.Module) -> list[str]:
+    """Functions whose ``arg_attrs`` / ``res_attrs`` do not have one entry per argument /
+    result. MLIR's verifier lets an empty array through, and its printer then reads past
+    the end of it (a segfault), so this is checked before anything prints the module."""
+    errors: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if "function_type" in op.attributes:
+            try:
+                function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            except ValueError:
+                return ir.WalkResult.ADVANCE
+            for key, count, what in (("arg_attrs", len(function_type.inputs), "arguments"),
+                                     ("res_attrs", len(function_type.results), "results")):
+                if key in op.attributes and len(ir.ArrayAttr(op.attributes[key])) != count:
+                    name = ir.StringAttr(op.attributes["sym_name"]).value if "sym_name" in op.attributes else "?"
+                    errors.append(f"{location_label(op.location)}: error: '{op.name}' @{name} has "
+                                  f"{len(ir.ArrayAttr(op.attributes[key]))} entries in '{key}' for {count} {what}")
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return errors
+
+
+def verification_errors(module: ir.Module) -> list[str]:
+    """The module's verifier errors as ``file:line:col: error: message`` lines (empty: valid).
+    Safe on any module: it never prints one that does not verify."""
+    errors = _function_attribute_errors(module)
+    if errors:
+        return errors
+    try:
+        module.operation.verify()
+    except ir.MLIRError as error:
+        return [format_diagnostic(d) for d in error.error_diagnostics] or [str(error)]
+    return []
+
+
+def _reproducer(name: str, text: str, elements: list[PipelineElement]) -> tuple[Path, str]:
+    """Write ``text`` (the pipeline's input) to the reproducer directory; returns the file
+    and the ``ipu-opt`` command that reruns the pipeline on it (also written in the file)."""
+    digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+    path = reproducer_dir() / f"{name}-{digest}.mlir"
+    command = f"ipu-opt {shlex.quote(str(path))} -p {shlex.quote(pipeline_text(elements))} --mlir-print-debuginfo"
+    path.write_text(f"{text}\n// reproduce with: {command}\n")
+    return path, command
+
+
 def run_pipeline(module: ir.Module, pipeline: str | Sequence[ModulePass | MlirPass], *, name: str = "pipeline") -> None:
     """Run ``pipeline`` (text, or a list of pass objects) on ``module`` in place.
 
-    On failure the module's IR as it was before the run is written to a reproducer
-    file and a :class:`PipelineError` names the exact ``ipu-opt`` command to rerun it.
+    The module is verified first: an invalid one raises :class:`InvalidModuleError` (its
+    reproducer printed in the generic form, which is safe on invalid IR) and is never
+    handed to the pass manager or printed as verified, which can crash the process. The
+    input IR is written to a reproducer file before the pass manager runs, so that even a
+    hard crash leaves one; it is removed when the pipeline succeeds. On failure a
+    :class:`PipelineError` names the file and the exact ``ipu-opt`` command to rerun it.
     """
     elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else elements_of(pipeline)
+    problems = verification_errors(module)
+    if problems:
+        text = "" if problems[0].find("entries in '") >= 0 else module.operation.get_asm(
+            enable_debug_info=True, print_generic_op_form=True)
+        path, command = _reproducer(name, text or "// the module's function attributes could not be printed", elements)
+        raise InvalidModuleError(name, problems, path, command)
     before = module.operation.get_asm(enable_debug_info=True, assume_verified=True)
+    path, command = _reproducer(name, before, elements)
     pm = build_pass_manager(elements, module.context)
     try:
         pm.run(module.operation)
     except ir.MLIRError as error:
-        from ipu_mlir.support.diagnostics import format_diagnostic
-
-        digest = hashlib.sha1(before.encode()).hexdigest()[:10]
-        path = reproducer_dir() / f"{name}-{digest}.mlir"
-        path.write_text(before)
-        command = f"ipu-opt {shlex.quote(str(path))} -p {shlex.quote(pipeline_text(elements))} --mlir-print-debuginfo"
         diagnostics = [format_diagnostic(d) for d in error.error_diagnostics]
+        if not path.exists():  # a concurrent run of the same input succeeded and removed it
+            path, command = _reproducer(name, before, elements)
         raise PipelineError(name, diagnostics, path, command) from None
+    path.unlink(missing_ok=True)
 
 
 __all__ = [
@@ -172,9 +241,11 @@ __all__ = [
     "PipelineElement",
     "PipelineError",
     "PipelineSyntaxError",
+    "InvalidModuleError",
     "build_pass_manager",
     "elements_of",
     "parse_pipeline",
     "pipeline_text",
     "run_pipeline",
+    "verification_errors",
 ]

@@ -170,7 +170,13 @@ def read_roles(func: ir.Operation, which: str) -> list[Role | None]:
 
 def write_roles(func: ir.Operation, which: str, roles: Sequence[Role | tuple[str, str]]) -> None:
     """Set ``arg_attrs`` (``ARGUMENTS``) or ``res_attrs`` (``RESULTS``): one ``ipu.role`` per
-    position, from a :class:`Role` or a ``(kind, name)`` pair."""
+    position, from a :class:`Role` or a ``(kind, name)`` pair. ValueError unless there is
+    exactly one role per argument / result (a short array makes MLIR's printer crash)."""
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    count = len(function_type.inputs if which == ARGUMENTS else function_type.results)
+    if len(roles) != count:
+        what = "arguments" if which == ARGUMENTS else "results"
+        raise ValueError(f"{len(roles)} roles given for the function's {count} {what}; give one role per position")
     attrs = [role.attr() if isinstance(role, Role) else role_attr(*role) for role in roles]
     func.attributes[which] = ir.ArrayAttr.get([ir.DictAttr.get({ROLE_ATTR: attr}) for attr in attrs])
 

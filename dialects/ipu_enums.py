@@ -26,6 +26,7 @@ class RoleKind(IpuEnum):
     BUFFER_UPDATE = "buffer_update"  # the new value of a buffer
     LOSS = "loss"
     OUTPUT = "output"  # a model output, to the host
+    INPUT_UPDATE = "input_update"  # the new value of a user input the model mutated, to the host every step
     GRAD = "grad"  # the gradient of a parameter (consumed by ipu-insert-training)
     # results, from ipu-insert-training
     WEIGHT_UPDATE = "weight_update"

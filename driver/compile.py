@@ -147,7 +147,8 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     if optimizer is not None:
         metadata["optimizer"] = dataclasses.asdict(optimizer)
     else:
-        metadata.update(inputs=[i.name for i in captured.inputs], outputs=len(captured.outputs))
+        metadata.update(inputs=[i.name for i in captured.inputs], outputs=len(captured.outputs),
+                        input_updates=list(captured.layout.input_updates))  # streamed after the outputs
     metadata[INTERFACE_KEY] = interface.to_dict()
     executable = Executable.from_module(module, metadata)
     program = Program(graph)

@@ -28,8 +28,11 @@ from ipu_mlir.support.ir_build import boolean, i64, string
 
 from .. import location_metadata as meta
 from . import custom_ops  # noqa: F401 - registers the poptorch:: ops before export
+from .capture_errors import capture_error_message, check_static_shapes, refusing_backward
 from .decompositions import decomposition_table
 from .integrations import prepare_for_export
+from .literals import DenseLiterals
+from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
 from .tracing import fresh_blocks_per_run, tracing
 
 
@@ -55,6 +58,7 @@ class CapturedProgram:
     in_spec: Any  # pytree spec of (args, kwargs) with tensors as leaves
     out_spec: Any  # pytree spec of the model's output
     mutated_buffers: list[str]
+    layout: OutputLayout  # the flattened outputs: tensors, constants, inputs written back
 
 
 class CaptureError(RuntimeError):
@@ -131,24 +135,20 @@ def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functiona
     functionalises it together with the backward pass."""
     prepare_for_export(model)
     try:
-        with fxtb.preserve_node_meta(), tracing(), fresh_blocks_per_run(model), warnings.catch_warnings():
+        with fxtb.preserve_node_meta(), tracing(), fresh_blocks_per_run(model), warnings.catch_warnings(), refusing_backward():
             # torch.export's own deprecation chatter is not the user's concern.
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
-            program = torch.export.export(model, args, kwargs, strict=False)
+            program = check_static_shapes(torch.export.export(model, args, kwargs, strict=False))
             return program.run_decompositions(decomposition_table()) if functionalize else program
-    except Exception as error:  # torch raises many types; the user needs the reason
-        raise CaptureError(
-            f"could not capture the model with torch.export: {type(error).__name__}: {error}\n"
-            "IPU programs need static shapes and no data-dependent Python control flow; "
-            "see the traceback above for the line that failed."
-        ) from error
+    except Exception as error:  # torch raises many types; the user needs the reason, in our words
+        raise CaptureError(capture_error_message(error)) from error
 
 
 def import_program(program: ExportedProgram | torch.fx.GraphModule, context: ir.Context, func_name: str = MAIN_FUNC) -> ir.Module:
     """Import an exported program's (or a joint graph module's) graph as ``func @main``."""
     graph = program.graph if isinstance(program, torch.fx.GraphModule) else program.graph_module.graph
-    importer = FxImporter(context=context)
+    importer = FxImporter(context=context, hooks=DenseLiterals())
     importer._cc = _LocatingContextCache(context, py_attr_tracker=importer._py_attr_tracker)
     importer.import_stateless_graph(graph, func_name=func_name)
     return importer.module
@@ -161,20 +161,37 @@ def set_roles(module: ir.Module, which: str, roles: list[tuple[RoleKind, str]]) 
         write_roles(module.body.operations[0], which, roles)
 
 
+def check_imported(module: ir.Module) -> None:
+    """CaptureError unless the imported module verifies (checked before anything prints it:
+    printing an invalid module as verified crashes the process)."""
+    from ..pass_pipeline import verification_errors
+
+    problems = verification_errors(module)
+    if problems:
+        raise CaptureError("the imported program does not verify (a compiler bug; please report it):\n"
+                           + "\n".join(f"  {p}" for p in problems))
+
+
 def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context) -> CapturedProgram:
     """Export ``model(*args, **kwargs)`` and import it into ``context`` (Torch dialect)."""
-    program = export_model(model, args, kwargs)
+    with tensor_attributes_as_buffers(model) as attributes, recording_returned_inputs(model) as returned:
+        program = export_model(model, args, kwargs)
     signature = program.graph_signature
-    placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
+    graph = program.graph_module.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     weights, kinds, inputs = [], [], []
     constants: dict[str, torch.Tensor] = {}
     kind_names = {InputKind.PARAMETER: RoleKind.PARAMETER, InputKind.BUFFER: RoleKind.BUFFER,
                   InputKind.CONSTANT_TENSOR: RoleKind.CONSTANT}
     for spec, node in zip(signature.input_specs, placeholders, strict=True):
         if spec.kind == InputKind.USER_INPUT and not isinstance(node.meta.get("val"), torch.Tensor):
-            _inline_constant_input(program.graph_module.graph, node)
+            _inline_constant_input(graph, node)
         elif spec.kind == InputKind.USER_INPUT:
             inputs.append(_spec(node.name, node))
+        elif spec.kind == InputKind.BUFFER and spec.target in attributes:  # a plain tensor attribute: a constant
+            weights.append(_spec(spec.target, node))
+            kinds.append(RoleKind.CONSTANT)
+            constants[spec.target] = attributes[spec.target]
         elif spec.kind in kind_names:
             weights.append(_spec(spec.target, node))
             kinds.append(kind_names[spec.kind])
@@ -182,21 +199,43 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
                 constants[spec.target] = program.constants[spec.target]
         else:
             raise CaptureError(f"unsupported model input kind {spec.kind.name} for '{spec.target}'")
-    placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
-    if len(weights) + len(inputs) != len(placeholders):  # pragma: no cover - export invariant
-        raise CaptureError("weights and inputs do not match the exported graph's placeholders")
-    mutated = [spec.target for spec in signature.output_specs if spec.kind == OutputKind.BUFFER_MUTATION]
-    output_node = next(n for n in program.graph_module.graph.nodes if n.op == "output")
-    outputs = [_spec(f"output.{i}", n) for i, n in enumerate(output_node.args[0]) if isinstance(n, torch.fx.Node)]
-    user_outputs = [s for s in signature.output_specs if s.kind == OutputKind.USER_OUTPUT]
-    outputs = outputs[len(outputs) - len(user_outputs) :]
+
+    # Results: buffers the model updates in place (written back to the buffer's device
+    # variable), the tensor outputs (to the host), then the user inputs the model updates
+    # in place (to the host every step, written back into the caller's tensors).
+    output_node = next(n for n in graph.nodes if n.op == "output")
+    buffer_updates, user_values, input_updates = [], [], []
+    for spec, value in zip(signature.output_specs, output_node.args[0], strict=True):
+        if spec.kind == OutputKind.BUFFER_MUTATION:
+            if spec.target not in attributes:  # a plain tensor attribute's update does not persist
+                buffer_updates.append((spec.target, value))
+        elif spec.kind == OutputKind.USER_INPUT_MUTATION:
+            input_updates.append((spec.target, value))
+        elif spec.kind == OutputKind.USER_OUTPUT:
+            user_values.append(value)
+        elif spec.kind == OutputKind.PARAMETER_MUTATION:
+            raise CaptureError(
+                f"the model's forward updates parameter '{spec.target}' in place, which an inference program cannot "
+                "write back: register the tensor as a buffer (module.register_buffer) if it is state, or update it "
+                "outside the model")
+        else:
+            raise CaptureError(f"unsupported model output kind {spec.kind.name} for '{spec.target}'")
+    updated = tuple(name for name, _ in input_updates)
+    if any(name not in {i.name for i in inputs} for name in updated):  # pragma: no cover - export invariant
+        raise CaptureError(f"the model updates inputs {updated}, but its tensor inputs are {[i.name for i in inputs]}")
+    layout = output_layout(user_values, returned, [i.name for i in inputs], updated)
+    tensor_values = [v for i, v in enumerate(user_values) if i not in layout.constants]
+    outputs = [_spec(f"output.{i}", v) for i, v in enumerate(tensor_values)]
+    output_node.args = (tuple([v for _, v in buffer_updates] + tensor_values + [v for _, v in input_updates]),)
+
     module = import_program(program, context)
-    # Arguments: parameter paths / input names; results: buffers the model updates in
-    # place (written back to the buffer's device variable), then the host outputs.
     set_roles(module, ARGUMENTS,
               [(k, w.name) for w, k in zip(weights, kinds, strict=True)] + [(RoleKind.INPUT, i.name) for i in inputs])
     set_roles(module, RESULTS,
-              [(RoleKind.BUFFER_UPDATE, target) for target in mutated] + [(RoleKind.OUTPUT, s.name) for s in outputs])
+              [(RoleKind.BUFFER_UPDATE, target) for target, _ in buffer_updates]
+              + [(RoleKind.OUTPUT, s.name) for s in outputs]
+              + [(RoleKind.INPUT_UPDATE, name) for name in updated])
+    check_imported(module)
     _, in_spec = pytree.tree_flatten((args, kwargs))
     return CapturedProgram(
         module=module,
@@ -207,5 +246,6 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
         outputs=outputs,
         in_spec=in_spec,
         out_spec=program.call_spec.out_spec,
-        mutated_buffers=mutated,
+        mutated_buffers=[target for target, _ in buffer_updates],
+        layout=layout,
     )

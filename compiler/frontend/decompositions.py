@@ -33,9 +33,12 @@ def is_lowered(op: torch._ops.OpOverload) -> bool:
 
 @functools.cache
 def _table() -> dict:
-    from torch._decomp import core_aten_decompositions
+    from torch._decomp import core_aten_decompositions, get_decompositions
 
     table = core_aten_decompositions()
+    # Not in the Core ATen table, but in captured programs: autograd's backward of an
+    # indexed assignment (``h[:, 0] = v``) allocates with new_empty_strided.
+    table.update(get_decompositions([torch.ops.aten.new_empty_strided.default]))
     for op in list(table.keys()):
         if isinstance(op, torch._ops.OpOverload) and is_lowered(op):
             table.pop(op)

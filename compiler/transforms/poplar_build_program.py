@@ -63,7 +63,8 @@ class BuildProgram(ModulePass):
     ``func.return``; every argument has an ``#ipu.role``. Results whose role is
     ``weight_update``, ``buffer_update``, ``state_update`` or ``accumulator_update`` are
     copied into the variable of the role's name at the end of each step; the other
-    results go to the host.
+    results go to the host: ``input_update`` results (a user input the model updated in
+    place) after every step whatever the output mode, the others as the mode says.
 
     With gradient accumulation the module holds ``@main`` (one micro-batch: forward,
     backward, accumulation) and ``@update`` (the optimizer): each device iteration runs
@@ -162,6 +163,7 @@ class BuildProgram(ModulePass):
         graph_block = graph.operation.regions[0].blocks.append()
         loc = main.location
         results = parts[0].outputs
+        every_step = parts[0].every_step
         interface = pd.Interface(
             inputs={name: _input_stream(name) for name, (kind, _) in variables_spec.items() if kind == RoleKind.INPUT},
             outputs=tuple(_output_stream(index) for index in range(len(results))),
@@ -180,7 +182,8 @@ class BuildProgram(ModulePass):
                 anchors.append(_variable(f"anchor.{index}", VariableKind.ANCHOR, value.type))
             sums = []
             if self.output_mode == OutputMode.SUM:
-                sums = [_variable(f"sum.{index}", VariableKind.SUM, value.type) for index, value in enumerate(results)]
+                sums = [_variable(f"sum.{index}", VariableKind.SUM, value.type) for index, value in enumerate(results)
+                        if index not in every_step]
             step = build(pd.FunctionOp, string(interface.step))
             update_function = build(pd.FunctionOp, string(interface.update)) if interface.update is not None else None
         self._fill(parts[0], interface, step.operation.regions[0].blocks.append(), variables, anchors, read_inputs=True)
@@ -191,7 +194,7 @@ class BuildProgram(ModulePass):
             _attach_plan(step.operation, plan)
         with loc, ir.InsertionPoint(graph_block):
             sequence = build(pd.SequenceOp, string(interface.main))
-        self._build_main(sequence.operation.regions[0].blocks.append(), loc, interface, anchors, sums)
+        self._build_main(sequence.operation.regions[0].blocks.append(), loc, interface, anchors, sums, every_step)
         graph.operation.attributes[pd.INTERFACE_ATTR] = interface.attr()
         for part in parts:
             part.func.erase()
@@ -205,6 +208,8 @@ class BuildProgram(ModulePass):
         except ValueError as error:
             diag.error(func, str(error))
             return _Function(func, args, [], [], [], [], None)
+        every_step = {index for index, role in enumerate(r for r in res_roles if r is None or r.kind not in _WRITES)
+                      if role is not None and role.kind == RoleKind.INPUT_UPDATE}
         infos = []
         for i, role in enumerate(arg_roles):
             if role is None:
@@ -229,7 +234,7 @@ class BuildProgram(ModulePass):
                 writes.append((role.name, value))
             else:
                 outputs.append(value)
-        return _Function(func, args, infos, [op.operation for op in ops[:-1]], writes, outputs, terminator)
+        return _Function(func, args, infos, [op.operation for op in ops[:-1]], writes, outputs, terminator, every_step)
 
     def _fill(self, part: _Function, interface: pd.Interface, block: ir.Block, variables: dict[str, ir.Value],
               anchors: list[ir.Value], read_inputs: bool) -> None:
@@ -262,16 +267,23 @@ class BuildProgram(ModulePass):
                     build(pd.CopyOp, source, variables[name])
 
     def _build_main(self, block: ir.Block, loc: ir.Location, interface: pd.Interface, anchors: list[ir.Value],
-                    sums: list[ir.Value]) -> None:
-        """The device loop: D iterations of (G steps [then the update]) with the output mode's copies."""
-        step = lambda: build(pd.CallOp, string(interface.step))  # noqa: E731 - tiny local builders
+                    sums: list[ir.Value], every_step: set[int]) -> None:
+        """The device loop: D iterations of (G steps [then the update]) with the output mode's copies;
+        the outputs in ``every_step`` (updated inputs) go to the host after each step."""
+        def step() -> None:
+            build(pd.CallOp, string(interface.step))
+            for index in sorted(every_step):
+                build(pd.StreamCopyOp, anchors[index], string(interface.output_stream(index)))
+
+        mode_outputs = [(index, anchor) for index, anchor in enumerate(anchors) if index not in every_step]
+        mode_anchors = [anchor for _, anchor in mode_outputs]
         update = lambda: build(pd.CallOp, string(interface.update))  # noqa: E731
         has_update = interface.update is not None
         accumulation = self.gradient_accumulation if has_update else 1
         mode, period = OutputMode(self.output_mode), self.return_period
 
-        def stream_out(values: list[ir.Value]) -> None:
-            for index, value in enumerate(values):
+        def stream_out(values: list[ir.Value]) -> None:  # the mode's outputs, or their sums
+            for (index, _), value in zip(mode_outputs, values, strict=True):
                 build(pd.StreamCopyOp, value, string(interface.output_stream(index)))
 
         def repeat(count: int, body: Any, always: bool = False) -> None:
@@ -285,9 +297,9 @@ class BuildProgram(ModulePass):
         def step_with_output() -> None:
             step()
             if mode == OutputMode.ALL:
-                stream_out(anchors)
+                stream_out(mode_anchors)
             elif mode == OutputMode.SUM:
-                for total, anchor in zip(sums, anchors, strict=True):
+                for total, (_, anchor) in zip(sums, mode_outputs, strict=True):
                     build(pd.ScaledAddToOp, total, anchor, f64(1.0))
 
         def steps_then_update() -> None:
@@ -299,7 +311,7 @@ class BuildProgram(ModulePass):
             # ``period`` steps whose last one's outputs go to the host.
             repeat(period - 1, step) if period > 1 else None
             step()
-            stream_out(anchors)
+            stream_out(mode_anchors)
 
         with loc, ir.InsertionPoint(block):
             if mode == OutputMode.SUM:
@@ -326,7 +338,7 @@ class BuildProgram(ModulePass):
                     repeat(k - 1, plain_iteration) if k > 1 else None
                     repeat(accumulation - 1, step) if accumulation > 1 else None
                     step()
-                    stream_out(anchors)
+                    stream_out(mode_anchors)
                     if has_update:
                         update()
 
@@ -334,7 +346,7 @@ class BuildProgram(ModulePass):
                 return
             repeat(self.device_iterations, steps_then_update, always=True)
             if mode == OutputMode.FINAL:
-                stream_out(anchors)
+                stream_out(mode_anchors)
             elif mode == OutputMode.SUM:
                 stream_out(sums)
 
@@ -475,6 +487,7 @@ class _Function:
     writes: list[tuple[str, ir.Value]]
     outputs: list[ir.Value]
     terminator: ir.Operation | None
+    every_step: set[int] = dataclasses.field(default_factory=set)  # outputs streamed after every step
 
 
 def _variable(name: str, kind: VariableKind, type_: ir.Type, ipu: int = 0) -> ir.Value:

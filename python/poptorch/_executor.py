@@ -633,17 +633,39 @@ class PoplarExecutor:
             self.copyWeightsToDevice()  # a training wrapper of the same model changed the weights
         with torch.no_grad():
             streams = compiled.program.run(self._stores, feeds)
+        captured = compiled.captured
+        layout = captured.layout
         if not self._training:
-            outputs = [_assemble(streams[interface.output_stream(i)]) for i in range(len(compiled.captured.outputs))]
-            return pytree.tree_unflatten(outputs, compiled.captured.out_spec)
+            outputs = [_assemble(streams[interface.output_stream(i)]) for i in range(len(captured.outputs))]
+            _write_back_inputs(streams, interface, len(outputs), captured, tensors)
+            return pytree.tree_unflatten(layout.assemble(outputs, tensors), captured.out_spec)
         self._device_newer = True
         self._updates += self._options.device_iterations
         self._uploaded_version = _host_sync.bump_version(self._user_model)
-        captured = compiled.captured
         results = [_guard(_assemble(streams[interface.output_stream(i)])) for i in range(captured.num_outputs)]
+        _write_back_inputs(streams, interface, captured.num_outputs, captured, tensors)
         loss, others = results[0], results[1:]
-        flat = others[: captured.loss_index] + [loss] + others[captured.loss_index :]
-        return pytree.tree_unflatten(flat, captured.out_spec)
+        at = layout.tensor_positions.index(captured.loss_index)  # the loss among the tensor outputs
+        outputs = others[:at] + [loss] + others[at:]
+        return pytree.tree_unflatten(layout.assemble(outputs, tensors), captured.out_spec)
+
+
+def _write_back_inputs(streams: dict[str, list[torch.Tensor]], interface: Any, first: int, captured: Any,
+                       tensors: list[torch.Tensor]) -> None:
+    """Write the new value of each input the model updated in place (results ``first``...,
+    one chunk per step) into the caller's tensor, as eager mutates it: each micro-batch's
+    slice gets that micro-batch's update (a 0-d input, fed whole to every step, the last)."""
+    names = [spec.name for spec in captured.inputs]
+    with torch.no_grad():
+        for offset, name in enumerate(captured.layout.input_updates):
+            chunks = streams[interface.output_stream(first + offset)]
+            target = tensors[names.index(name)]
+            value = chunks[-1] if target.dim() == 0 else _assemble(chunks)
+            if value.shape != target.shape:  # pragma: no cover - the program streams every step's slice
+                raise RuntimeError(f"input '{name}' was updated as shape {list(value.shape)}, "
+                                   f"but the caller's tensor has shape {list(target.shape)}")
+            if value.data_ptr() != target.data_ptr():
+                target.copy_(value)
 
 
 def _raw_named_tensors(model: torch.nn.Module) -> dict[str, torch.Tensor]:
