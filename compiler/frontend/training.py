@@ -77,8 +77,14 @@ def _math_attention() -> Any:
     fused = F.scaled_dot_product_attention
 
     def math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):  # noqa: ANN001, ANN202
-        if enable_gqa:
-            raise CaptureError("scaled_dot_product_attention with enable_gqa=True is not supported in training")
+        if enable_gqa:  # grouped-query attention: each key/value head serves a group of query heads, as eager repeats them
+            groups = query.shape[-3] // key.shape[-3]
+            key, value = key.repeat_interleave(groups, -3), value.repeat_interleave(groups, -3)
+        if attn_mask is not None and attn_mask.dtype == torch.bool:
+            # True = attend. F.scaled_dot_product_attention turns a boolean mask into 0 / -inf before
+            # its math form, which adds the mask to the scores (a boolean would add 1 / 0).
+            attn_mask = torch.zeros(attn_mask.shape, dtype=query.dtype, device=query.device).masked_fill(
+                attn_mask.logical_not(), float("-inf"))
         return torch.ops.aten._scaled_dot_product_attention_math(
             query, key, value, attn_mask, dropout_p, is_causal, scale=scale
         )[0]
