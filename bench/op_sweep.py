@@ -16,10 +16,8 @@ inductor use it. For one entry and one mode this module:
   runs one SGD step with ``poptorch.trainingModel``; the loss and the updated parameter
   must match eager's ``loss.backward(); SGD.step()``.
 
-A failure is classified by reason (``REASONS``). Entries run in worker processes
-(``WorkerPool``), so that a crash (a signal) or a hang is counted, not fatal. Run as a
-script with ``--worker`` this file is such a worker: one JSON task per stdin line, one
-JSON result per line on its original stdout (what the op prints goes to stderr).
+A failure is classified by reason (``REASONS``). The sweep runs ``run_task`` in worker
+processes (``op_workers.py``), so that a crash (a signal) or a hang is counted, not fatal.
 """
 
 from __future__ import annotations
@@ -28,18 +26,9 @@ import contextlib
 import copy
 import functools
 import itertools
-import json
-import os
-import queue
 import re
-import select
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 FP32 = {"rtol": 1e-5, "atol": 1e-6}  # the house fp32 tolerance (test/python/helpers.FP32)
@@ -49,10 +38,12 @@ PASS, SKIP = "pass", "skip"
 # Failure reasons, most severe first: an entry with several failing samples gets the first.
 REASONS = ("crash", "timeout", "mismatch", "error", "capture", "unsupported", "data-dependent")
 # Ops that cannot exist in a static IPU program (their output shape or a Python value
-# depends on the data): a compile error by design.
+# depends on the data): a compile error by design. Float/Int/Bool.Tensor are ``.item()``
+# as torch-mlir imports it.
 DATA_DEPENDENT_OPS = ("torch.aten.nonzero", "torch.aten._local_scalar_dense", "torch.aten.item",
-                      "torch.aten.sym_size", "torch.aten.sym_numel", "torch.aten.sym_stride",
-                      "torch.aten.sym_storage_offset")
+                      "torch.aten.Float.Tensor", "torch.aten.Int.Tensor", "torch.aten.Bool.Tensor",
+                      "torch.aten.ScalarImplicit", "torch.aten.sym_size", "torch.aten.sym_numel",
+                      "torch.aten.sym_stride", "torch.aten.sym_storage_offset")
 _NO_LOWERING = re.compile(r"'(torch\.[\w.]+)' has no lowering to the poplar dialect")
 _CANNOT_LOWER = re.compile(r"'(torch\.[\w.]+)' cannot be lowered to the poplar dialect: ([^\n]*)")
 _DATA_DEPENDENT = re.compile(r"data[- ]dependent|depends on (the )?data|GuardOnDataDependent|DataDependentOutput"
@@ -91,6 +82,20 @@ def samples(op: Any, mode: str, count: int) -> list:
 # -- one sample as a module -----------------------------------------------------------------
 class NoFloatOutput(Exception):
     """The op returns no float tensor: there is no loss to train."""
+
+
+class EagerFailure(Exception):
+    """Eager PyTorch itself cannot run (or differentiate) the sample: nothing to compare."""
+
+
+@contextlib.contextmanager
+def _eager_reference() -> Iterator[None]:
+    try:
+        yield
+    except NoFloatOutput:
+        raise
+    except Exception as error:  # noqa: BLE001 - whatever eager raises, the sample is unusable
+        raise EagerFailure(f"eager cannot run this sample: {headline(error)}") from error
 
 
 def _sample_module(op: Any, sample: Any, param: int | None = None) -> tuple[Any, list]:
@@ -205,8 +210,9 @@ def run_forward(op: Any, sample: Any) -> bool:
         with torch.no_grad():
             return module(*_fresh(inputs))
 
-    expected = _eager(eager, 0)
-    random = is_random(op, eager)
+    with _eager_reference():
+        expected = _eager(eager, 0)
+        random = is_random(op, eager)
     torch.manual_seed(0)
     with torch.no_grad():
         actual = poptorch.inferenceModel(module)(*_fresh(inputs))
@@ -234,11 +240,12 @@ def run_backward(op: Any, sample: Any) -> bool:
         with torch.no_grad():
             return copy.deepcopy(module)(*_fresh(inputs))
 
-    torch.manual_seed(0)
-    loss = module(*_fresh(inputs))
-    loss.backward()
-    torch.optim.SGD(module.parameters(), lr=LR).step()
-    random = is_random(op, loss_only)
+    with _eager_reference():
+        torch.manual_seed(0)
+        loss = module(*_fresh(inputs))
+        loss.backward()
+        torch.optim.SGD(module.parameters(), lr=LR).step()
+        random = is_random(op, loss_only)
     torch.manual_seed(0)
     trainer = poptorch.trainingModel(compiled, optimizer=poptorch.optim.SGD(compiled.parameters(), lr=LR))
     compiled_loss = trainer(*_fresh(inputs))
@@ -258,7 +265,7 @@ def _chain(error: BaseException) -> list[BaseException]:
     return chain
 
 
-def _headline(error: BaseException) -> str:
+def headline(error: BaseException) -> str:
     text = str(error)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     located = [line.split("error: ", 1)[1] for line in lines if "error: " in line]
@@ -279,13 +286,13 @@ def classify(error: BaseException) -> tuple[str, str]:
             return "data-dependent", f"{', '.join(by_design)} (output depends on the data)"
         return "unsupported", "unsupported op " + ", ".join(n for n in missing if n not in by_design)
     if _DATA_DEPENDENT.search(text):
-        return "data-dependent", _headline(error)
+        return "data-dependent", headline(error)
     uses = _CANNOT_LOWER.findall(text)
     if uses:
         return "unsupported", f"unsupported use of {uses[0][0]}: {uses[0][1]}"[:300]
     if any(type(e).__name__ == "CaptureError" for e in chain):
-        return "capture", _headline(chain[0])
-    return "error", _headline(error)
+        return "capture", headline(chain[0])
+    return "error", headline(error)
 
 
 # -- one task: an entry's samples in one mode -----------------------------------------------------
@@ -328,7 +335,7 @@ def run_task(name: str, mode: str, count: int) -> dict:
     try:
         chosen = samples(op, mode, count)
     except Exception as error:  # noqa: BLE001 - OpInfo's own sample generator failed
-        result["samples"].append({"status": SKIP, "detail": f"sample_inputs failed: {_headline(error)}", "seconds": 0.0})
+        result["samples"].append({"status": SKIP, "detail": f"sample_inputs failed: {headline(error)}", "seconds": 0.0})
         return result
     for sample in chosen:
         start = time.perf_counter()
@@ -337,26 +344,13 @@ def run_task(name: str, mode: str, count: int) -> dict:
             try:
                 result["random"] |= runner(op, sample)
                 exercised |= seen
-            except NoFloatOutput as reason:
+            except (NoFloatOutput, EagerFailure) as reason:
                 status, detail = SKIP, str(reason)
             except Exception as error:  # noqa: BLE001 - every failure is classified and counted
                 status, detail = classify(error)
-                if status == "error" and _eager_fails(op, sample, mode):
-                    status, detail = SKIP, f"eager cannot run this sample: {detail}"
         result["samples"].append({"status": status, "detail": detail, "seconds": round(time.perf_counter() - start, 3)})
     result["aten"] = sorted(exercised)
     return result
-
-
-def _eager_fails(op: Any, sample: Any, mode: str) -> bool:
-    import torch
-
-    try:
-        with torch.set_grad_enabled(mode == BACKWARD):
-            op.op(copy.deepcopy(sample.input), *copy.deepcopy(sample.args), **copy.deepcopy(sample.kwargs))
-        return False
-    except Exception:  # noqa: BLE001 - any eager error means the sample is unusable
-        return True
 
 
 def entry_status(result: dict) -> tuple[str, str]:
@@ -369,132 +363,3 @@ def entry_status(result: dict) -> tuple[str, str]:
     if PASS in statuses:
         return PASS, ""
     return SKIP, next((s["detail"] for s in result["samples"]), "no float32 sample")
-
-
-# -- worker processes --------------------------------------------------------------------------
-def worker_main() -> None:
-    """Serve tasks: one JSON ``{"op", "mode", "samples"}`` per stdin line, one result line
-    on the original stdout; fd 1 is pointed at stderr so that nothing else reaches it."""
-    results = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    import warnings
-
-    import torch
-
-    import poptorch
-
-    warnings.simplefilter("ignore")
-    torch.set_num_threads(1)
-    poptorch.setLogLevel("WARN")
-    for line in sys.stdin:
-        task = json.loads(line)
-        results.write(json.dumps(run_task(task["op"], task["mode"], task["samples"])) + "\n")
-
-
-def _crash_result(task: dict, reason: str, detail: str) -> dict:
-    return {"op": task["op"], "mode": task["mode"], "random": False, "aten": [],
-            "samples": [{"status": reason, "detail": detail, "seconds": 0.0}]}
-
-
-class _Worker:
-    """One worker process (started on demand, replaced after ``max_tasks`` tasks, a crash
-    or a timeout); its stderr goes to a temporary log whose tail explains a crash."""
-
-    def __init__(self, command: list[str], max_tasks: int) -> None:
-        self.command, self.max_tasks = command, max_tasks
-        self.process: subprocess.Popen | None = None
-        self.log = tempfile.TemporaryFile()
-        self.done = 0
-
-    def _start(self) -> subprocess.Popen:
-        self.log.seek(0)
-        self.log.truncate()
-        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                                        text=True, bufsize=1)
-        self.done = 0
-        return self.process
-
-    def stop(self) -> None:
-        if self.process is not None:
-            with contextlib.suppress(OSError):
-                self.process.stdin.close()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.process = None
-
-    def _tail(self) -> str:
-        self.log.seek(0)
-        lines = [line for line in self.log.read().decode(errors="replace").splitlines() if line.strip()]
-        return " | ".join(lines[-3:])[-400:]
-
-    def run(self, task: dict, timeout: float) -> dict:
-        if self.process is not None and self.done >= self.max_tasks:
-            self.stop()
-        process = self.process or self._start()
-        try:
-            process.stdin.write(json.dumps(task) + "\n")
-            process.stdin.flush()
-        except OSError:
-            pass  # it died; reading sees the end of its output
-        ready, _, _ = select.select([process.stdout], [], [], timeout)
-        if not ready:
-            process.kill()
-            process.wait()
-            self.process = None
-            return _crash_result(task, "timeout", f"no result within {timeout:.0f} s")
-        line = process.stdout.readline()
-        if not line:
-            code = process.wait()
-            self.process = None
-            if code < 0:  # a signal: the process crashed
-                return _crash_result(task, "crash", f"worker killed by {signal.Signals(-code).name}: {self._tail()}")
-            return _crash_result(task, "error", f"worker exited with code {code}: {self._tail()}")
-        self.done += 1
-        return json.loads(line)
-
-
-def worker_command() -> list[str]:
-    return [sys.executable, os.path.abspath(__file__), "--worker"]
-
-
-def run_pool(tasks: Iterable[dict], *, workers: int = 1, timeout: float = 300.0, max_tasks: int = 25,
-             command: list[str] | None = None) -> Iterator[dict]:
-    """Run ``tasks`` on ``workers`` worker processes; yield each result as it arrives. A
-    task whose worker dies gets a ``crash`` result, one that takes longer than ``timeout``
-    seconds a ``timeout`` result; the pool replaces the worker and goes on."""
-    pending: queue.Queue = queue.Queue()
-    for task in tasks:
-        pending.put(task)
-    total = pending.qsize()
-    done: queue.Queue = queue.Queue()
-
-    def serve() -> None:
-        worker = _Worker(command or worker_command(), max_tasks)
-        try:
-            while True:
-                try:
-                    task = pending.get_nowait()
-                except queue.Empty:
-                    return
-                try:
-                    done.put(worker.run(task, timeout))
-                except Exception as error:  # noqa: BLE001 - a broken protocol line is this task's failure
-                    worker.stop()
-                    done.put(_crash_result(task, "error", f"worker protocol: {_headline(error)}"))
-        finally:
-            worker.stop()
-
-    threads = [threading.Thread(target=serve, daemon=True) for _ in range(max(1, min(workers, total)))]
-    for thread in threads:
-        thread.start()
-    for _ in range(total):
-        yield done.get()
-    for thread in threads:
-        thread.join()
-
-
-if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
-    worker_main()

@@ -24,6 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import op_sweep  # noqa: E402
+import op_workers  # noqa: E402
 from op_sweep import BACKWARD, FORWARD, PASS, REASONS, SKIP  # noqa: E402
 
 # Core ATen packets that cannot exist in a static IPU program (SEMANTICS: compile errors).
@@ -187,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.forward_only:
         tasks += [{"op": e, "mode": BACKWARD, "samples": args.samples} for e in entries if db[e].supports_autograd]
     results = []
-    for index, result in enumerate(op_sweep.run_pool(tasks, workers=args.workers, timeout=args.timeout,
+    for index, result in enumerate(op_workers.run_pool(tasks, workers=args.workers, timeout=args.timeout,
                                                      max_tasks=args.max_tasks), 1):
         results.append(result)
         if not args.quiet:

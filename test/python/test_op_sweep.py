@@ -1,5 +1,5 @@
-"""The OpInfo op sweep (bench/ops.py, bench/op_sweep.py): a fast slice of it, its
-failure classes and worker pool, and Core ATen coverage.
+"""The OpInfo op sweep (bench/ops.py, op_sweep.py, op_workers.py): a fast slice of it,
+its failure classes and worker pool, and Core ATen coverage.
 
 The slice runs representative entries of torch's OpInfo database, one per op family,
 through the sweep's own check (inferenceModel against eager; for ops with gradients one
@@ -19,6 +19,7 @@ from helpers import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
 import op_sweep  # noqa: E402
+import op_workers  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("bench_ops", REPO / "bench" / "ops.py")
 bench_ops = importlib.util.module_from_spec(_spec)
@@ -90,6 +91,8 @@ def test_failures_are_classified_by_reason() -> None:
     assert op_sweep.classify(missing) == ("unsupported", "unsupported op torch.aten.special_erfcx")
     nonzero = RuntimeError("x.py:3:0: error: 'torch.aten.nonzero' has no lowering to the poplar dialect (unsupported op)")
     assert op_sweep.classify(nonzero)[0] == "data-dependent"
+    item = RuntimeError("error: 'torch.aten.Float.Tensor' has no lowering to the poplar dialect (unsupported op)")
+    assert op_sweep.classify(item)[0] == "data-dependent"  # .item() as torch-mlir imports it
     use = RuntimeError("error: 'torch.aten.pad' cannot be lowered to the poplar dialect: negative padding")
     assert op_sweep.classify(use) == ("unsupported", "unsupported use of torch.aten.pad: negative padding")
     assert op_sweep.classify(CaptureError("could not capture the model"))[0] == "capture"
@@ -118,7 +121,7 @@ _TASKS = [{"op": "a", "mode": "forward", "samples": 1}, {"op": "b", "mode": "bac
 
 def test_a_crashing_worker_is_counted_and_replaced() -> None:
     crash = [sys.executable, "-c", "import os, signal, sys; sys.stdin.readline(); os.kill(os.getpid(), signal.SIGSEGV)"]
-    results = list(op_sweep.run_pool(_TASKS, command=crash, timeout=60))
+    results = list(op_workers.run_pool(_TASKS, command=crash, timeout=60))
     assert sorted(r["op"] for r in results) == ["a", "b"]  # the pool went on after the first crash
     for result in results:
         status, detail = op_sweep.entry_status(result)
@@ -128,12 +131,12 @@ def test_a_crashing_worker_is_counted_and_replaced() -> None:
 
 def test_a_hanging_worker_times_out() -> None:
     hang = [sys.executable, "-c", "import time; time.sleep(120)"]
-    results = list(op_sweep.run_pool(_TASKS[:1], command=hang, timeout=1))
+    results = list(op_workers.run_pool(_TASKS[:1], command=hang, timeout=1))
     assert op_sweep.entry_status(results[0]) == ("timeout", "no result within 1 s")
 
 
 def test_the_worker_process_runs_an_entry() -> None:
-    (result,) = op_sweep.run_pool([{"op": "sin", "mode": "forward", "samples": 1}], timeout=300)
+    (result,) = op_workers.run_pool([{"op": "sin", "mode": "forward", "samples": 1}], timeout=300)
     assert op_sweep.entry_status(result) == (op_sweep.PASS, "")
     assert "sin" in result["aten"]
 
