@@ -1,5 +1,6 @@
 """Gradient kernels: the ATen backward functions eager autograd calls for
-non-linearities, normalisation, convolution, pooling, the NLL loss and embeddings."""
+non-linearities, normalisation, convolution, the NLL loss and embeddings (pooling
+gradients are in ``pooling``)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,10 @@ import math
 import torch
 from torch_mlir import ir
 
-from .base import KERNELS, Kernel, KernelError, attr, segments, tensor_type
+from .base import KERNELS, Kernel, attr, segments, tensor_type
 from .losses import REDUCTIONS
-from .normalization import MAX_POOLS, pool_window
 
 aten = torch.ops.aten
-
-MAX_POOL_BACKWARDS = {2: aten.max_pool2d_with_indices_backward, 3: aten.max_pool3d_with_indices_backward}
 
 
 @KERNELS.register("poplar.popnn_nonlinearity_grad")
@@ -69,46 +67,6 @@ def _conv_grad(op: ir.Operation) -> Kernel:
         return lambda g, x, w: aten.convolution_backward(
             g, x, w, bias_sizes, stride, padding, dilation, False, zeros, groups, wanted)[index]
     return grads
-
-
-def _max_pool_backward(kernel_size: list[int], stride: list[int], padding: list[int], ceil: bool) -> Kernel:
-    """``(x, g, indices) -> dx``: eager's ``max_pool{2,3}d_with_indices_backward``."""
-    backward = MAX_POOL_BACKWARDS.get(len(kernel_size))
-    if backward is None:
-        raise KernelError("max pooling gradient in 1-D has no IPU Model kernel")
-    dilation = [1] * len(kernel_size)
-    return lambda x, g, indices: backward(g, x, kernel_size, stride, padding, dilation, ceil, indices)
-
-
-@KERNELS.register("poplar.popnn_pool_grad")
-def _pool_grad(op: ir.Operation) -> Kernel:
-    kind, include_pad = attr(op, "kind"), attr(op, "count_include_pad")
-    kernel_size, stride, padding, ceil = pool_window(op)
-    if kind == "max":
-        forward, backward = MAX_POOLS[len(kernel_size)], _max_pool_backward(kernel_size, stride, padding, ceil)
-
-        def max_grad(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
-            # Poplar recomputes the argmax from the input, as poolInputGradient does.
-            _, indices = forward(x, kernel_size, stride, padding, 1, ceil, return_indices=True)
-            return backward(x, g, indices)
-
-        return max_grad
-    backward = {2: aten.avg_pool2d_backward, 3: aten.avg_pool3d_backward}.get(len(kernel_size))
-    if backward is None:
-        raise KernelError("average pooling gradient in 1-D has no IPU Model kernel")
-    area = math.prod(kernel_size) if kind == "sum" else 1
-    count_pad = include_pad or kind == "sum"
-    if area == 1:
-        return lambda x, g: backward(g, x, kernel_size, stride, padding, ceil, count_pad, None)
-    return lambda x, g: backward(g * area, x, kernel_size, stride, padding, ceil, count_pad, None)
-
-
-@KERNELS.register("poplar.popnn_max_pool_grad_with_indices")
-def _max_pool_grad_with_indices(op: ir.Operation) -> Kernel:
-    backward = _max_pool_backward(*pool_window(op))
-    if tensor_type(op.operands[2])[1] == torch.int64:
-        return backward
-    return lambda x, g, indices: backward(x, g, indices.to(torch.int64))
 
 
 @KERNELS.register("poplar.popnn_nll_loss_grad")

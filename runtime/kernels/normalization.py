@@ -1,5 +1,5 @@
-"""Kernels of the popnn forward ops: pooling (with the argmax kept for the gradient),
-normalisation in inference and training form, and the non-linearities."""
+"""Kernels of the popnn forward ops: normalisation in inference and training form, and
+the non-linearities (pooling is in ``pooling``)."""
 
 from __future__ import annotations
 
@@ -12,44 +12,6 @@ from torch_mlir import ir
 from .base import KERNELS, Kernel, attr, segments, tensor_type
 
 aten = torch.ops.aten
-
-MAX_POOLS = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
-
-
-def pool_window(op: ir.Operation) -> tuple[list[int], list[int], list[int], bool]:
-    """kernel, stride, padding and ceil_mode of a pooling op or of its gradient."""
-    return attr(op, "kernel"), attr(op, "stride"), attr(op, "padding"), attr(op, "ceil_mode")
-
-
-@KERNELS.register("poplar.popnn_pool")
-def _pool(op: ir.Operation) -> Kernel:
-    kind, include_pad = attr(op, "kind"), attr(op, "count_include_pad")
-    kernel_size, stride, padding, ceil = pool_window(op)
-    spatial = len(kernel_size)
-    if kind == "max":
-        fn = MAX_POOLS[spatial]
-        return lambda x: fn(x, kernel_size, stride, padding, 1, ceil)
-    fn = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}[spatial]
-    if kind == "avg":
-        return lambda x: fn(x, kernel_size, stride, padding, ceil, include_pad)
-    area = math.prod(kernel_size)
-    return lambda x: fn(x, kernel_size, stride, padding, ceil, True) * area
-
-
-@KERNELS.register("poplar.popnn_max_pool_with_indices")
-def _max_pool_with_indices(op: ir.Operation) -> Kernel:
-    kernel_size, stride, padding, ceil = pool_window(op)
-    fn = MAX_POOLS[len(kernel_size)]
-    index_dtype = tensor_type(op.results[1])[1]
-    if index_dtype == torch.int64:  # the dtype torch's indices have
-        return lambda x: fn(x, kernel_size, stride, padding, 1, ceil, return_indices=True)
-
-    def pool(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        out, indices = fn(x, kernel_size, stride, padding, 1, ceil, return_indices=True)
-        return out, indices.to(index_dtype)
-
-    return pool
-
 
 @KERNELS.register("poplar.popnn_norm")
 def _norm(op: ir.Operation) -> Kernel:

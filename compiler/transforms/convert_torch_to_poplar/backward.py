@@ -1,5 +1,6 @@
 """Backward lowerings: the ``*_backward`` / gradient ops of the joint training graph
-(activations, softmax, losses, norms, convolution, pooling, dropout, embedding, views)."""
+(activations, softmax, losses, norms, dropout, embedding, views; the gradients of
+pooling are in ``pooling``, of convolutions in ``linear``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
-from ipu_mlir.support.ir_build import boolean, f64, i64, i64_array, string, tensor_type
+from ipu_mlir.support.ir_build import f64, i64, i64_array, string, tensor_type
 from ipu_mlir.support.registry import Registry
 
 from ...lowering import (
@@ -21,10 +22,8 @@ from ...lowering import (
     dim_arg,
     element_of,
     literal,
-    pool_window,
     result_type,
     shape_of,
-    spatial_list,
 )
 from ...torch_ir import is_none
 
@@ -105,34 +104,6 @@ def lower_group_norm_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     return _norm_grad(lw, op, "group", grad, x, mean, rstd, op.operands[4], [shape_of(x)[1]], 1e-5, groups, 1)
 
 
-def lower_conv_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
-    grad, x, w = lw.v(op.operands[0]), lw.v(op.operands[1]), lw.v(op.operands[2])
-    spatial = len(shape_of(x)) - 2
-    stride, padding, dilation = (spatial_list(lw.const(op.operands[i], what), spatial) for i, what in ((4, "stride"), (5, "padding"), (6, "dilation")))
-    if lw.const(op.operands[7], "transposed"):
-        raise Unsupported("transposed convolution")
-    groups = lw.const(op.operands[9], "groups")
-    mask = lw.const(op.operands[10], "output_mask")
-    types = [[result_type(op, i)] if keep else [] for i, keep in enumerate(mask)]
-    conv = lw.emit(pd.ConvGradOp, grad, x, w, i64_array(stride), i64_array(padding), i64_array(dilation), i64(groups), *types)
-    results = iter(conv.operation.results if hasattr(conv, "operation") else [conv])
-    return [next(results) if keep else None for keep in mask]
-
-
-def lower_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
-    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
-    spatial = len(shape_of(x)) - 2
-    kernel, stride, padding = pool_window(lw, op, 2, spatial)
-    if "max_pool" in op.name:
-        kind, ceil, include = "max", lw.const(op.operands[6], "ceil_mode"), True
-    else:
-        kind = "avg"
-        ceil, include = lw.const(op.operands[5], "ceil_mode"), lw.const(op.operands[6], "count_include_pad")
-        if not is_none(op.operands[7]):
-            raise Unsupported("avg pooling with divisor_override")
-    return [lw.emit(pd.PoolGradOp, x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), string(kind), boolean(include), grad, result_type(op))]
-
-
 def lower_dropout_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     grad, mask = lw.v(op.operands[0]), lw.v(op.operands[1])
     scale = lw.const(op.operands[2], "scale")
@@ -181,9 +152,6 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.native_batch_norm_backward")(lower_batch_norm_grad)
     patterns.register("torch.aten.native_layer_norm_backward")(lower_layer_norm_grad)
     patterns.register("torch.aten.native_group_norm_backward")(lower_group_norm_grad)
-    patterns.register("torch.aten.convolution_backward")(lower_conv_grad)
-    patterns.register("torch.aten.max_pool2d_with_indices_backward", "torch.aten.max_pool3d_with_indices_backward",
-        "torch.aten.avg_pool2d_backward", "torch.aten.avg_pool3d_backward")(lower_pool_grad)
     patterns.register("torch.aten.native_dropout_backward")(lower_dropout_grad)
     patterns.register("torch.aten.embedding_dense_backward")(lower_embedding_grad)
     patterns.register("torch.aten.select_backward")(lower_select_grad)

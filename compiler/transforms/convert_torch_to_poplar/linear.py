@@ -1,5 +1,7 @@
-"""Linear-algebra lowerings: matmul, linear, addmm, convolution and scaled dot-product
-attention (its math decomposition), on ``poplar.poplin_*`` ops."""
+"""Linear-algebra lowerings: matmul, linear, addmm / addmv / addbmm / baddbmm, the
+trilinear product of ``nn.Bilinear``, convolution (ordinary, transposed, "same" padding)
+with its gradients, and scaled dot-product attention (its math decomposition), on
+``poplar.poplin_*`` ops."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
-from ipu_mlir.support.ir_build import i64, i64_array, string, tensor_type
+from ipu_mlir.support.ir_build import f64, i64, i64_array, string, tensor_type
 from ipu_mlir.support.registry import Registry
 
 from ...lowering import (
@@ -39,15 +41,112 @@ def lower_linear(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [y]
 
 
-def lower_addmm(lw: Lowering, op: ir.Operation) -> list[Any]:
-    out = result_type(op)
+def _scaled_sum(lw: Lowering, product: ir.Value, bias: ir.Value, beta: float, alpha: float, out: ir.RankedTensorType) -> ir.Value:
+    """``beta * bias + alpha * product`` as BLAS computes it: with beta 0 the bias is not
+    read (its NaNs and infinities do not propagate)."""
+    if beta == 0:
+        return product if alpha == 1 else lw.map(f"mul(_1, {literal(float(alpha))})", [product], out)
+    if beta == 1 and alpha == 1:
+        return lw.binary(pd.AddOp, product, bias, out)
+    return lw.map(f"add(mul(_1, {literal(float(alpha))}), mul(_2, {literal(float(beta))}))", [product, lw.cast(bias, out.element_type)], out)
+
+
+def _beta_alpha(lw: Lowering, op: ir.Operation) -> tuple[Any, Any]:
     beta = lw.const(op.operands[3], "beta") if len(op.operands) > 3 else 1
     alpha = lw.const(op.operands[4], "alpha") if len(op.operands) > 4 else 1
+    return beta, alpha
+
+
+def lower_addmm(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``addmm`` / ``addmv`` / ``baddbmm``: beta * self + alpha * (a @ b)."""
+    out = result_type(op)
+    beta, alpha = _beta_alpha(lw, op)
     product = lw.matmul(lw.v(op.operands[1]), lw.v(op.operands[2]), out)
-    bias = lw.v(op.operands[0])
-    if beta == 1 and alpha == 1:
-        return [lw.binary(pd.AddOp, product, bias, out)]
-    return [lw.map(f"add(mul(_1, {literal(float(alpha))}), mul(_2, {literal(float(beta))}))", [product, lw.cast(bias, out.element_type)], out)]
+    return [_scaled_sum(lw, product, lw.v(op.operands[0]), beta, alpha, out)]
+
+
+def lower_addbmm(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``addbmm``: beta * self + alpha * sum_b(b1[b] @ b2[b]), the batch folded into the
+    contraction: one [n, B*k] x [B*k, m] matmul."""
+    out = result_type(op)
+    beta, alpha = _beta_alpha(lw, op)
+    a, b = lw.v(op.operands[1]), lw.v(op.operands[2])
+    (batch, n, k), m = shape_of(a), shape_of(b)[2]
+    lhs = lw.reshape(lw.dim_shuffle(a, [1, 0, 2]), [n, batch * k])
+    product = lw.matmul(lhs, lw.reshape(b, [batch * k, m]), out)
+    return [_scaled_sum(lw, product, lw.v(op.operands[0]), beta, alpha, out)]
+
+
+def _sum_product(lw: Lowering, a: ir.Value, b: ir.Value, sum_dims: set[int], element: ir.Type) -> ir.Value:
+    """ATen's ``sumproduct_pair``: ``(a * b).sum(sum_dims, keepdim=True)`` for ``a`` and ``b``
+    of one rank (size-1 dims broadcast), as one batched matmul ``[B, L, S] x [B, S, R]``."""
+    sa, sb = shape_of(a), shape_of(b)
+    rank = len(sa)
+    for d in sorted(sum_dims):  # a summed dim only one side has is summed on that side first
+        if sa[d] > 1 and sb[d] == 1:
+            sa[d] = 1
+            a = lw.reduce(a, "add", [d], True, 1.0, tensor_type(sa, element))
+        elif sb[d] > 1 and sa[d] == 1:
+            sb[d] = 1
+            b = lw.reduce(b, "add", [d], True, 1.0, tensor_type(sb, element))
+    batch = [d for d in range(rank) if d not in sum_dims and sa[d] > 1 and sb[d] > 1]
+    left = [d for d in range(rank) if d not in sum_dims and sa[d] > 1 and sb[d] == 1]
+    right = [d for d in range(rank) if d not in sum_dims and sb[d] > 1 and sa[d] == 1]
+    summed = [d for d in range(rank) if d in sum_dims and sa[d] > 1]
+    ones_a = [d for d in range(rank) if d not in batch + left + summed]
+    ones_b = [d for d in range(rank) if d not in batch + summed + right]
+    size = lambda shape, dims: math.prod(shape[d] for d in dims)  # noqa: E731
+    nb, nl, ns, nr = size(sa, batch), size(sa, left), size(sa, summed), size(sb, right)
+    a3 = lw.reshape(lw.dim_shuffle(a, batch + left + summed + ones_a), [nb, nl, ns])
+    b3 = lw.reshape(lw.dim_shuffle(b, batch + summed + right + ones_b), [nb, ns, nr])
+    product = lw.emit(pd.MatMulOp, a3, b3, tensor_type([nb, nl, nr], element))
+    # Back to the operands' dim order, every summed or absent dim kept as size 1.
+    order = batch + left + right
+    out_shape = [sa[d] if d in batch + left else sb[d] if d in right else 1 for d in range(rank)]
+    grouped = lw.reshape(product, [out_shape[d] for d in order] + [1] * (rank - len(order)))
+    rest = [d for d in range(rank) if d not in order]
+    placed = order + rest
+    return lw.dim_shuffle(grouped, [placed.index(d) for d in range(rank)])
+
+
+def lower_trilinear(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``_trilinear`` (``nn.Bilinear`` and its gradients): the three operands unsqueezed at
+    their ``expand`` dims, multiplied and summed over ``sumdim``, as two sum-products."""
+    out = result_type(op)
+    element = out.element_type
+    inputs = [lw.cast(lw.v(op.operands[i]), element) for i in range(3)]
+    expands = [set(lw.const(op.operands[3 + i], f"expand{i + 1}")) for i in range(3)]
+    sum_dims = set(lw.const(op.operands[6], "sumdim"))
+    total = len(shape_of(inputs[0])) + len(expands[0])
+    shaped = []
+    for value, expand in zip(inputs, expands, strict=True):
+        dims = iter(shape_of(value))
+        shaped.append(lw.reshape(value, [1 if d in expand else next(dims) for d in range(total)]))
+    first = _sum_product(lw, shaped[0], shaped[1], {d for d in sum_dims if d in expands[2]}, element)
+    second = _sum_product(lw, first, shaped[2], {d for d in sum_dims if d not in expands[2]}, element)
+    return [lw.reshape(second, list(out.shape))]
+
+
+def _conv_windows(lw: Lowering, op: ir.Operation, first: int, spatial: int) -> tuple[list[int], Any, list[int]]:
+    """(stride, padding, dilation) from operands ``first`` to ``first + 2``; padding may be
+    the string "same" or "valid" (the ``.padding`` overloads)."""
+    stride = spatial_list(lw.const(op.operands[first], "stride"), spatial)
+    padding = lw.const(op.operands[first + 1], "padding")
+    dilation = spatial_list(lw.const(op.operands[first + 2], "dilation"), spatial)
+    return stride, padding if isinstance(padding, str) else spatial_list(padding, spatial), dilation
+
+
+def _same_padding(lw: Lowering, x: ir.Value, weight_shape: list[int], dilation: list[int]) -> tuple[ir.Value, list[int]]:
+    """ATen's ``padding="same"``: ``dilation * (kernel - 1)`` in total per dim, half on each
+    side; an odd total puts the extra element at the end, by padding the input first."""
+    shape = shape_of(x)
+    spatial = len(shape) - 2
+    totals = [dilation[i] * (weight_shape[2 + i] - 1) for i in range(spatial)]
+    extra = [t - t // 2 - t // 2 for t in totals]
+    if any(extra):
+        padded = [s + (extra[i - 2] if i >= 2 else 0) for i, s in enumerate(shape)]
+        x = lw.emit(pd.PadOp, x, i64_array([0] * len(shape)), i64_array([0, 0, *extra]), f64(0.0), tensor_type(padded, element_of(x)))
+    return x, [t // 2 for t in totals]
 
 
 def lower_conv(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -55,18 +154,54 @@ def lower_conv(lw: Lowering, op: ir.Operation) -> list[Any]:
     x, w = lw.v(op.operands[0]), lw.v(op.operands[1])
     bias = lw.maybe_tensor(op.operands[2])
     spatial = len(shape_of(x)) - 2
-    stride, padding, dilation = (spatial_list(lw.const(op.operands[i], what), spatial) for i, what in ((3, "stride"), (4, "padding"), (5, "dilation")))
-    if base_name(op.name) in ("torch.aten.convolution", "torch.aten._convolution"):
-        transposed = lw.const(op.operands[6], "transposed")
-        if transposed:
-            raise Unsupported("transposed convolution")
-        groups = lw.const(op.operands[8], "groups")
-    else:
-        if isinstance(padding, str) or isinstance(lw.const(op.operands[4], "padding"), str):
-            raise Unsupported("string padding ('same'/'valid'); give explicit padding")
-        groups = lw.const(op.operands[6], "groups")
+    stride, padding, dilation = _conv_windows(lw, op, 3, spatial)
     bias_list = [bias] if bias is not None else []
+    if base_name(op.name) in ("torch.aten.convolution", "torch.aten._convolution"):
+        groups = lw.const(op.operands[8], "groups")
+        if lw.const(op.operands[6], "transposed"):
+            output_padding = spatial_list(lw.const(op.operands[7], "output_padding"), spatial)
+            return [lw.emit(pd.ConvTransposeOp, x, w, bias_list, i64_array(stride), i64_array(padding), i64_array(output_padding),
+                            i64_array(dilation), i64(groups), out)]
+    else:
+        groups = lw.const(op.operands[6], "groups")
+    if padding == "valid":
+        padding = [0] * spatial
+    elif padding == "same":
+        x, padding = _same_padding(lw, x, shape_of(w), dilation)
+    elif isinstance(padding, str):
+        raise Unsupported(f"padding '{padding}' (PyTorch accepts 'same', 'valid' or sizes)")
     return [lw.emit(pd.ConvOp, x, w, bias_list, i64_array(stride), i64_array(padding), i64_array(dilation), i64(groups), out)]
+
+
+def lower_conv_transpose(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``conv_transpose{1,2,3}d.input``: (input, weight, bias, stride, padding, output_padding, groups, dilation)."""
+    x, w = lw.v(op.operands[0]), lw.v(op.operands[1])
+    bias = lw.maybe_tensor(op.operands[2])
+    spatial = len(shape_of(x)) - 2
+    stride, padding, output_padding = (spatial_list(lw.const(op.operands[i], what), spatial)
+                                       for i, what in ((3, "stride"), (4, "padding"), (5, "output_padding")))
+    groups = lw.const(op.operands[6], "groups")
+    dilation = spatial_list(lw.const(op.operands[7], "dilation"), spatial)
+    return [lw.emit(pd.ConvTransposeOp, x, w, [bias] if bias is not None else [], i64_array(stride), i64_array(padding),
+                    i64_array(output_padding), i64_array(dilation), i64(groups), result_type(op))]
+
+
+def lower_conv_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``convolution_backward`` of an ordinary or a transposed convolution."""
+    grad, x, w = lw.v(op.operands[0]), lw.v(op.operands[1]), lw.v(op.operands[2])
+    spatial = len(shape_of(x)) - 2
+    stride, padding, dilation = (spatial_list(lw.const(op.operands[i], what), spatial) for i, what in ((4, "stride"), (5, "padding"), (6, "dilation")))
+    groups = lw.const(op.operands[9], "groups")
+    mask = lw.const(op.operands[10], "output_mask")
+    types = [[result_type(op, i)] if keep else [] for i, keep in enumerate(mask)]
+    window = (i64_array(stride), i64_array(padding))
+    if lw.const(op.operands[7], "transposed"):
+        output_padding = spatial_list(lw.const(op.operands[8], "output_padding"), spatial)
+        conv = lw.emit(pd.ConvTransposeGradOp, grad, x, w, *window, i64_array(output_padding), i64_array(dilation), i64(groups), *types)
+    else:
+        conv = lw.emit(pd.ConvGradOp, grad, x, w, *window, i64_array(dilation), i64(groups), *types)
+    results = iter(conv.operation.results if hasattr(conv, "operation") else [conv])
+    return [next(results) if keep else None for keep in mask]
 
 
 def lower_sdpa(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -106,6 +241,10 @@ def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: matmuls, linear layers, convolutions and attention."""
     patterns.register("torch.aten.matmul", "torch.aten.mm", "torch.aten.bmm")(lower_matmul)
     patterns.register("torch.aten.linear")(lower_linear)
-    patterns.register("torch.aten.addmm")(lower_addmm)
+    patterns.register("torch.aten.addmm", "torch.aten.addmv", "torch.aten.baddbmm")(lower_addmm)
+    patterns.register("torch.aten.addbmm")(lower_addbmm)
+    patterns.register("torch.aten._trilinear")(lower_trilinear)
     patterns.register("torch.aten.conv1d", "torch.aten.conv2d", "torch.aten.conv3d", "torch.aten.convolution", "torch.aten._convolution")(lower_conv)
+    patterns.register("torch.aten.conv_transpose1d", "torch.aten.conv_transpose2d", "torch.aten.conv_transpose3d")(lower_conv_transpose)
+    patterns.register("torch.aten.convolution_backward")(lower_conv_grad)
     patterns.register("torch.aten.scaled_dot_product_attention")(lower_sdpa)

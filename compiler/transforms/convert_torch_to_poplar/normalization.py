@@ -1,5 +1,5 @@
-"""Normalisation, softmax and pooling lowerings: batch / layer / group norm (inference
-and training statistics), softmax and log-softmax, and max / average / adaptive pooling."""
+"""Normalisation and softmax lowerings: batch / layer / group / instance norm (inference
+and training statistics), softmax and log-softmax (pooling is in ``pooling``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
-from ipu_mlir.support.ir_build import boolean, f64, i64, i64_array, string, tensor_type
+from ipu_mlir.support.ir_build import f64, i64, string, tensor_type
 from ipu_mlir.support.registry import Registry
 
 from ... import torch_ir
@@ -19,10 +19,8 @@ from ...lowering import (
     base_name,
     dim_arg,
     element_of,
-    pool_window,
     result_type,
     shape_of,
-    spatial_list,
 )
 from ...torch_ir import is_none
 
@@ -71,6 +69,30 @@ def lower_group_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
     weight = lw.ones_if_none(op.operands[2], channels, element, 1.0)
     bias = lw.ones_if_none(op.operands[3], channels, element, 0.0)
     return [lw.emit(pd.NormOp, x, weight, bias, [], string("group"), f64(eps), i64(groups), i64(1), result_type(op))]
+
+
+def lower_instance_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+    momentum, eps, cudnn_enabled)``: with the input's statistics, a group norm with one
+    group per channel (as PopTorch ran it on ``popnn::gn``); with running statistics
+    (eval mode), a batch norm over them."""
+    x = lw.v(op.operands[0])
+    element = element_of(x)
+    channels = shape_of(x)[1]
+    use_input_stats = lw.const(op.operands[5], "use_input_stats")
+    eps = lw.const(op.operands[7], "eps")
+    weight = lw.ones_if_none(op.operands[1], [channels], element, 1.0)
+    bias = lw.ones_if_none(op.operands[2], [channels], element, 0.0)
+    has_running = not is_none(op.operands[3]) and not is_none(op.operands[4])
+    if use_input_stats:
+        if has_running:
+            raise Unsupported("instance norm that updates running statistics (track_running_stats=True in training mode) in an "
+                              "inference program; call model.eval() or train it with poptorch.trainingModel")
+        return [lw.emit(pd.NormOp, x, weight, bias, [], string("instance"), f64(eps), i64(channels), i64(1), result_type(op))]
+    if not has_running:
+        raise Unsupported("instance norm without input statistics needs running_mean and running_var")
+    stats = [lw.cast(lw.v(op.operands[i]), element) for i in (3, 4)]
+    return [lw.emit(pd.NormOp, x, weight, bias, stats, string("batch"), f64(eps), i64(1), i64(1), result_type(op))]
 
 
 def _norm_training(lw: Lowering, op: ir.Operation, kind: str, x: ir.Value, weight: ir.Value | None, bias: ir.Value | None,
@@ -137,57 +159,15 @@ def lower_safe_softmax(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.emit(pd.NonLinearityOp, x, string("safe_softmax"), i64(dim), out)]
 
 
-def lower_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
-    x = lw.v(op.operands[0])
-    spatial = len(shape_of(x)) - 2
-    kind = "max" if "max_pool" in op.name else "avg"
-    kernel, stride, padding = pool_window(lw, op, 1, spatial)
-    if kind == "max":
-        dilation = spatial_list(lw.const(op.operands[4], "dilation"), spatial)
-        if any(d != 1 for d in dilation):
-            raise Unsupported("max pooling with dilation")
-        ceil = lw.const(op.operands[5], "ceil_mode")
-        include_pad = True
-    else:
-        ceil = lw.const(op.operands[4], "ceil_mode")
-        include_pad = lw.const(op.operands[5], "count_include_pad")
-        if len(op.operands) > 6 and not is_none(op.operands[6]):
-            raise Unsupported("avg pooling with divisor_override")
-    return [lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), string(kind), boolean(include_pad), result_type(op))]
-
-
-def lower_max_pool_with_indices(lw: Lowering, op: ir.Operation) -> list[Any]:
-    return [*lower_pool(lw, op), None]  # the indices: popnn_pool_grad recomputes them from the input
-
-
-def lower_adaptive_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
-    x = lw.v(op.operands[0])
-    shape = shape_of(x)
-    spatial = len(shape) - 2
-    sizes = spatial_list(lw.const(op.operands[1], "output_size"), spatial)
-    sizes = [s if s is not None else shape[2 + i] for i, s in enumerate(sizes)]
-    kind = "max" if "max" in op.name else "avg"
-    if len(op.results) > 1:
-        raise Unsupported("adaptive max pooling with indices")
-    if any(shape[2 + i] % s for i, s in enumerate(sizes)):
-        raise Unsupported(f"adaptive pooling from {shape[2:]} to {sizes}: input sizes must be multiples of the output sizes")
-    kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
-    return [lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(kernel), i64_array([0] * spatial), boolean(False), string(kind), boolean(True), result_type(op))]
-
-
 def populate(patterns: Registry[Pattern]) -> None:
-    """Register the lowerings of this family: norms, softmaxes and pooling."""
+    """Register the lowerings of this family: norms and softmaxes."""
     patterns.register("torch.aten.batch_norm", "torch.aten._native_batch_norm_legit_no_training", "torch.aten.native_batch_norm",
         "torch.aten._native_batch_norm_legit")(lower_batch_norm)
     patterns.register("torch.aten.layer_norm")(lower_layer_norm)
     patterns.register("torch.aten.group_norm")(lower_group_norm)
+    patterns.register("torch.aten.instance_norm")(lower_instance_norm)
     patterns.register("torch.aten._native_batch_norm_legit_functional", "torch.aten._native_batch_norm_legit.no_stats")(lower_batch_norm_training)
     patterns.register("torch.aten.native_layer_norm")(lower_native_layer_norm)
     patterns.register("torch.aten.native_group_norm")(lower_native_group_norm)
     patterns.register("torch.aten.softmax", "torch.aten._softmax", "torch.aten.log_softmax", "torch.aten._log_softmax")(lower_softmax)
     patterns.register("torch.aten._safe_softmax")(lower_safe_softmax)
-    patterns.register("torch.aten.max_pool1d", "torch.aten.max_pool2d", "torch.aten.max_pool3d", "torch.aten.avg_pool1d",
-        "torch.aten.avg_pool2d", "torch.aten.avg_pool3d")(lower_pool)
-    patterns.register("torch.aten.max_pool2d_with_indices", "torch.aten.max_pool3d_with_indices")(lower_max_pool_with_indices)
-    patterns.register("torch.aten.adaptive_avg_pool1d", "torch.aten.adaptive_avg_pool2d", "torch.aten.adaptive_max_pool2d",
-        "torch.aten._adaptive_avg_pool2d")(lower_adaptive_pool)

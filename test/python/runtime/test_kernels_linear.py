@@ -1,4 +1,5 @@
-"""Linear algebra kernels against torch: matmul, the fused linear layer, convolution."""
+"""Linear algebra kernels against torch: matmul, the fused linear layer, convolution, and
+transposed convolution with its gradients."""
 
 from __future__ import annotations
 
@@ -35,3 +36,40 @@ def test_convolution_with_and_without_bias(kernel_of) -> None:  # noqa: ANN001
                         " : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32>")
     torch.testing.assert_close(with_bias(x, w, b), F.conv2d(x, w, b, 2, 1, 2, 2), **EXACT)
     torch.testing.assert_close(without(x, w), F.conv2d(x, w, None, 2, 1, 2, 2), **EXACT)
+
+
+def _grad(fn, *inputs: torch.Tensor, grad: torch.Tensor) -> tuple[torch.Tensor, ...]:  # noqa: ANN001
+    leaves = [t.clone().requires_grad_(True) for t in inputs]
+    fn(*leaves).backward(grad)
+    return tuple(leaf.grad for leaf in leaves)
+
+
+TRANSPOSE = ("stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 1, 0>, dilation = array<i64: 1, 2>,"
+             " groups = 2 : i64")
+
+
+def test_transposed_convolution_with_and_without_bias(kernel_of) -> None:  # noqa: ANN001
+    x, w, b = torch.randn(1, 4, 5, 5), torch.randn(4, 3, 3, 3), torch.randn(6)
+    with_bias = kernel_of("%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<6xf32>",
+                          f'%0 = "poplar.poplin_conv_transpose"(%x, %w, %b) {{{TRANSPOSE}, operandSegmentSizes = array<i32: 1, 1, 1>}}'
+                          " : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<6xf32>) -> tensor<1x6x10x11xf32>")
+    without = kernel_of("%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>",
+                        f'%0 = "poplar.poplin_conv_transpose"(%x, %w) {{{TRANSPOSE}, operandSegmentSizes = array<i32: 1, 1, 0>}}'
+                        " : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x10x11xf32>")
+    expected = F.conv_transpose2d(x, w, b, 2, 1, (1, 0), 2, (1, 2))
+    torch.testing.assert_close(with_bias(x, w, b), expected, **EXACT)
+    torch.testing.assert_close(without(x, w), F.conv_transpose2d(x, w, None, 2, 1, (1, 0), 2, (1, 2)), **EXACT)
+
+
+def test_transposed_convolution_gradients_as_requested_by_the_result_groups(kernel_of) -> None:  # noqa: ANN001
+    types = "(tensor<1x6x10x11xf32>, tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>)"
+    args = "%g: tensor<1x6x10x11xf32>, %x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>"
+    every = kernel_of(args, f'%0:3 = "poplar.poplin_conv_transpose_grad"(%g, %x, %w) {{{TRANSPOSE}, resultSegmentSizes = array<i32: 1, 1, 1>}}'
+                            f" : {types} -> (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<6xf32>)")
+    weights_only = kernel_of(args, f'%0 = "poplar.poplin_conv_transpose_grad"(%g, %x, %w) {{{TRANSPOSE}, resultSegmentSizes = array<i32: 0, 1, 0>}}'
+                                   f" : {types} -> tensor<4x3x3x3xf32>")
+    x, w, b, g = torch.randn(1, 4, 5, 5), torch.randn(4, 3, 3, 3), torch.randn(6), torch.randn(1, 6, 10, 11)
+    expected = _grad(lambda a, c, d: F.conv_transpose2d(a, c, d, 2, 1, (1, 0), 2, (1, 2)), x, w, b, grad=g)
+    for got, want in zip(every(g, x, w), expected, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(weights_only(g, x, w), expected[1], rtol=1e-5, atol=1e-6)

@@ -1,0 +1,57 @@
+// The poplar ops of transposed convolution and the FFT: valid ops parse, verify and print
+// (CHECK lines); each verifier rule has a case with the message a user sees.
+// RUN: ipu-opt %s --split-input-file --verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: sym_name = "conv_transpose"
+// CHECK: "poplar.poplin_conv_transpose"(%{{.*}}, %{{.*}}, %{{.*}}) {dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1>, output_padding = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x3x10x10xf32>
+// CHECK: "poplar.poplin_conv_transpose"(%{{.*}}, %{{.*}}) {dilation = array<i64: 2>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>, output_padding = array<i64: 0>, padding = array<i64: 0>, stride = array<i64: 1>} : (tensor<2x4x7xf32>, tensor<4x3x2xf32>) -> tensor<2x6x9xf32>
+// CHECK: "poplar.poplin_conv_transpose_grad"(%{{.*}}, %{{.*}}, %{{.*}}) {{{.*}}resultSegmentSizes = array<i32: 1, 1, 1>{{.*}}} : (tensor<1x3x10x10xf32>, tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>)
+// CHECK: "poplar.poplin_conv_transpose_grad"(%{{.*}}, %{{.*}}, %{{.*}}) {{{.*}}resultSegmentSizes = array<i32: 0, 1, 0>{{.*}}} : (tensor<1x3x10x10xf32>, tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+func.func @conv_transpose(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>, %g: tensor<1x3x10x10xf32>,
+                          %s: tensor<2x4x7xf32>, %k: tensor<4x3x2xf32>) {
+  %y = "poplar.poplin_conv_transpose"(%x, %w, %b) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x3x10x10xf32>
+  %z = "poplar.poplin_conv_transpose"(%s, %k) {stride = array<i64: 1>, padding = array<i64: 0>, output_padding = array<i64: 0>, dilation = array<i64: 2>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x4x7xf32>, tensor<4x3x2xf32>) -> tensor<2x6x9xf32>
+  %gi, %gw, %gb = "poplar.poplin_conv_transpose_grad"(%g, %x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x3x10x10xf32>, tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>)
+  %gw2 = "poplar.poplin_conv_transpose_grad"(%g, %x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, resultSegmentSizes = array<i32: 0, 1, 0>} : (tensor<1x3x10x10xf32>, tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_wrong_size(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_transpose' op result shape must be [1, 3, 10, 10], got [1, 3, 9, 9]}}
+  %y = "poplar.poplin_conv_transpose"(%x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x9x9xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_output_padding(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_transpose' op output_padding [2, 2] must be smaller than the stride or the dilation in each dim}}
+  %y = "poplar.poplin_conv_transpose"(%x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 2, 2>, dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x11x11xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_channels(%x: tensor<1x4x5x5xf32>, %w: tensor<3x3x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_transpose' op weights [C_in, C_out / groups, *kernel] must have the input's 4 channels first, got 3}}
+  %y = "poplar.poplin_conv_transpose"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, output_padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1x4x5x5xf32>, tensor<3x3x3x3xf32>) -> tensor<1x3x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_bias(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_transpose' op bias shape must be [3], got [4]}}
+  %y = "poplar.poplin_conv_transpose"(%x, %w, %b) {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, output_padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x3x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_grad_shape(%g: tensor<1x3x9x9xf32>, %x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{'poplar.poplin_conv_transpose_grad' op grad shape must be the forward output shape [1, 3, 10, 10], got [1, 3, 9, 9]}}
+  %gw = "poplar.poplin_conv_transpose_grad"(%g, %x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, resultSegmentSizes = array<i32: 0, 1, 0>} : (tensor<1x3x9x9xf32>, tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  return
+}
