@@ -154,36 +154,6 @@ module {
       %9 = irdl.base "!builtin.tensor" 
       irdl.results(grad_input: variadic %7, grad_weights: variadic %8, grad_bias: variadic %9)
     }
-    irdl.operation @poplin_conv_transpose {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      %2 = irdl.base "!builtin.tensor" 
-      irdl.operands(input: %0, weights: %1, bias: variadic %2)
-      %3 = irdl.base "#builtin.dense_array" 
-      %4 = irdl.base "#builtin.dense_array" 
-      %5 = irdl.base "#builtin.dense_array" 
-      %6 = irdl.base "#builtin.dense_array" 
-      %7 = irdl.base "#builtin.integer" 
-      irdl.attributes {"stride" = %3, "padding" = %4, "output_padding" = %5, "dilation" = %6, "groups" = %7}
-      %8 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %8)
-    }
-    irdl.operation @poplin_conv_transpose_grad {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
-      %2 = irdl.base "!builtin.tensor" 
-      irdl.operands(grad: %0, input: %1, weights: %2)
-      %3 = irdl.base "#builtin.dense_array" 
-      %4 = irdl.base "#builtin.dense_array" 
-      %5 = irdl.base "#builtin.dense_array" 
-      %6 = irdl.base "#builtin.dense_array" 
-      %7 = irdl.base "#builtin.integer" 
-      irdl.attributes {"stride" = %3, "padding" = %4, "output_padding" = %5, "dilation" = %6, "groups" = %7}
-      %8 = irdl.base "!builtin.tensor" 
-      %9 = irdl.base "!builtin.tensor" 
-      %10 = irdl.base "!builtin.tensor" 
-      irdl.results(grad_input: variadic %8, grad_weights: variadic %9, grad_bias: variadic %10)
-    }
     irdl.operation @popnn_pool {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)
@@ -449,6 +419,30 @@ module {
       irdl.attributes {"padding_index" = %2}
       %3 = irdl.base "!builtin.tensor" 
       irdl.results(result: %3)
+    }
+    irdl.operation @popops_sort_key_value {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(keys: %0, values: %1)
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %2, "descending" = %3, "stable" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      irdl.results(sorted_keys: %5, sorted_values: %6)
+    }
+    irdl.operation @popops_top_k {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %1, "k" = %2, "largest" = %3, "sorted" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      irdl.results(values: %5, indices: %6)
     }
     irdl.operation @poprand_dropout {
       %0 = irdl.base "!builtin.tensor" 

@@ -189,6 +189,9 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
         elif spec.kind == InputKind.USER_INPUT:
             inputs.append(_spec(node.name, node))
         elif spec.kind == InputKind.BUFFER and spec.target in attributes:  # a plain tensor attribute: a constant
+            if not node.users:  # not read: nothing to upload (export lifts every buffer)
+                graph.erase_node(node)
+                continue
             weights.append(_spec(spec.target, node))
             kinds.append(RoleKind.CONSTANT)
             constants[spec.target] = attributes[spec.target]

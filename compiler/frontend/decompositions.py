@@ -9,7 +9,9 @@ neither set reach the lowering and are reported there by name and source line.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Iterator
 
 import torch
 
@@ -54,3 +56,39 @@ def decomposition_table(extra: tuple[torch._ops.OpOverload, ...] = ()) -> dict:
     table = dict(_table())
     table.update(get_decompositions(list(extra)))
     return table
+
+
+# Ops whose Python autograd kernels (torch._decomp's ``py_impl(Autograd)``) decompose them
+# into indexing while the joint graph is traced, even when the poplar dialect lowers them
+# and their gradients (``resampling.py``).
+_WHOLE_IN_TRAINING = (
+    "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
+    "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
+    "upsample_trilinear3d",
+)
+
+
+@contextlib.contextmanager
+def lowered_ops_whole() -> Iterator[None]:
+    """While the joint graph is traced, the lowered ops of ``_WHOLE_IN_TRAINING`` lose their
+    Python autograd kernels, so autograd records them and their C++ gradient formulas
+    (``upsample_nearest2d_backward``...), as the inference capture keeps them."""
+    from torch._C import DispatchKey
+
+    removed = []
+    for packet in _WHOLE_IN_TRAINING:
+        overloads = getattr(torch.ops.aten, packet)
+        for name in overloads.overloads():
+            op = getattr(overloads, name)
+            if not is_lowered(op):
+                continue
+            for key in (DispatchKey.Autograd, DispatchKey.CompositeImplicitAutograd):
+                if key in op.py_kernels:
+                    removed.append((op, key, op.py_kernels.pop(key)))
+            op._dispatch_cache.clear()
+    try:
+        yield
+    finally:
+        for op, key, kernel in removed:
+            op.py_kernels[key] = kernel
+            op._dispatch_cache.clear()

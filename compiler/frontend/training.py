@@ -249,6 +249,9 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
             name = _strip(node.meta["desc"].target)
             kind = RoleKind.CONSTANT if name in attributes else RoleKind.BUFFER  # a plain tensor attribute
             if name in attributes:
+                if not node.users:  # not read: nothing to upload
+                    graph.erase_node(node)
+                    continue
                 constants[name] = attributes[name]
             arguments.append((kind, name, dataclasses.replace(spec, name=name)))
         elif desc == "TangentAOTInput":

@@ -13,7 +13,7 @@ Op names mirror the C++ API with the namespace joined by an underscore
 (``poplar.popops_add`` for ``popops::add``, ``poplar.program_copy`` for
 ``poplar::program::Copy``): IRDL, which defines our dialects, allows no dot inside an
 op name. The ops live in one module per Poplar library (``graph``: the graph, its data
-and programs; ``popops``, ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
+and programs; ``popops`` (and ``popops_sort``: sort and top-k), ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
 methods of ``poplar::Tensor``, and ``POPLAR_VIEWS``, the one list of their names); this package re-exports all of them, with the graph's
 typed attributes (``attributes``: ``#poplar.interface``, ``#poplar.memory_plan``) and the
 dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, copy
@@ -57,7 +57,6 @@ from .graph import (
     variable_kind,
 )
 from .poplin import ConvGradOp, ConvOp, LinearOp, MatMulOp
-from .poplin_conv_transpose import ConvTransposeGradOp, ConvTransposeOp
 from .popnn import (
     NONLINEARITIES,
     NORM_STATS,
@@ -94,6 +93,7 @@ from .popops import (
     map_expression_args,
     parse_map_expression,
 )
+from .popops_sort import SortKeyValueOp, TopKOp
 from .poprand import DropoutOp
 from .views import POPLAR_VIEWS, BroadcastOp, ConcatOp, DimShuffleOp, ReshapeOp, SliceOp
 
@@ -110,11 +110,12 @@ __all__ = [
     "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
     "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
-    "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "CopyOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
+    "ConvGradOp", "ConvOp", "CopyOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
     "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulOp", "MaxPoolGradWithIndicesOp",
     "MaxPoolWithIndicesOp", "MulOp", "MultiSliceOp", "MultiUpdateAddOp", "NllLossGradOp", "NllLossOp",
     "NonLinearityGradOp", "NonLinearityOp", "NormGradOp", "NormOp", "NormTrainingOp", "PadOp", "Poplar", "PoplarOp",
     "PoolGradOp", "PoolOp", "PrintTensorOp", "ReduceOp", "RemoteBufferOp", "RepeatOp", "ReshapeOp", "ScaledAddToOp",
-    "SequenceOp", "SliceOp", "StreamCopyOp", "SubOp", "SyncOp", "Tensor", "TensorResult", "VariableOp",
+    "SequenceOp", "SliceOp", "SortKeyValueOp", "StreamCopyOp", "SubOp", "SyncOp", "Tensor", "TensorResult", "TopKOp",
+    "VariableOp",
     "broadcast_shapes", "map_expression_args", "parse_map_expression", "register_traits",
 ]

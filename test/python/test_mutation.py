@@ -232,6 +232,7 @@ class CountsCalls(nn.Module):
         self.fc = nn.Linear(3, 3)
         self.register_buffer("total", torch.zeros(3))
         self.offset = torch.ones(3)
+        self.unread = torch.zeros(64)  # never read: not uploaded
 
     def forward(self, x: torch.Tensor, y: torch.Tensor | None = None) -> Any:
         self.total.add_(x.sum(0))
@@ -260,6 +261,7 @@ def test_inference_buffer_persists_and_plain_attribute_is_a_constant() -> None:
     wrapper.copyWeightsToHost()
     torch.testing.assert_close(model.total, reference.total, **FP32)
     torch.testing.assert_close(model.offset, torch.ones(3), **EXACT)  # the host attribute is untouched
+    assert "offset" in wrapper.getTensorNames() and "unread" not in wrapper.getTensorNames()
 
 
 def test_training_buffer_persists_and_plain_attribute_is_a_constant() -> None:
@@ -279,6 +281,7 @@ def test_training_buffer_persists_and_plain_attribute_is_a_constant() -> None:
     assert_parameters_close(model, reference)
     torch.testing.assert_close(model.total, reference.total, **FP32)  # read back from the device
     torch.testing.assert_close(model.offset, torch.ones(3), **EXACT)
+    assert "offset" in wrapper.getTensorNames() and "unread" not in wrapper.getTensorNames()
 
 
 # -- idioms on locals -------------------------------------------------------------------

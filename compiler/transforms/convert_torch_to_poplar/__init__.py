@@ -19,19 +19,22 @@ from ...pass_base import Diagnostics, ModulePass
 from . import (
     backward,
     data_movement,
-    distances,
     elementwise,
-    embedding_bag,
+    grid_sample,
+    im2col,
     ipu_ops,
     linear,
     losses,
     normalization,
-    pooling,
+    padding,
     random,
     reductions,
+    resampling,
+    sorting,
 )
 
-FAMILIES = (elementwise, reductions, data_movement, linear, distances, embedding_bag, normalization, pooling, losses, random, backward, ipu_ops)
+FAMILIES = (elementwise, reductions, data_movement, linear, normalization, losses, random, backward, sorting, padding,
+            resampling, im2col, grid_sample, ipu_ops)
 
 # Torch scalars: users read them as constants (``Lowering.const``); they produce no tensor.
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",

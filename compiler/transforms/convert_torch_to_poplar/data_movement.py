@@ -186,13 +186,7 @@ def lower_embedding(lw: Lowering, op: ir.Operation) -> list[Any]:
 def lower_pad(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
     pads = lw.const(op.operands[1], "padding")
-    if torch_ir.aten_name(op) == "torch.aten.pad":
-        mode = lw.const(op.operands[2], "pad mode")
-        if mode != "constant":
-            raise Unsupported(f"pad mode '{mode}' (only 'constant')")
-        value = lw.const(op.operands[3], "pad value") if len(op.operands) > 3 else 0.0
-    else:
-        value = lw.const(op.operands[2], "pad value") if len(op.operands) > 2 else 0.0
+    value = lw.const(op.operands[2], "pad value") if len(op.operands) > 2 else 0.0
     rank = len(shape_of(x))
     low, high = [0] * rank, [0] * rank
     for i in range(len(pads) // 2):
@@ -271,7 +265,7 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.gather")(lower_gather)
     patterns.register("torch.aten.index_select")(lower_index_select)
     patterns.register("torch.aten.embedding")(lower_embedding)
-    patterns.register("torch.aten.constant_pad_nd", "torch.aten.pad")(lower_pad)
+    patterns.register("torch.aten.constant_pad_nd")(lower_pad)
     patterns.register("torch.vtensor.literal")(lower_literal)
     patterns.register("torch.aten.full", "torch.aten.zeros", "torch.aten.ones", "torch.aten.full_like", "torch.aten.zeros_like",
         "torch.aten.ones_like", "torch.aten.new_zeros", "torch.aten.new_ones", "torch.aten.new_full", "torch.aten.scalar_tensor")(lower_full)
