@@ -154,6 +154,36 @@ module {
       %9 = irdl.base "!builtin.tensor" 
       irdl.results(grad_input: variadic %7, grad_weights: variadic %8, grad_bias: variadic %9)
     }
+    irdl.operation @poplin_conv_transpose {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, weights: %1, bias: variadic %2)
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.dense_array" 
+      %6 = irdl.base "#builtin.dense_array" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.attributes {"stride" = %3, "padding" = %4, "output_padding" = %5, "dilation" = %6, "groups" = %7}
+      %8 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %8)
+    }
+    irdl.operation @poplin_conv_transpose_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, input: %1, weights: %2)
+      %3 = irdl.base "#builtin.dense_array" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.dense_array" 
+      %6 = irdl.base "#builtin.dense_array" 
+      %7 = irdl.base "#builtin.integer" 
+      irdl.attributes {"stride" = %3, "padding" = %4, "output_padding" = %5, "dilation" = %6, "groups" = %7}
+      %8 = irdl.base "!builtin.tensor" 
+      %9 = irdl.base "!builtin.tensor" 
+      %10 = irdl.base "!builtin.tensor" 
+      irdl.results(grad_input: variadic %8, grad_weights: variadic %9, grad_bias: variadic %10)
+    }
     irdl.operation @popnn_pool {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)

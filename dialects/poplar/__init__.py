@@ -57,6 +57,7 @@ from .graph import (
     variable_kind,
 )
 from .poplin import ConvGradOp, ConvOp, LinearOp, MatMulOp
+from .poplin_conv_transpose import ConvTransposeGradOp, ConvTransposeOp
 from .popnn import (
     NONLINEARITIES,
     NORM_STATS,
@@ -110,7 +111,7 @@ __all__ = [
     "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
     "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
-    "ConvGradOp", "ConvOp", "CopyOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
+    "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "CopyOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
     "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulOp", "MaxPoolGradWithIndicesOp",
     "MaxPoolWithIndicesOp", "MulOp", "MultiSliceOp", "MultiUpdateAddOp", "NllLossGradOp", "NllLossOp",
     "NonLinearityGradOp", "NonLinearityOp", "NormGradOp", "NormOp", "NormTrainingOp", "PadOp", "Poplar", "PoplarOp",

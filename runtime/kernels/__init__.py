@@ -1,7 +1,7 @@
 """The IPU Model's kernels: how each poplar op is computed on the host with torch.
 
 One module per op family (elementwise, reductions, data_movement, linear,
-normalization, losses, random, backward, collectives, sorting) registers its factories in
+normalization, pooling, losses, random, backward, collectives, sorting) registers its factories in
 :data:`KERNELS`, which refuses a name registered twice. Kernels call the ATen functions
 eager PyTorch uses, so results match eager bit for bit where the op structure is the same.
 """
@@ -14,6 +14,7 @@ from . import (
     linear,
     losses,
     normalization,
+    pooling,
     random,
     reductions,
     sorting,
@@ -30,7 +31,8 @@ from .base import (
 )
 from .elementwise import compile_expression, in_place_expression
 
-FAMILIES = (elementwise, reductions, data_movement, linear, normalization, losses, random, backward, collectives, sorting)
+FAMILIES = (elementwise, reductions, data_movement, linear, normalization, pooling, losses, random, backward,
+            collectives, sorting)
 
 __all__ = [
     "FAMILIES", "KERNELS", "Factory", "Kernel", "KernelError", "attr", "compile_expression", "constant_tensor",

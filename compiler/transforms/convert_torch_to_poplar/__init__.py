@@ -19,7 +19,9 @@ from ...pass_base import Diagnostics, ModulePass
 from . import (
     backward,
     data_movement,
+    distances,
     elementwise,
+    embedding_bag,
     grid_sample,
     im2col,
     ipu_ops,
@@ -27,14 +29,15 @@ from . import (
     losses,
     normalization,
     padding,
+    pooling,
     random,
     reductions,
     resampling,
     sorting,
 )
 
-FAMILIES = (elementwise, reductions, data_movement, linear, normalization, losses, random, backward, sorting, padding,
-            resampling, im2col, grid_sample, ipu_ops)
+FAMILIES = (elementwise, reductions, data_movement, linear, distances, embedding_bag, normalization, pooling, losses,
+            random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops)
 
 # Torch scalars: users read them as constants (``Lowering.const``); they produce no tensor.
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",
