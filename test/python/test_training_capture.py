@@ -134,11 +134,9 @@ def test_attention_with_boolean_mask_and_grouped_heads_trains_as_eager() -> None
 # =======================================================================================
 def test_llama_trains_as_eager() -> None:
     transformers = pytest.importorskip("transformers")
-    # hidden_act="gelu": Llama's SiLU gradient (torch.aten.silu_backward, imported as a torch.operator)
-    # stops convert-torch-to-poplar today (lower_activation_grad reads op.name); back to "silu" once it lowers.
+    # Llama's own SiLU MLP: its gradient (torch.aten.silu_backward) imports as a torch.operator.
     config = transformers.LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-                                      hidden_act="gelu")
+                                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
     torch.manual_seed(0)
     model = transformers.LlamaForCausalLM(config)
     batches = []
