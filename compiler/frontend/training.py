@@ -31,7 +31,7 @@ from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, RoleKind
 
 from . import custom_ops  # noqa: F401 - registers poptorch:: ops
 from .capture import CaptureError, TensorSpec, check_imported, export_model, import_program, set_roles
-from .decompositions import decomposition_table
+from .decompositions import decomposition_table, lowered_ops_whole
 from .losses import find_loss, marking_losses
 from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
 from .tracing import fresh_blocks_per_run, tracing
@@ -219,7 +219,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
     try:
         with (fxtb.preserve_node_meta(), tracing(), _exporting(), fresh_blocks_per_run(model), _math_attention(),
-              warnings.catch_warnings()):
+              lowered_ops_whole(), warnings.catch_warnings()):
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             joint = aot_export_joint_with_descriptors(stack, wrapper, args, kwargs, decompositions=_decompositions())
