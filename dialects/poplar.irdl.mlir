@@ -450,6 +450,29 @@ module {
       %3 = irdl.base "!builtin.tensor" 
       irdl.results(result: %3)
     }
+    irdl.operation @popops_multi_update {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(table: %0, updates: %1, indices: %2)
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.string" 
+      irdl.attributes {"dim" = %3, "op" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5)
+    }
+    irdl.operation @popops_scatter {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, indices: %1, updates: %2)
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.string" 
+      %5 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %3, "op" = %4, "include_self" = %5}
+      %6 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %6)
+    }
     irdl.operation @popops_sort_key_value {
       %0 = irdl.base "!builtin.tensor" 
       %1 = irdl.base "!builtin.tensor" 
@@ -521,6 +544,14 @@ module {
       irdl.operands(input: %0)
       %1 = irdl.base "!builtin.tensor" 
       irdl.results(result: %1)
+    }
+    irdl.operation @reverse {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.dense_array" 
+      irdl.attributes {"dims" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
     }
   }
 }

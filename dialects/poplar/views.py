@@ -1,5 +1,5 @@
 """Tensor views of the ``poplar`` dialect (methods of ``poplar::Tensor``): reshape,
-dim_shuffle, slice, concat and broadcast make new names for existing elements, with no
+dim_shuffle, slice, concat, broadcast and reverse make new names for existing elements, with no
 compute and no copy; ``POPLAR_VIEWS`` names them for the passes.
 """
 
@@ -117,6 +117,26 @@ class BroadcastOp(_ShapeViewOp, name="broadcast", traits=[ext.Pure]):
         v.require(broadcast_shapes([a, r]) == r and len(a) <= len(r), f"cannot broadcast {a} to {r}")
 
 
+class ReverseOp(PoplarOp, name="reverse", traits=[ext.Pure]):
+    """``Tensor::reverse`` along each of ``dims``: element ``i`` of a reversed dim of size
+    ``n`` is input element ``n - 1 - i`` (``torch.flip``).
+
+    Example:
+      %r = "poplar.reverse"(%a) {dims = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    """
+
+    input: Tensor
+    dims: I64ArrayAttr
+    result: TensorResult
+
+    def check(self, v: Rules) -> None:
+        shape = shape_of(self.input, "input")
+        dims = v.i64_array("dims", min=0)
+        v.require(len(set(dims)) == len(dims), f"attribute 'dims' has duplicates: {dims}")
+        v.require(all(d < len(shape) for d in dims), f"attribute 'dims' {dims} out of range for rank {len(shape)}")
+        v.require(self.result.type == self.input.type, f"result type {self.result.type} must be the input type {self.input.type}")
+
+
 # The one list of view ops: they alias their inputs, take no memory of their own and
 # cost nothing to recompute. Passes that treat views specially derive from it.
-POPLAR_VIEWS: tuple[str, ...] = tuple(op.OPERATION_NAME for op in (ReshapeOp, DimShuffleOp, SliceOp, ConcatOp, BroadcastOp))
+POPLAR_VIEWS: tuple[str, ...] = tuple(op.OPERATION_NAME for op in (ReshapeOp, DimShuffleOp, SliceOp, ConcatOp, BroadcastOp, ReverseOp))

@@ -1,6 +1,6 @@
 """The IPU Model's kernels: how each poplar op is computed on the host with torch.
 
-One module per op family (elementwise, reductions, data_movement, linear,
+One module per op family (elementwise, reductions, data_movement, indexing, linear,
 normalization, pooling, losses, random, backward, collectives, sorting) registers its factories in
 :data:`KERNELS`, which refuses a name registered twice. Kernels call the ATen functions
 eager PyTorch uses, so results match eager bit for bit where the op structure is the same.
@@ -11,6 +11,7 @@ from . import (
     collectives,
     data_movement,
     elementwise,
+    indexing,
     linear,
     losses,
     normalization,
@@ -31,7 +32,7 @@ from .base import (
 )
 from .elementwise import compile_expression, in_place_expression
 
-FAMILIES = (elementwise, reductions, data_movement, linear, normalization, pooling, losses, random, backward,
+FAMILIES = (elementwise, reductions, data_movement, indexing, linear, normalization, pooling, losses, random, backward,
             collectives, sorting)
 
 __all__ = [

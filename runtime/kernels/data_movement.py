@@ -1,4 +1,4 @@
-"""Data movement kernels: the views of ``poplar::Tensor`` (reshape, dim_shuffle, slice,
+"""Data movement kernels: the views of ``poplar::Tensor`` (reshape, dim_shuffle, slice, reverse,
 concat, broadcast), padding, and the index-driven ``multi_slice`` and ``gather``."""
 
 from __future__ import annotations
@@ -64,3 +64,11 @@ def _multi_slice(op: ir.Operation) -> Kernel:
 def _gather(op: ir.Operation) -> Kernel:
     dim = attr(op, "dim")
     return lambda x, idx: torch.gather(x, dim, idx)
+
+
+@KERNELS.register("poplar.reverse")
+def _reverse(op: ir.Operation) -> Kernel:
+    dims = attr(op, "dims")
+    if not dims:
+        return lambda x: x
+    return lambda x: torch.flip(x, dims)

@@ -24,6 +24,7 @@ from . import (
     embedding_bag,
     grid_sample,
     im2col,
+    indexing,
     ipu_ops,
     linear,
     losses,
@@ -36,7 +37,7 @@ from . import (
     sorting,
 )
 
-FAMILIES = (elementwise, reductions, data_movement, linear, distances, embedding_bag, normalization, pooling, losses,
+FAMILIES = (elementwise, reductions, data_movement, indexing, linear, distances, embedding_bag, normalization, pooling, losses,
             random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops)
 
 # Torch scalars: users read them as constants (``Lowering.const``); they produce no tensor.

@@ -26,6 +26,7 @@ from ...lowering import (
     shape_of,
 )
 from ...torch_ir import is_none
+from .indexing import place_along
 
 _GRAD_KINDS = {
     "torch.aten.threshold_backward": "relu", "torch.aten.gelu_backward": "gelu", "torch.aten.silu_backward": "silu",
@@ -136,8 +137,10 @@ def lower_slice_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     dim = dim_arg(lw.const(op.operands[2], "dim"), len(sizes))
     start, end, step = (lw.const(op.operands[i], what) for i, what in ((3, "start"), (4, "end"), (5, "step")))
     begin, _, stride = slice(start, end, step).indices(sizes[dim])
-    if stride != 1:
-        raise Unsupported("the gradient of a strided slice")
+    if stride != 1:  # the gradient at its strided positions of zeros: a multi-update
+        out = result_type(op)
+        stop = begin + stride * (shape_of(grad)[dim] - 1) + 1
+        return [place_along(lw, lw.zeros_or_ones(0, out.shape, out.element_type), grad, dim, begin, stop, stride)]
     low, high = [0] * len(sizes), [0] * len(sizes)
     low[dim], high[dim] = begin, sizes[dim] - begin - shape_of(grad)[dim]
     return [lw.emit(pd.PadOp, grad, i64_array(low), i64_array(high), f64(0.0), result_type(op))]

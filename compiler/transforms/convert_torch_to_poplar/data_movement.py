@@ -199,7 +199,7 @@ def lower_pad(lw: Lowering, op: ir.Operation) -> list[Any]:
 def lower_literal(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     attr = op.attributes["value"]
-    if isinstance(attr, ir.DenseElementsAttr) and attr.type != out:
+    if isinstance(attr, ir.DenseElementsAttr | ir.DenseResourceElementsAttr) and attr.type != out:
         attr = _retype_dense(attr, out)
     return [lw.emit(pd.ConstantOp, attr, i64(0), out)]
 
