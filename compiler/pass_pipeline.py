@@ -219,9 +219,9 @@ def run_pipeline(module: ir.Module, pipeline: str | Sequence[ModulePass | MlirPa
     elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else elements_of(pipeline)
     problems = verification_errors(module)
     if problems:
-        text = "" if problems[0].find("entries in '") >= 0 else module.operation.get_asm(
-            enable_debug_info=True, print_generic_op_form=True)
-        path, command = _reproducer(name, text or "// the module's function attributes could not be printed", elements)
+        # The generic form prints function attributes as plain attributes: safe on these modules.
+        text = module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
+        path, command = _reproducer(name, text, elements)
         raise InvalidModuleError(name, problems, path, command)
     before = module.operation.get_asm(enable_debug_info=True, assume_verified=True)
     path, command = _reproducer(name, before, elements)
