@@ -135,6 +135,7 @@ TRAINING: dict[str, tuple[Callable, torch.Tensor]] = {
     "replicate_1d": (lambda t: F.pad(t, (2, 3), mode="replicate"), SIGNAL),
     "replicate_2d": (lambda t: F.pad(t, (0, 2, 3, 1), mode="replicate"), IMAGE),
     "replicate_3d": (lambda t: F.pad(t, (1, 1, 0, 2, 2, 1), mode="replicate"), VOLUME),
+    "circular_2d": (lambda t: F.pad(t, (2, 1, 1, 3), mode="circular"), IMAGE),  # decomposed (slices and copies) in training
     "nearest_scale_2": (lambda t: F.interpolate(t, scale_factor=2), IMAGE),
     "nearest_size": (lambda t: F.interpolate(t, size=(7, 4)), IMAGE),
     "nearest_exact": (lambda t: F.interpolate(t, size=(8, 4), mode="nearest-exact"), IMAGE),
