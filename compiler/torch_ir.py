@@ -75,6 +75,8 @@ def constant_value(value: ir.Value) -> Any:
         return None
     if name == "torch.constant.device":
         return ir.StringAttr(op.attributes["value"]).value
+    if name == "torch.aten.Int.bool":  # a bool passed as a Scalar (fill_(True))
+        return int(constant_value(op.operands[0]))
     if name == "torch.prim.ListConstruct":
         return [constant_value(v) for v in op.operands]
     if name == "torch.aten.size.int":

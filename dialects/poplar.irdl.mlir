@@ -473,6 +473,22 @@ module {
       %6 = irdl.base "!builtin.tensor" 
       irdl.results(result: %6)
     }
+    irdl.operation @popops_cumulative_sum {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @popops_cumulative_product {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
     irdl.operation @popops_sort_key_value {
       %0 = irdl.base "!builtin.tensor" 
       %1 = irdl.base "!builtin.tensor" 
@@ -505,6 +521,20 @@ module {
       %2 = irdl.base "!builtin.tensor" 
       %3 = irdl.base "!builtin.tensor" 
       irdl.results(result: %2, mask: %3)
+    }
+    irdl.operation @poprand_uniform {
+      %0 = irdl.base "#builtin.float" 
+      %1 = irdl.base "#builtin.float" 
+      irdl.attributes {"min_val" = %0, "max_val" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @poprand_normal {
+      %0 = irdl.base "#builtin.float" 
+      %1 = irdl.base "#builtin.float" 
+      irdl.attributes {"mean" = %0, "std_dev" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
     }
     irdl.operation @reshape {
       %0 = irdl.base "!builtin.tensor" 

@@ -13,7 +13,7 @@ Op names mirror the C++ API with the namespace joined by an underscore
 (``poplar.popops_add`` for ``popops::add``, ``poplar.program_copy`` for
 ``poplar::program::Copy``): IRDL, which defines our dialects, allows no dot inside an
 op name. The ops live in one module per Poplar library (``graph``: the graph, its data
-and programs; ``popops`` (and ``popops_indexing``: indexed updates and scatters; ``popops_sort``: sort and top-k), ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
+and programs; ``popops`` (and ``popops_indexing``: indexed updates and scatters; ``popops_scan``: cumulative sums and products; ``popops_sort``: sort and top-k), ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
 methods of ``poplar::Tensor``, and ``POPLAR_VIEWS``, the one list of their names); this package re-exports all of them, with the graph's
 typed attributes (``attributes``: ``#poplar.interface``, ``#poplar.memory_plan``) and the
 dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, copy
@@ -95,8 +95,9 @@ from .popops import (
     parse_map_expression,
 )
 from .popops_indexing import MULTI_UPDATE_OPS, SCATTER_OPS, MultiUpdateOp, ScatterOp
+from .popops_scan import CumulativeProductOp, CumulativeSumOp
 from .popops_sort import SortKeyValueOp, TopKOp
-from .poprand import DropoutOp
+from .poprand import DropoutOp, NormalOp, UniformOp
 from .views import POPLAR_VIEWS, BroadcastOp, ConcatOp, DimShuffleOp, ReshapeOp, ReverseOp, SliceOp
 
 
@@ -112,13 +113,13 @@ __all__ = [
     "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
     "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
-    "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "CopyOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
+    "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "CopyOp", "CumulativeProductOp", "CumulativeSumOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
     "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulOp", "MaxPoolGradWithIndicesOp",
     "MaxPoolWithIndicesOp", "MulOp", "MultiSliceOp", "MultiUpdateAddOp", "NllLossGradOp", "NllLossOp",
-    "NonLinearityGradOp", "NonLinearityOp", "NormGradOp", "NormOp", "NormTrainingOp", "PadOp", "Poplar", "PoplarOp",
+    "NonLinearityGradOp", "NonLinearityOp", "NormGradOp", "NormOp", "NormTrainingOp", "NormalOp", "PadOp", "Poplar", "PoplarOp",
     "PoolGradOp", "PoolOp", "PrintTensorOp", "ReduceOp", "RemoteBufferOp", "RepeatOp", "ReshapeOp", "ScaledAddToOp",
     "SequenceOp", "SliceOp", "SortKeyValueOp", "StreamCopyOp", "SubOp", "SyncOp", "Tensor", "TensorResult", "TopKOp",
-    "VariableOp",
+    "UniformOp", "VariableOp",
     "MULTI_UPDATE_OPS", "SCATTER_OPS", "MultiUpdateOp", "ReverseOp", "ScatterOp",
     "broadcast_shapes", "map_expression_args", "parse_map_expression", "register_traits",
 ]

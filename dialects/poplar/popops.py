@@ -28,6 +28,7 @@ MAP_FUNCTIONS: dict[str, int] = {
     "sin": 1, "cos": 1, "tan": 1, "tanh": 1, "sigmoid": 1, "relu": 1, "erf": 1, "floor": 1,
     "ceil": 1, "round": 1, "trunc": 1, "sign": 1, "reciprocal": 1, "square": 1, "not": 1,
     "bitwise_not": 1, "isnan": 1, "isinf": 1, "atan": 1, "asin": 1, "acos": 1,
+    "asinh": 1, "acosh": 1, "atanh": 1, "sinh": 1, "cosh": 1, "log2": 1, "log10": 1,
     # binary
     "add": 2, "sub": 2, "mul": 2, "div": 2, "floor_div": 2, "trunc_div": 2, "pow": 2,
     "max": 2, "min": 2, "rem": 2, "fmod": 2, "atan2": 2, "eq": 2, "ne": 2, "lt": 2,

@@ -1,5 +1,6 @@
-"""Reduction kernels: ``popops_reduce`` (sum, mean, product, min, max, logical) and the
-arg-max / arg-min of ``popops_arg_max`` / ``popops_arg_min``."""
+"""Reduction kernels: ``popops_reduce`` (sum, mean, product, min, max, logical), the
+arg-max / arg-min of ``popops_arg_max`` / ``popops_arg_min``, and the scans
+``popops_cumulative_sum`` / ``popops_cumulative_product``."""
 
 from __future__ import annotations
 
@@ -52,3 +53,10 @@ def _arg(op: ir.Operation) -> Kernel:
     if not tensor_type(op.operands[0])[0]:  # a 0-d operand has no dim to reduce
         return cast_to(fn, dtype)
     return cast_to(lambda x: fn(x, dim=dim, keepdim=keep), dtype)
+
+
+@KERNELS.register("poplar.popops_cumulative_sum", "poplar.popops_cumulative_product")
+def _scan(op: ir.Operation) -> Kernel:
+    fn = torch.cumsum if op.name.endswith("sum") else torch.cumprod
+    dim, dtype = attr(op, "dim"), result_dtype(op)
+    return lambda x: fn(x, dim, dtype=dtype)

@@ -1,5 +1,5 @@
 """Element-wise lowerings: unary and binary math, comparisons, activations, clamps,
-selects and dtype casts, mostly as ``poplar.popops_map`` expressions."""
+selects, dtype casts, copies and fills, mostly as ``poplar.popops_map`` expressions."""
 
 from __future__ import annotations
 
@@ -34,14 +34,17 @@ _UNARY = {
     "torch.aten.sign": "sign", "torch.aten.reciprocal": "reciprocal", "torch.aten.square": "square",
     "torch.aten.logical_not": "not", "torch.aten.bitwise_not": "bitwise_not", "torch.aten.isnan": "isnan",
     "torch.aten.isinf": "isinf", "torch.aten.atan": "atan", "torch.aten.asin": "asin", "torch.aten.acos": "acos",
+    "torch.aten.asinh": "asinh", "torch.aten.acosh": "acosh", "torch.aten.atanh": "atanh", "torch.aten.sinh": "sinh",
+    "torch.aten.cosh": "cosh", "torch.aten.log2": "log2", "torch.aten.log10": "log10",
 }
 
 
 def lower_unary(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     x = lw.v(op.operands[0])
-    fn = _UNARY[op.name]
-    if fn not in ("not", "isnan", "isinf"):
+    fn = _UNARY[torch_ir.aten_name(op)]
+    complex_abs = fn == "abs" and isinstance(element_of(x), ir.ComplexType)  # |z| is real: no cast of z first
+    if fn not in ("not", "isnan", "isinf") and not complex_abs:
         x = lw.cast(x, out.element_type)
     return [lw.map(f"{fn}(_1)", [x], out)]
 
@@ -53,7 +56,7 @@ _NONLINEAR = {"torch.aten.relu": "relu", "torch.aten.sigmoid": "sigmoid", "torch
 def lower_nonlinearity(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     x = lw.cast(lw.v(op.operands[0]), out.element_type)
-    return [lw.emit(pd.NonLinearityOp, x, string(_NONLINEAR[op.name]), i64(0), out)]
+    return [lw.emit(pd.NonLinearityOp, x, string(_NONLINEAR[torch_ir.aten_name(op)]), i64(0), out)]
 
 
 def lower_gelu(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -73,6 +76,7 @@ _BINARY = {
     "torch.aten.logical_xor": ("xor", None), "torch.aten.bitwise_and": ("bitwise_and", None),
     "torch.aten.bitwise_or": ("bitwise_or", None), "torch.aten.bitwise_xor": ("bitwise_xor", None),
     "torch.aten.rsub": ("rsub", None), "torch.aten.floor_divide": ("floor_div", None),
+    "torch.aten.max.other": ("max", None), "torch.aten.min.other": ("min", None),
 }
 
 
@@ -113,7 +117,8 @@ def _common_element(lw: Lowering, values: Sequence[ir.Value]) -> ir.Type | None:
 def lower_binary(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     element = out.element_type
-    fn, cls = _BINARY[base_name(op.name)]
+    name = torch_ir.aten_name(op)
+    fn, cls = _BINARY[name] if name in _BINARY else _BINARY[base_name(name)]
     lhs, rhs = op.operands[0], op.operands[1]
     if fn in ("add", "sub") and len(op.operands) > 2:
         alpha = lw.const(op.operands[2], "alpha")
@@ -126,7 +131,9 @@ def lower_binary(lw: Lowering, op: ir.Operation) -> list[Any]:
         return [_expression("sub", lw, rhs, lhs, element, out)]
     if fn == "div" and len(op.operands) > 2 and not is_none(op.operands[2]):
         mode = lw.const(op.operands[2], "rounding_mode")
-        fn = {"floor": "floor_div", "trunc": "trunc_div"}[mode]
+        if mode not in ("floor", "trunc"):
+            raise Unsupported(f"div rounding_mode '{mode}' (expected None, 'floor' or 'trunc')")
+        fn, cls = {"floor": "floor_div", "trunc": "trunc_div"}[mode], None
     if fn in ("and", "or", "xor"):
         element = ir.IntegerType.get_signless(1)
     if cls is not None and torch_ir.is_vtensor(lhs.type) and torch_ir.is_vtensor(rhs.type):
@@ -154,7 +161,7 @@ def lower_compare(lw: Lowering, op: ir.Operation) -> list[Any]:
     element = _common_element(lw, op.operands[:2])
     if element is None:
         raise Unsupported("a comparison of two scalars")
-    return [_expression(_COMPARE[base_name(op.name)], lw, op.operands[0], op.operands[1], element, out)]
+    return [_expression(_COMPARE[base_name(torch_ir.aten_name(op))], lw, op.operands[0], op.operands[1], element, out)]
 
 
 def lower_where(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -175,26 +182,30 @@ def lower_masked_fill(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def lower_clamp(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """clamp / clamp_min / clamp_max (scalar or tensor bounds, either may be None),
+    hardtanh and relu6 as ``min(max(x, lo), hi)``; a bound above ``hi`` gives ``hi``, as eager."""
     out = result_type(op)
-    x = lw.cast(lw.v(op.operands[0]), out.element_type)
-    name = base_name(op.name)
+    element = out.element_type
+    operands = [lw.cast(lw.v(op.operands[0]), element)]
+    name = base_name(torch_ir.aten_name(op))
     if name == "torch.aten.relu6":
-        lo, hi = 0.0, 6.0
-    elif name == "torch.aten.hardtanh":
-        lo, hi = lw.const(op.operands[1], "min_val"), lw.const(op.operands[2], "max_val")
+        bounds: list[ir.Value | float | None] = [0.0, 6.0]
     elif name == "torch.aten.clamp_min":
-        lo, hi = lw.const(op.operands[1], "min"), None
+        bounds = [op.operands[1], None]
     elif name == "torch.aten.clamp_max":
-        lo, hi = None, lw.const(op.operands[1], "max")
-    else:
-        lo, hi = lw.const(op.operands[1], "min"), lw.const(op.operands[2], "max")
-    float_out = is_float(out.element_type)
+        bounds = [None, op.operands[1]]
+    else:  # clamp (self, min, max) and hardtanh (self, min_val, max_val)
+        bounds = [op.operands[1], op.operands[2]]
     expr = "_1"
-    if lo is not None:
-        expr = f"max({expr}, {literal(float(lo) if float_out else lo)})"
-    if hi is not None:
-        expr = f"min({expr}, {literal(float(hi) if float_out else hi)})"
-    return [lw.map(expr, [x], out)]
+    for fn, bound in zip(("max", "min"), bounds, strict=True):
+        if bound is None or (isinstance(bound, ir.Value) and is_none(bound)):
+            continue
+        if isinstance(bound, ir.Value):
+            term = _term(lw, bound, element, operands)
+        else:
+            term = literal(bound if is_float(element) else int(bound))
+        expr = f"{fn}({expr}, {term})"
+    return [lw.map(expr, operands, out)]
 
 
 def lower_leaky_relu(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -204,12 +215,67 @@ def lower_leaky_relu(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.map(f"select(gt(_1, 0.0), _1, mul(_1, {literal(float(slope))}))", [x], out)]
 
 
+def lower_elu(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """elu (self, alpha=1, scale=1, input_scale=1): ``x * scale`` where x > 0, else
+    ``expm1(x * input_scale) * alpha * scale`` (selu and celu decompose into it)."""
+    out = result_type(op)
+    if not is_float(out.element_type):
+        raise Unsupported(f"elu of {out.element_type} elements (eager computes it in floating point only)")
+    x = lw.cast(lw.v(op.operands[0]), out.element_type)
+    alpha, scale, input_scale = (float(lw.const(op.operands[i], name)) if len(op.operands) > i else 1.0
+                                 for i, name in enumerate(("alpha", "scale", "input_scale"), 1))
+    positive = "_1" if scale == 1.0 else f"mul(_1, {literal(scale)})"
+    scaled_input = "_1" if input_scale == 1.0 else f"mul(_1, {literal(input_scale)})"
+    negative = f"mul(expm1({scaled_input}), {literal(alpha * scale)})"
+    return [lw.map(f"select(gt(_1, 0.0), {positive}, {negative})", [x], out)]
+
+
+def lower_fill(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """fill.Scalar (self, value): a constant of self's shape and dtype holding ``value``."""
+    out = result_type(op)
+    value = lw.const(op.operands[1], "the fill value")
+    return [lw.zeros_or_ones(value, out.shape, out.element_type)]
+
+
+def lower_copy(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """copy (self, src, non_blocking): ``src`` converted to self's dtype and broadcast to
+    self's shape (what ``self.copy_(src)`` leaves in self); self's values are not read."""
+    out = result_type(op)
+    src = lw.cast(lw.v(op.operands[1]), out.element_type)
+    if pd.broadcast_shapes([shape_of(src), list(out.shape)]) != list(out.shape):
+        raise Unsupported(f"copy of a {shape_of(src)} source into a {list(out.shape)} tensor (the source must broadcast to it)")
+    return [lw.broadcast(src, list(out.shape))]
+
+
+def lower_empty(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """empty.memory_format, empty_strided, empty_permuted (and the empty_like / new_empty
+    they come from): eager leaves the memory uninitialised, so no program may depend on
+    its values; the IPU gives zeros of the result's shape and dtype (strides and memory
+    formats describe layouts, which IPU tensors do not have)."""
+    out = result_type(op)
+    return [lw.zeros_or_ones(0, out.shape, out.element_type)]
+
+
+def lower_num_to_tensor(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """prim.NumToTensor.Scalar: a constant scalar as a rank-0 tensor (a Scalar argument
+    that export turned into a tensor, as in ``torch.div(x, 0.3, rounding_mode="floor")``)."""
+    out = result_type(op)
+    return [lw.zeros_or_ones(lw.const(op.operands[0], "the scalar"), [], out.element_type)]
+
+
+def lower_scalar_conversion(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """Int.bool (a bool passed where torch takes a Scalar): no tensor; the ops that read
+    it take its value as a constant (``torch_ir.constant_value``)."""
+    lw.const(op.operands[0], "the converted bool")
+    return [None]
+
+
 def lower_cast(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.cast(lw.v(op.operands[0]), result_type(op).element_type)]
 
 
 def populate(patterns: Registry[Pattern]) -> None:
-    """Register the lowerings of this family: element-wise math, activations, comparisons, selects and casts."""
+    """Register the lowerings of this family: element-wise math, activations, comparisons, selects, casts, copies and fills."""
     patterns.register(*_UNARY)(lower_unary)
     patterns.register(*_NONLINEAR)(lower_nonlinearity)
     patterns.register("torch.aten.gelu")(lower_gelu)
@@ -219,5 +285,11 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.masked_fill")(lower_masked_fill)
     patterns.register("torch.aten.clamp", "torch.aten.clamp_min", "torch.aten.clamp_max", "torch.aten.hardtanh", "torch.aten.relu6")(lower_clamp)
     patterns.register("torch.aten.leaky_relu")(lower_leaky_relu)
+    patterns.register("torch.aten.elu")(lower_elu)
+    patterns.register("torch.aten.fill.Scalar")(lower_fill)
+    patterns.register("torch.aten.Int.bool")(lower_scalar_conversion)
+    patterns.register("torch.prim.NumToTensor.Scalar")(lower_num_to_tensor)
+    patterns.register("torch.aten.copy")(lower_copy)
+    patterns.register("torch.aten.empty.memory_format", "torch.aten.empty_strided", "torch.aten.empty_permuted")(lower_empty)
     patterns.register("torch.aten._to_copy", "torch.aten.to.dtype", "torch.aten.type_as", "torch.aten.to.dtype_layout",
         "torch.prims.convert_element_type")(lower_cast)

@@ -1,5 +1,6 @@
-"""Reduction lowerings: sum, mean, prod, amax/amin, any/all, max/min (with indices)
-and argmax/argmin, as ``poplar.popops_reduce`` and ``poplar.popops_arg_*``."""
+"""Reduction lowerings: sum, mean, prod, amax/amin, any/all, max/min (with indices),
+argmax/argmin, variance, and the scans cumsum/cumprod, as ``poplar.popops_reduce``,
+``poplar.popops_arg_*`` and ``poplar.popops_cumulative_*``."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
-from ipu_mlir.support.ir_build import boolean, i64
+from ipu_mlir.support.ir_build import boolean, i64, tensor_type
 from ipu_mlir.support.registry import Registry
 
+from ... import torch_ir
 from ...lowering import (
     Lowering,
     Pattern,
     Unsupported,
     base_name,
     dim_arg,
+    is_float,
     result_type,
     shape_of,
 )
@@ -36,10 +39,10 @@ def lower_reduction(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     x = lw.v(op.operands[0])
     rank = len(shape_of(x))
-    name = base_name(op.name)
+    name = base_name(torch_ir.aten_name(op))
     # The overload decides: sum(self, dtype) / mean(self, dtype) / prod(self, dtype) /
     # any(self) reduce everything; the .dim overloads take (self, dim, keepdim, ...).
-    full = op.name in ("torch.aten.sum", "torch.aten.mean", "torch.aten.prod", "torch.aten.any", "torch.aten.all") or len(op.operands) == 1
+    full = torch_ir.aten_name(op) in ("torch.aten.sum", "torch.aten.mean", "torch.aten.prod", "torch.aten.any", "torch.aten.all") or len(op.operands) == 1
     dims = list(range(rank)) if full else _dims(lw, op.operands[1], rank)
     keep = False if full else bool(lw.const(op.operands[2], "keepdim")) if len(op.operands) > 2 else False
     kind = {"torch.aten.sum": "add", "torch.aten.mean": "add", "torch.aten.amax": "max", "torch.aten.amin": "min",
@@ -58,7 +61,7 @@ def lower_max_dim(lw: Lowering, op: ir.Operation) -> list[Any]:
     rank = len(shape_of(x))
     dim = dim_arg(lw.const(op.operands[1], "dim"), rank)
     keep = bool(lw.const(op.operands[2], "keepdim"))
-    kind = "max" if "max" in op.name else "min"
+    kind = "max" if "max" in torch_ir.aten_name(op) else "min"
     values = lw.reduce(x, kind, [dim], keep, 1.0, result_type(op, 0))
     cls = pd.ArgMaxOp if kind == "max" else pd.ArgMinOp
     indices = lw.emit(cls, x, i64(dim), boolean(keep), result_type(op, 1))
@@ -68,8 +71,8 @@ def lower_max_dim(lw: Lowering, op: ir.Operation) -> list[Any]:
 def lower_max_full(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
     if len(op.operands) > 1:
-        raise Unsupported(f"{op.name} with {len(op.operands)} operands")
-    kind = "max" if op.name.endswith("max") else "min"
+        raise Unsupported(f"{torch_ir.aten_name(op)} with {len(op.operands)} operands")
+    kind = "max" if torch_ir.aten_name(op).endswith("max") else "min"
     return [lw.reduce(x, kind, list(range(len(shape_of(x)))), False, 1.0, result_type(op))]
 
 
@@ -77,20 +80,74 @@ def lower_argmax(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
     out = result_type(op)
     keep = bool(lw.const(op.operands[2], "keepdim")) if len(op.operands) > 2 else False
-    if is_none(op.operands[1]):
-        x = lw.reshape(x, [math.prod(shape_of(x))])
-        dim = 0
-    else:
-        dim = dim_arg(lw.const(op.operands[1], "dim"), len(shape_of(x)))
-    cls = pd.ArgMaxOp if op.name.endswith("argmax") else pd.ArgMinOp
+    cls = pd.ArgMaxOp if torch_ir.aten_name(op).endswith("argmax") else pd.ArgMinOp
+    if is_none(op.operands[1]):  # the index into the flattened tensor; keepdim keeps every dim as 1
+        flat = lw.reshape(x, [math.prod(shape_of(x))])
+        index = lw.emit(cls, flat, i64(0), boolean(False), tensor_type([], out.element_type))
+        return [lw.reshape(index, list(out.shape))]
+    dim = dim_arg(lw.const(op.operands[1], "dim"), len(shape_of(x)))
     return [lw.emit(cls, x, i64(dim), boolean(keep), out)]
 
 
+def _variance(lw: Lowering, op: ir.Operation) -> tuple[ir.Value, ir.Value]:
+    """(variance, mean) of ``var`` / ``var_mean`` in their overloads: ``(self, unbiased)``,
+    ``.dim (self, dim, unbiased, keepdim)`` and ``.correction (self, dim, *, correction,
+    keepdim)``. Two passes, as PopLibs computes batch statistics: the mean (``add`` with
+    scale 1/N, dims kept), then ``square_add`` of the deviations scaled by 1/(N - correction)."""
+    out = result_type(op)
+    if not is_float(out.element_type):
+        raise Unsupported(f"a variance with {out.element_type} elements (eager computes it in floating point only)")
+    x = lw.cast(lw.v(op.operands[0]), out.element_type)
+    shape = shape_of(x)
+    name = torch_ir.aten_name(op)
+    overload = name.removeprefix(base_name(name)).lstrip(".")
+    if overload == "":  # var(self, unbiased=True): every dim, no keepdim
+        dims, correction, keep = list(range(len(shape))), 1 if lw.const(op.operands[1], "unbiased") else 0, False
+    else:
+        dims = _dims(lw, op.operands[1], len(shape))
+        if overload == "dim":
+            correction = 1 if lw.const(op.operands[2], "unbiased") else 0
+        elif overload == "correction":
+            correction = 1 if is_none(op.operands[2]) else lw.const(op.operands[2], "correction")
+        else:
+            raise Unsupported(f"the '{overload}' overload of {base_name(name)} (expected the default, .dim or .correction)")
+        keep = bool(lw.const(op.operands[3], "keepdim"))
+    count = math.prod(shape[d] for d in dims)
+    kept = tensor_type([1 if i in dims else s for i, s in enumerate(shape)], out.element_type)
+    mean = lw.reduce(x, "add", dims, True, 1.0 / count if count else 1.0, kept)
+    deviation = lw.map("sub(_1, _2)", [x, mean], x.type)
+    # Eager divides by max(0, N - correction): a divisor of 0 gives inf (nan for a zero sum).
+    divisor = max(0.0, count - correction)
+    variance = lw.reduce(deviation, "square_add", dims, keep, 1.0 / divisor if divisor else math.inf, out)
+    return variance, mean if keep else lw.reshape(mean, list(out.shape))
+
+
+def lower_var(lw: Lowering, op: ir.Operation) -> list[Any]:
+    return [_variance(lw, op)[0]]
+
+
+def lower_var_mean(lw: Lowering, op: ir.Operation) -> list[Any]:
+    return list(_variance(lw, op))
+
+
+def lower_scan(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """cumsum / cumprod (self, dim, dtype=None): the input converted to the result's
+    element type (the dtype argument, or int64 for bool and integer inputs), then scanned."""
+    out = result_type(op)
+    x = lw.cast(lw.v(op.operands[0]), out.element_type)
+    dim = dim_arg(lw.const(op.operands[1], "dim"), len(shape_of(x)))
+    cls = pd.CumulativeSumOp if base_name(torch_ir.aten_name(op)) == "torch.aten.cumsum" else pd.CumulativeProductOp
+    return [lw.emit(cls, x, i64(dim), out)]
+
+
 def populate(patterns: Registry[Pattern]) -> None:
-    """Register the lowerings of this family: reductions over dims and arg-max / arg-min."""
+    """Register the lowerings of this family: reductions over dims, arg-max / arg-min, variance and scans."""
     patterns.register("torch.aten.sum", "torch.aten.sum.dim_IntList", "torch.aten.mean", "torch.aten.mean.dim", "torch.aten.amax",
         "torch.aten.amin", "torch.aten.prod", "torch.aten.prod.dim_int", "torch.aten.any", "torch.aten.all",
         "torch.aten.any.dim", "torch.aten.all.dim")(lower_reduction)
     patterns.register("torch.aten.max.dim", "torch.aten.min.dim")(lower_max_dim)
     patterns.register("torch.aten.max", "torch.aten.min")(lower_max_full)
     patterns.register("torch.aten.argmax", "torch.aten.argmin")(lower_argmax)
+    patterns.register("torch.aten.var")(lower_var)
+    patterns.register("torch.aten.var_mean")(lower_var_mean)
+    patterns.register("torch.aten.cumsum", "torch.aten.cumprod")(lower_scan)

@@ -103,3 +103,15 @@ def test_every_planned_in_place_update_has_a_fused_kernel(scalar: bool) -> None:
         arity = len(map_expression_args(parse_map_expression(expr)))
         assert in_place_expression(expr, [False] + [scalar] * (arity - 1)) is not None, expr
     assert in_place_expression("max(_1, _2)", [False, scalar]) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "reference"),
+    [("asinh", torch.asinh), ("acosh", torch.acosh), ("atanh", torch.atanh), ("sinh", torch.sinh),
+     ("cosh", torch.cosh), ("log2", torch.log2), ("log10", torch.log10)],
+)
+def test_hyperbolic_and_logarithm_map_functions_are_torchs(kernel_of, name, reference) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<5xf32>",
+                   f'%0 = "poplar.popops_map"(%a) {{expr = "{name}(_1)", operandSegmentSizes = array<i32: 1, 0, 0>}} : (tensor<5xf32>) -> tensor<5xf32>')
+    a = torch.tensor([1.5, 0.25, 0.5, 0.75, 3.0])
+    torch.testing.assert_close(fn(a), reference(a), **EXACT, equal_nan=True)

@@ -47,3 +47,24 @@ def test_arg_max_and_arg_min_give_the_first_index_in_the_result_type(kernel_of) 
     out = arg_max(a)
     assert out.dtype == torch.int32 and out.tolist() == [1, 0]
     assert arg_min(a).tolist() == [[0], [1]]
+
+
+def test_cumulative_sum_converts_then_scans(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<2x3xi32>", '%0 = "poplar.popops_cumulative_sum"(%a) {dim = 1 : i64} : (tensor<2x3xi32>) -> tensor<2x3xi64>')
+    a = torch.tensor([[1, -2, 3], [4, 5, -6]], dtype=torch.int32)
+    out = fn(a)
+    assert out.dtype == torch.int64
+    assert out.tolist() == [[1, -1, 2], [4, 9, 3]]
+
+
+def test_cumulative_sum_of_floats_is_torch_cumsum(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<3x4xf32>", '%0 = "poplar.popops_cumulative_sum"(%a) {dim = 0 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>')
+    a = torch.randn(3, 4)
+    torch.testing.assert_close(fn(a), torch.cumsum(a, 0), **EXACT)
+
+
+def test_cumulative_product(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<4xf32>", '%0 = "poplar.popops_cumulative_product"(%a) {dim = 0 : i64} : (tensor<4xf32>) -> tensor<4xf64>')
+    out = fn(torch.tensor([2.0, -1.5, 0.5, 4.0]))
+    assert out.dtype == torch.float64
+    assert out.tolist() == [2.0, -3.0, -1.5, -6.0]
