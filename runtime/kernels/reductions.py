@@ -48,7 +48,13 @@ def _reduce(op: ir.Operation) -> Kernel:
 
 @KERNELS.register("poplar.popops_arg_max", "poplar.popops_arg_min")
 def _arg(op: ir.Operation) -> Kernel:
-    fn = torch.argmax if op.name.endswith("max") else torch.argmin
+    reduce = torch.argmax if op.name.endswith("max") else torch.argmin
+    if tensor_type(op.operands[0])[1] == torch.bool:  # torch's arg-max takes no bool; True > False as uint8 too
+
+        def fn(x: torch.Tensor, **kwargs: object) -> torch.Tensor:
+            return reduce(x.to(torch.uint8), **kwargs)
+    else:
+        fn = reduce
     dim, keep, dtype = attr(op, "dim"), attr(op, "keep_dims"), result_dtype(op)
     if not tensor_type(op.operands[0])[0]:  # a 0-d operand has no dim to reduce
         return cast_to(fn, dtype)

@@ -76,6 +76,7 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     "max_dim": (lambda x: x.max(1), (X,)),
     "min_dim_keepdim_negative": (lambda x: x.min(-1, keepdim=True), (X3,)),
     "max_dim_ints": (lambda a: torch.max(a, 0), (INTS,)),
+    "max_dim_bools": (lambda b: b.max(0), (BOOLS,)),
     "argmax_without_dim": (lambda x: x.argmax(), (X3,)),
     "argmin_without_dim_keepdim": (lambda x: torch.argmin(x, keepdim=True), (X,)),
     "argmax_dim": (lambda x: x.argmax(-1), (X3,)),
@@ -97,33 +98,16 @@ TRAINED: dict[str, tuple[Callable, torch.Tensor]] = {
     "mean_sum": (lambda x: x.mean(0) + x.sum(-1, keepdim=True), X),
     "amax": (lambda x: x.amax(1), X),
     "logsumexp": (lambda x: torch.logsumexp(x, 0), X),
+    "cumsum": (lambda x: x.cumsum(1), X),  # the gradient is a reversed cumsum (flip)
+    "cumprod": (lambda x: x.cumprod(0), X),
+    "prod_through_cumprod": (lambda x: x.prod(1), X),  # its gradient uses cumprod and flip
+    "max_dim": (lambda x: x.max(1)[0], X),  # its gradient scatters
 }
-
-# Their backward needs ops another family lowers (flip for the reversed scan of cumsum
-# and cumprod, scatter for the gradient of max.dim): strict, so that they fail as soon
-# as those lowerings land and the mark must go.
-NEEDS_OTHER_FAMILIES = {
-    "cumsum": ((lambda x: x.cumsum(1), X), "the gradient of cumsum is a reversed cumsum: aten.flip"),
-    "cumprod_through_prod": ((lambda x: x.prod(1), X), "the gradient of prod uses cumprod and aten.flip"),
-    "max_dim": ((lambda x: x.max(1)[0], X), "the gradient of max.dim scatters: aten.scatter.src"),
-}
-
 
 @pytest.mark.parametrize("name", list(TRAINED))
 def test_training_step_through_op_matches_eager(name: str) -> None:
     fn, x = TRAINED[name]
     check_training_step(fn, x)
-
-
-@pytest.mark.parametrize("name", list(NEEDS_OTHER_FAMILIES))
-def test_training_step_through_op_with_a_gradient_from_another_family(name: str) -> None:
-    (fn, x), needs = NEEDS_OTHER_FAMILIES[name]
-    try:
-        check_training_step(fn, x)
-    except Exception as error:  # only a missing lowering of the other family excuses it
-        if "has no lowering to the poplar dialect" not in str(error):
-            raise
-        pytest.xfail(f"{needs}: {str(error).splitlines()[1].strip()}")
 
 
 # -- random draws ----------------------------------------------------------------------

@@ -68,3 +68,8 @@ def test_cumulative_product(kernel_of) -> None:  # noqa: ANN001
     out = fn(torch.tensor([2.0, -1.5, 0.5, 4.0]))
     assert out.dtype == torch.float64
     assert out.tolist() == [2.0, -3.0, -1.5, -6.0]
+
+
+def test_arg_max_of_booleans_is_the_first_true(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<2x3xi1>", '%0 = "poplar.popops_arg_max"(%a) {dim = 1 : i64, keep_dims = false} : (tensor<2x3xi1>) -> tensor<2xi64>')
+    assert fn(torch.tensor([[False, True, True], [False, False, False]])).tolist() == [1, 0]
