@@ -82,11 +82,15 @@ def _optional_tensors(lw: Lowering, value: ir.Value) -> list[ir.Value | None]:
     return [None if torch_ir.is_none(v) else lw.v(v) for v in owner.operation.operands]
 
 
+# An index operand with negative entries counted from the end of a dim (PopLibs'
+# multiSlice and multiUpdate take offsets in [0, size)).
+_WRAP = "select(lt({arg}, 0), add({arg}, {size}), {arg})"
+
+
 def _wrapped(lw: Lowering, index: ir.Value, size: int) -> ir.Value:
-    """``index`` as i64 with negative entries counted from the end of a dim of ``size``
-    (PopLibs' multiSlice takes offsets in ``[0, size)``)."""
+    """``index`` as i64 with negative entries counted from the end of a dim of ``size``."""
     index = lw.cast(index, _i64())
-    return lw.map(f"select(lt(_1, 0), add(_1, {size}), _1)", [index], index.type)
+    return lw.map(_WRAP.format(arg="_1", size=size), [index], index.type)
 
 
 class _Advanced:
@@ -128,19 +132,23 @@ class _Advanced:
 
     def _flat_index(self, lw: Lowering, tensors: list[ir.Value]) -> ir.Value:
         """The row of the folded dim each index position reads: the row-major offset of
-        the (wrapped) indices within the indexed dims."""
+        the (wrapped) indices within the indexed dims, one ``popops_map`` per index tensor
+        (the maps broadcast the index tensors to their common shape)."""
         sizes = [self.shape[d] for d in self.dims]
         flat = None
         for k, tensor in enumerate(tensors):
-            wrapped = lw.broadcast(_wrapped(lw, tensor, sizes[k]), self.index_shape)
+            tensor = lw.cast(tensor, _i64())
+            term = _WRAP.format(arg="_1" if flat is None else "_2", size=sizes[k])
             stride = math.prod(sizes[k + 1:])
-            type_ = tensor_type(self.index_shape, _i64())
+            if stride != 1:
+                term = f"mul({term}, {stride})"
             if flat is None:
-                flat = wrapped if stride == 1 else lw.map(f"mul(_1, {stride})", [wrapped], type_)
+                flat = lw.map(term, [tensor], tensor.type)
             else:
-                flat = lw.map(f"add(mul(_2, {stride}), _1)", [flat, wrapped], type_)
+                shape = pd.broadcast_shapes([shape_of(flat), shape_of(tensor)])
+                flat = lw.map(f"add({term}, _1)", [flat, tensor], tensor_type(shape, _i64()))
         assert flat is not None
-        return flat
+        return lw.broadcast(flat, self.index_shape)
 
     def table(self, lw: Lowering, x: ir.Value) -> ir.Value:
         return lw.reshape(lw.dim_shuffle(x, self.permutation), self.table_shape)
