@@ -137,6 +137,22 @@ def _exporting() -> Any:
         yield
 
 
+@contextlib.contextmanager
+def _tensor_constants() -> Any:
+    """A tensor the model reads that is neither a parameter, a buffer nor an input (a
+    module-level constant, a plain attribute) is a constant of the program, as torch.export
+    lifts it for inference: the joint trace's fake-tensor mode takes it as it is instead of
+    refusing a real tensor."""
+    from torch._subclasses.fake_tensor import fake_tensor_tls
+
+    previous = fake_tensor_tls.allow_non_fake_inputs_override
+    fake_tensor_tls.allow_non_fake_inputs_override = True
+    try:
+        yield
+    finally:
+        fake_tensor_tls.allow_non_fake_inputs_override = previous
+
+
 def _merge_shared_weights(graph: torch.fx.Graph, model: torch.nn.Module) -> None:
     """One placeholder per parameter or buffer tensor, named by its first path in
     ``model.named_parameters()`` / ``named_buffers()`` (what poptorch and optimizers call it).
@@ -219,7 +235,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
     try:
         with (fxtb.preserve_node_meta(), tracing(), _exporting(), fresh_blocks_per_run(model), _math_attention(),
-              lowered_ops_whole(), warnings.catch_warnings()):
+              lowered_ops_whole(), _tensor_constants(), warnings.catch_warnings()):
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             joint = aot_export_joint_with_descriptors(stack, wrapper, args, kwargs, decompositions=_decompositions())

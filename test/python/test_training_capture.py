@@ -145,3 +145,37 @@ def test_llama_trains_as_eager() -> None:
         batches.append(((), {"input_ids": ids, "labels": ids}))
     model, reference = train_both(model, batches, loss_of=lambda out: out.loss)
     assert_parameters_close(model, reference)
+
+
+# =======================================================================================
+# Tensors that are neither parameters, buffers nor inputs are constants, as in inference
+# =======================================================================================
+SCALE = torch.tensor([1.0, 2.0, 3.0, 4.0])
+
+
+class _ReadsConstants(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 4)
+        self.offset = torch.full((4,), 0.5)  # a plain attribute, not a buffer
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return poptorch.identity_loss(((self.linear(x) + self.offset) * SCALE).square().sum(), reduction="sum")
+
+
+def test_module_global_and_plain_attribute_tensors_train_as_constants() -> None:
+    torch.manual_seed(0)
+    model, reference = _ReadsConstants(), _ReadsConstants()
+    reference.load_state_dict(model.state_dict())
+    training = poptorch.trainingModel(model, optimizer=poptorch.optim.SGD(model.parameters(), lr=0.01))
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.01)
+    for step in range(3):
+        x = torch.randn(3, 4, generator=torch.Generator().manual_seed(step))
+        loss = training(x)
+        optimizer.zero_grad()
+        expected = reference(x)
+        expected.backward()
+        optimizer.step()
+        torch.testing.assert_close(loss, expected.detach(), **FP32)
+    training.copyWeightsToHost()
+    torch.testing.assert_close(model.linear.weight, reference.linear.weight, **FP32)
