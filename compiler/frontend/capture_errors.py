@@ -1,0 +1,144 @@
+"""Our words for what goes wrong while ``torch.export`` traces a user's model.
+
+``capture.export_model`` traces under :func:`refusing_backward`, checks the program with
+:func:`check_static_shapes` and turns any exception into a message with
+:func:`capture_error_message`: data-dependent shapes and value-dependent control flow
+name the op and the user's source line and say what to write instead; a
+``.backward()`` inside forward says that the compiler builds the backward pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import linecache
+import re
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+
+# Frames of these are not the user's: the innermost other frame is the line to show.
+_LIBRARY = re.compile(r"(/torch/|/torch_mlir/|/ipu_mlir/|/poptorch/|/site-packages/|<frozen|/lib/python3)")
+_OUR_TREE = str(Path(__file__).resolve().parents[1])  # compiler/ (the package's source tree)
+
+_STATIC_SHAPES = (
+    "IPU programs have static shapes: every tensor's size is fixed when the model is compiled"
+)
+_MASK_ADVICE = (
+    "keep the full tensor and a mask instead (for example torch.where(mask, x, torch.zeros_like(x)), or a sum "
+    "weighted by mask.float()), or pad the result to a fixed maximum size"
+)
+# Ops whose result size depends on the data: how to ask for the same thing at a fixed size.
+_OP_ADVICE = {
+    "nonzero": "use the mask itself (x != 0) with torch.where, or torch.topk over the mask for a fixed number of indices",
+    "argwhere": "use the mask itself (x != 0) with torch.where, or torch.topk over the mask for a fixed number of indices",
+    "masked_select": "use torch.where(mask, x, torch.zeros_like(x)), which keeps the input's shape",
+    "index": _MASK_ADVICE,
+    "unique": "compare against a fixed set of candidate values instead (x.unsqueeze(-1) == values)",
+    "unique_consecutive": "compare against a fixed set of candidate values instead (x.unsqueeze(-1) == values)",
+    "repeat_interleave": "pass repeats as a Python int, or as a tensor together with output_size=",
+}
+_OP_NAMES = {"index": "boolean-mask indexing (x[mask])"}
+
+
+class CaptureMistake(RuntimeError):
+    """A mistake in the user's model found while capturing it; the message is final."""
+
+
+def _user_line(frames: list[traceback.FrameSummary]) -> tuple[str, int, str] | None:
+    """(file, line, source text) of the innermost frame in user code."""
+    for frame in reversed(frames):
+        path = frame.filename
+        if _LIBRARY.search(path) or path.startswith(_OUR_TREE) or frame.lineno is None:
+            continue
+        text = (frame.line or linecache.getline(path, frame.lineno)).strip()
+        return path, frame.lineno, text
+    return None
+
+
+def _where(line: tuple[str, int, str] | None) -> str:
+    if line is None:
+        return ""
+    path, number, text = line
+    return f" at {path}:{number}" + (f" (`{text}`)" if text else "")
+
+
+@contextlib.contextmanager
+def refusing_backward() -> Iterator[None]:
+    """While the model is traced, ``Tensor.backward`` / ``torch.autograd.backward`` raise
+    :class:`CaptureMistake` naming the user's line (torch's own error is "Cannot backprop
+    through mirrored meta", or silence for an inference model)."""
+    tensor_backward, autograd_backward = torch.Tensor.backward, torch.autograd.backward
+
+    def refuse(*_args: Any, **_kwargs: Any) -> None:
+        line = _user_line(traceback.extract_stack()[:-1])
+        raise CaptureMistake(
+            f"the model's forward calls .backward(){_where(line)}, but PopTorch builds the backward pass itself. "
+            "For training, return the loss from forward and let poptorch.trainingModel run the backward pass and "
+            "the optimizer step on the device; for inference, remove the call"
+        )
+
+    torch.Tensor.backward, torch.autograd.backward = refuse, refuse
+    try:
+        yield
+    finally:
+        torch.Tensor.backward, torch.autograd.backward = tensor_backward, autograd_backward
+
+
+def _data_dependent(value: Any) -> bool:
+    values = value if isinstance(value, list | tuple) else [value]
+    return any(isinstance(v, torch.Tensor) and any(isinstance(d, torch.SymInt) for d in v.shape) for v in values)
+
+
+def check_static_shapes(program: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """``program`` itself, or :class:`CaptureMistake` naming the first op whose result's
+    shape depends on the input's values (``torch.nonzero``, ``x[mask]``, ...)."""
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not _data_dependent(node.meta.get("val")):
+            continue
+        packet = getattr(node.target, "_overloadpacket", None)
+        name = getattr(packet, "__name__", str(node.target))
+        shown = _OP_NAMES.get(name, f"torch.{name}")
+        frames = traceback.StackSummary.from_list(
+            [(f, int(n), "", None) for f, n in re.findall(r'File "([^"]+)", line (\d+)', node.meta.get("stack_trace") or "")]
+        )
+        raise CaptureMistake(
+            f"{shown}{_where(_user_line(list(frames)))} gives a tensor whose size depends on the input's values "
+            f"(a data-dependent shape). {_STATIC_SHAPES}, so this cannot be compiled. "
+            f"Instead: {_OP_ADVICE.get(name, _MASK_ADVICE)}"
+        )
+    return program
+
+
+def capture_error_message(error: BaseException) -> str:
+    """What to tell the user about ``error``, raised while ``torch.export`` traced the model."""
+    if isinstance(error, CaptureMistake):
+        return str(error)
+    text = str(error)
+    line = _user_line(traceback.extract_tb(error.__traceback__))
+    kind = type(error).__name__
+    if kind in ("GuardOnDataDependentSymNode", "UserError") and "data-dependent" in text:
+        return (
+            f"the model's forward uses a tensor's value as a Python value{_where(line)}: in an `if`, a loop, "
+            f"a size or .item(). {_STATIC_SHAPES} and one program serves every input, so forward may not "
+            "branch on the data. Compute both results and choose with torch.where(condition, a, b), or pass the "
+            "value as a Python number argument (it is then compiled in)"
+        )
+    if kind in ("DynamicOutputShapeException", "DataDependentOutputException"):
+        op = text.split(":")[-1].strip() or "an op"
+        return (
+            f"{op}{_where(line)} gives a tensor whose size depends on the input's values (a data-dependent "
+            f"shape). {_STATIC_SHAPES}, so this cannot be compiled. Instead: {_MASK_ADVICE}"
+        )
+    if "Cannot backprop through mirrored meta" in text:
+        return (
+            f"the model's forward runs a backward pass{_where(line)}, but PopTorch builds the backward pass itself: "
+            "return the loss from forward and remove .backward() / torch.autograd calls"
+        )
+    return (
+        f"could not capture the model with torch.export: {kind}: {error}\n"
+        "IPU programs need static shapes and no data-dependent Python control flow; "
+        "see the traceback above for the line that failed."
+    )
