@@ -13,6 +13,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ipu_mlir.tools.input_checks import nesting_problem, silent_parse_failure
+
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 SPLIT_MARKER = "// -----"
 
@@ -76,15 +78,22 @@ class _Chunk:
     def __init__(self) -> None:
         self.output = ""
         self.diagnostics: list = []
+        self.messages: list[str] = []  # errors found outside MLIR, already formatted
         self.failed = False
+        self.parse_failed = False
 
 
-def _process(text: str, first_line: int, pipeline_elements, args, context) -> _Chunk:
+def _process(text: str, first_line: int, pipeline_elements, args, context, filename: str) -> _Chunk:
     from torch_mlir import ir
 
     from ipu_mlir.compiler.pass_pipeline import build_pass_manager
 
     result = _Chunk()
+    too_deep = nesting_problem(text, first_line)
+    if too_deep is not None:
+        result.failed = True
+        result.messages.append(f"{filename}:{too_deep}")
+        return result
     # Pad with blank lines so locations carry the line numbers of the whole file.
     padded = "\n" * (first_line - 1) + text
     timings = []
@@ -94,6 +103,7 @@ def _process(text: str, first_line: int, pipeline_elements, args, context) -> _C
     except ir.MLIRError as error:
         result.failed = True
         result.diagnostics.extend(error.error_diagnostics)
+        result.parse_failed = True
         return result
     timings.append(("parse", time.perf_counter() - start))
     if pipeline_elements:
@@ -176,6 +186,8 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
         stderr.write(f"ipu-opt: error: {error}\n")
         return EXIT_USAGE
 
+    from torch_mlir import ir
+
     from ipu_mlir.support.diagnostics import (
         MalformedExpectation,
         check_expected,
@@ -198,13 +210,21 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
         try:
             for first_line, chunk in _split(text, args.split_input_file):
                 emitted.clear()
-                result = _process(chunk, first_line, elements, args, context)
+                result = _process(chunk, first_line, elements, args, context, filename)
                 diagnostics = [*emitted, *result.diagnostics]
+                if result.parse_failed and not any(d.severity == ir.DiagnosticSeverity.ERROR for d in diagnostics):
+                    # Our dialects' custom-syntax hook fails without a word; never exit silently.
+                    result.messages.append(silent_parse_failure(chunk, filename, first_line))
                 if args.verify_diagnostics:
                     try:
                         expected = expected_diagnostics(chunk, first_line)
                     except MalformedExpectation as error:
                         stderr.write(f"{filename}:{error.line}: error: {error}\n")
+                        status = EXIT_FAILURE
+                        continue
+                    if result.messages:  # not MLIR diagnostics: no expectation can match them
+                        for message in result.messages:
+                            stderr.write(message + "\n")
                         status = EXIT_FAILURE
                         continue
                     seen = [s for d in diagnostics for s in flatten(d)]
@@ -216,6 +236,8 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
                 else:
                     for diagnostic in diagnostics:
                         stderr.write(format_diagnostic(diagnostic, rename) + "\n")
+                    for message in result.messages:
+                        stderr.write(message + "\n")
                     if result.failed:
                         status = EXIT_FAILURE
                 if not result.failed:

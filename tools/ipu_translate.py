@@ -14,6 +14,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ipu_mlir.tools.input_checks import nesting_problem, silent_parse_failure
+
+_BYTECODE_MAGIC = b"ML\xefR"
+
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ipu-translate", description="Translate ipu-mlir IR to and from other formats.")
@@ -30,7 +34,15 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    given = sys.argv[1:] if argv is None else list(argv)
+    # argparse reports a missing translation before an unknown flag: name the flag first.
+    unknown = [a for a in given if a.startswith("-") and a != "-" and _option_name(a) not in parser._option_string_actions]
+    if unknown:
+        choices = ", ".join(a for a in parser._option_string_actions if a.startswith("--") and a != "--help")
+        sys.stderr.write(f"ipu-translate: error: unknown option '{unknown[0]}' (options: {choices})\n")
+        return 2
+    args = parser.parse_args(given)
     if args.poplar_to_cpp:
         sys.stderr.write(
             "ipu-translate: error: --poplar-to-cpp is not implemented yet: the Poplar C++ emitter is a planned "
@@ -50,15 +62,27 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     from ipu_mlir.support.diagnostics import format_diagnostic
 
+    filename = "<stdin>" if args.input == "-" else args.input
+    if not data.startswith(_BYTECODE_MAGIC):
+        try:
+            text = data.decode()
+        except UnicodeDecodeError as error:
+            sys.stderr.write(f"ipu-translate: error: '{filename}' is neither MLIR bytecode nor UTF-8 text: {error.reason} at byte {error.start}\n")
+            return 1
+        too_deep = nesting_problem(text)
+        if too_deep is not None:
+            sys.stderr.write(f"{filename}:{too_deep}\n")
+            return 1
     context = make_context()
     with context:
         try:
             # MLIR tells bytecode from text by its magic number, so both inputs take bytes.
             module = ir.Module.parse(data, context)
         except ir.MLIRError as error:
-            filename = "<stdin>" if args.input == "-" else args.input
             for diagnostic in error.error_diagnostics:
                 sys.stderr.write(format_diagnostic(diagnostic, {"-": filename}) + "\n")
+            if not error.error_diagnostics:
+                sys.stderr.write(silent_parse_failure(data.decode(errors="replace"), filename) + "\n")
             return 1
         if args.schedule_to_text or args.schedule_to_html:
             return _schedule(module, args)
@@ -69,6 +93,13 @@ def run(argv: Sequence[str] | None = None) -> int:
             module.operation.write_bytecode(buffer)
             return _write(args.output, buffer.getvalue())
         return _write(args.output, module.operation.get_asm(print_generic_op_form=True).encode())
+
+
+def _option_name(arg: str) -> str:
+    """``--dump-irdl=poplar`` -> ``--dump-irdl``; ``-ofile`` -> ``-o``."""
+    if arg.startswith("--"):
+        return arg.partition("=")[0]
+    return arg[:2]
 
 
 def _schedule(module: object, args: argparse.Namespace) -> int:
