@@ -11,6 +11,8 @@ import dataclasses
 import os
 
 KIB = 1024
+# One process (one Poplar device) drives at most 64 IPUs; more need distributed execution.
+MAX_IPUS_PER_PROCESS = 64
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,11 +30,12 @@ from ipu_mlir.dialects.ipu import (
 from ipu_mlir.dialects.pipeline import Plan, ScheduleKind, set_plan
 from ipu_mlir.dialects.pipeline_attrs import IPU_ATTR, STAGE_ATTR
 from ipu_mlir.support.ir_build import i64
+from ipu_mlir.support.target import MAX_IPUS_PER_PROCESS
 
 from .. import location_metadata as meta
 from ..pass_base import Diagnostics, ModulePass
 
-MAX_IPUS = 64
+MAX_IPUS = MAX_IPUS_PER_PROCESS
 _SKIPPED = ("func.return",)
 
 
@@ -122,6 +123,12 @@ class AssignStages(ModulePass):
         stage_of, ipu_of = self._stages(func, strategy, order, block_ipu, diag)
         if diag.failed:
             return
+        for user_id in order:
+            if ipu_of[user_id] >= MAX_IPUS:
+                diag.error(func, f"block '{user_id}' is placed on IPU {ipu_of[user_id]}, but one process drives at most "
+                                 f"{MAX_IPUS} IPUs (ids 0 to {MAX_IPUS - 1}); use a smaller ipu_id, or distributed "
+                                 "execution (several processes) for more IPUs")
+                return
         # Stages must increase along the forward program in a pipeline.
         if strategy.kind == StrategyKind.PIPELINED:
             previous: tuple[int, str] | None = None
@@ -141,9 +148,7 @@ class AssignStages(ModulePass):
         num_ipus = max([ipu_of[b] for b in order] + [0]) + 1
         replicas = strategy.replication_factor
         total = num_ipus * replicas
-        rounded = total
-        while rounded & (rounded - 1):
-            rounded += 1
+        rounded = 1 << (total - 1).bit_length()  # the next power of 2 (total >= 1)
         if rounded > MAX_IPUS:
             diag.error(func, f"the model uses {total} IPUs ({num_ipus} per replica x {replicas} replicas), more than "
                              f"the {MAX_IPUS} one process can drive; use distributed execution (several processes) or "

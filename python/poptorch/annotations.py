@@ -70,6 +70,7 @@ import torch
 import torch.fx.traceback as fxtb
 
 from ipu_mlir.compiler.frontend import tracing
+from ipu_mlir.support.target import MAX_IPUS_PER_PROCESS
 
 __all__ = ["BeginBlock", "Block", "BlockFunction", "removeBlocks"]
 
@@ -113,6 +114,12 @@ def _check_ipu_id(where: str, ipu_id: Any) -> int | None:
         )
     if ipu_id < 0:
         raise ValueError(f"{where}: ipu_id must be >= 0 (IPUs are numbered from 0), got {ipu_id}.")
+    if ipu_id >= MAX_IPUS_PER_PROCESS:
+        raise ValueError(
+            f"{where}: ipu_id must be below {MAX_IPUS_PER_PROCESS} (one process drives at most "
+            f"{MAX_IPUS_PER_PROCESS} IPUs, numbered from 0), got {ipu_id}. Use a smaller ipu_id, or "
+            f"distributed execution (several processes) for more IPUs."
+        )
     return int(ipu_id)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from numbers import Integral
 from typing import Any
 
+from ipu_mlir.support.target import MAX_IPUS_PER_PROCESS
+
 from .enums import AutoStage, Liveness, format_value
 
 __all__ = [
@@ -35,6 +37,12 @@ def _ipu_index(where: str, value: Any) -> int:
         raise ValueError(
             f"{where}({value!r}): IPU indices start at 0, so a negative index cannot name an IPU. "
             f"Pass 0 or more."
+        )
+    if value >= MAX_IPUS_PER_PROCESS:
+        raise ValueError(
+            f"{where}({value!r}): one process drives at most {MAX_IPUS_PER_PROCESS} IPUs (indices 0 to "
+            f"{MAX_IPUS_PER_PROCESS - 1}). Pass a smaller index, or use distributed execution (several "
+            f"processes) for more IPUs."
         )
     return int(value)
 

@@ -171,3 +171,33 @@ func.func @inference_iterations(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64}>["l1"("model.py":151:5)])
   return %1 : !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// An IPU id one past the last of the 64 IPUs one process drives (ids 0 to 63).
+// expected-error @+1 {{block 'b1' is placed on IPU 64, but one process drives at most 64 IPUs (ids 0 to 63); use a smaller ipu_id, or distributed execution (several processes) for more IPUs}}
+func.func @ipu_id_64(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1 : i64, true>} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":160:5)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 64 : i64}>["l1"("model.py":161:5)])
+  return %1 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// An absurd IPU id (2^32) is the same error at once: the power-of-2 rounding is arithmetic,
+// it never counts up to the next power of 2 (which took forever for such ids).
+// expected-error @+1 {{block 'b1' is placed on IPU 4294967296, but one process drives at most 64 IPUs (ids 0 to 63); use a smaller ipu_id, or distributed execution (several processes) for more IPUs}}
+func.func @ipu_id_2_to_the_32(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 2 : i64, 1 : i64, 1 : i64, true>} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":170:5)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 4294967296 : i64}>["l1"("model.py":171:5)])
+  return %1 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// An absurd replication factor (2^40 replicas) with autoRoundNumIPUs: rounded at once.
+// expected-error @+1 {{the model uses 1099511627776 IPUs (1 per replica x 1099511627776 replicas), more than the 64 one process can drive; use distributed execution (several processes) or fewer IPUs}}
+func.func @huge_replication(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1099511627776 : i64, true>} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":180:5)])
+  return %0 : !torch.vtensor<[2],f32>
+}
