@@ -219,6 +219,15 @@ class BuildProgram(ModulePass):
                 diag.error(func, f"argument #{i} has kind '{role.kind}', which is not an argument's "
                                  f"(expected one of {', '.join(_KINDS)})")
                 return _Function(func, args, [], [], [], [], None)
+            if not role.name:
+                diag.error(func, f"argument #{i} ({role.kind.value}) has an empty name in its '{ROLE_ATTR}'; its device "
+                                 "variable and host stream are named after it: give every argument a unique name")
+                return _Function(func, args, [], [], [], [], None)
+            twin = next((j for j, (name, _) in enumerate(infos) if name == role.name), None)
+            if twin is not None:
+                diag.error(func, f"arguments #{twin} and #{i} are both named '{role.name}'; each names its own device "
+                                 "variable: give every argument a unique name")
+                return _Function(func, args, [], [], [], [], None)
             infos.append((role.name, role.kind))
         ops = list(body.operations)
         terminator = ops[-1].operation

@@ -26,6 +26,22 @@ func.func @main(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"activation", "w">}) 
 
 // -----
 
+// A buffer without a name: its variable would have no name (issue 20: an internal KeyError).
+// expected-error @+1 {{argument #0 (buffer) has an empty name in its 'ipu.role'; its device variable and host stream are named after it: give every argument a unique name}}
+func.func @main(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"buffer", "">}, %arg1: tensor<3xf32> {ipu.role = #ipu.role<"input", "x">}) -> tensor<3xf32> {
+  return %arg1 : tensor<3xf32>
+}
+
+// -----
+
+// Two arguments of one function with one name would share one device variable.
+// expected-error @+1 {{arguments #0 and #1 are both named 'w'; each names its own device variable: give every argument a unique name}}
+func.func @main(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"parameter", "w">}, %arg1: tensor<3xf32> {ipu.role = #ipu.role<"buffer", "w">}) -> tensor<3xf32> {
+  return %arg1 : tensor<3xf32>
+}
+
+// -----
+
 // A result's kind on an argument is an error too.
 // expected-error @+1 {{argument #0 has kind 'weight_update', which is not an argument's (expected one of parameter, buffer, constant, input, hyper, optimizer_state, accumulator)}}
 func.func @main(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"weight_update", "w">}) -> tensor<3xf32> {
