@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import os
 import time
 from collections.abc import Callable
 
@@ -17,6 +18,29 @@ from torch_mlir import ir
 from ipu_mlir.artifact import schedule
 
 from .steps import Step
+
+# How long the host waits for the emulated IPUs to finish one time step of a pipeline
+# before it reports them stuck (seconds; IPU_MLIR_PIPELINE_STEP_TIMEOUT overrides it).
+DEFAULT_STEP_TIMEOUT_S = 3600.0
+
+
+class PipelineTimeoutError(RuntimeError):
+    """The worker threads of the emulated IPUs did not finish a time step in time."""
+
+
+def step_timeout() -> float:
+    """The time-step timeout in seconds, from ``IPU_MLIR_PIPELINE_STEP_TIMEOUT`` if set."""
+    text = os.environ.get("IPU_MLIR_PIPELINE_STEP_TIMEOUT", "")
+    if not text:
+        return DEFAULT_STEP_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"IPU_MLIR_PIPELINE_STEP_TIMEOUT must be a positive number of seconds, got '{text}'")
+    return value
+
 
 # (step, ipu, stage, micro-batch, start, end) of each task of a pipelined loop.
 Trace = list[tuple[int, int, int, int, float, float]]
@@ -114,7 +138,18 @@ class PipelineExecutor:
                     work(t, items)
             else:
                 futures = [self._pool.submit(work, t, items) for items in by_ipu]
-                concurrent.futures.wait(futures)  # every IPU finishes its step before an error surfaces
+                # Every IPU finishes its step before an error surfaces, within a bound.
+                timeout = step_timeout()
+                _, pending = concurrent.futures.wait(futures, timeout=timeout)
+                if pending:
+                    self._abandon_pool()
+                    stuck = sorted({staged.stage_ipus[stage] for future, items in zip(futures, by_ipu, strict=True)
+                                    if future in pending for stage, _ in items})
+                    raise PipelineTimeoutError(
+                        f"pipelined loop: emulated IPU(s) {stuck} did not finish time step {t} within {timeout:g} s, "
+                        "so the run was stopped (the step's kernels never returned). If the step is just slow, "
+                        "raise IPU_MLIR_PIPELINE_STEP_TIMEOUT (seconds)"
+                    )
                 for future in futures:
                     future.result()
             for mb in finished:  # the micro-batch is done: move its outputs, in order
@@ -124,8 +159,16 @@ class PipelineExecutor:
                 for slot in anchors:
                     env[slot] = done[slot]
 
+    def _abandon_pool(self) -> None:
+        """Drop a pool whose workers are stuck: cancel what has not started, do not wait."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
     def close(self) -> None:
-        """Stop the worker threads (a later run starts new ones)."""
+        """Stop the worker threads (a later run starts new ones). Every task a run
+        submitted has finished (a run waits for them or abandons the pool), so this
+        does not block."""
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
