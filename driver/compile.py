@@ -104,6 +104,42 @@ class OptimizerDescription:
                                    constants=self.constants, max_grad_norm=self.max_grad_norm)
 
 
+def _check_trainable(model: torch.nn.Module, captured: Any) -> None:
+    """ValueError, before any pass runs, when the captured step has no gradient to seed:
+    every parameter frozen, or a loss without a gradient (integer-valued, or computed
+    from no trainable parameter)."""
+    from ipu_mlir.compiler.frontend.capture import CaptureError
+    from ipu_mlir.dialects.ipu import RoleKind
+    from ipu_mlir.support.torch_types import vtensor_shape_dtype
+
+    if any(kind == RoleKind.LOSS_GRAD for kind, _, _ in captured.arguments):
+        return
+    name = type(model).__name__
+    if not any(p.requires_grad for p in model.parameters()):
+        raise CaptureError(
+            f"trainingModel({name}): no parameter of the model requires a gradient (every parameter is frozen with "
+            "requires_grad=False, or the model has none), so a training step would change nothing. Unfreeze the "
+            "parameters to train (p.requires_grad_(True)), or use poptorch.inferenceModel to only run the model"
+        )
+    func = captured.module.body.operations[0]
+    results = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).results
+    loss = next((i for i, (kind, _) in enumerate(captured.results) if kind == RoleKind.LOSS), None)
+    parsed = vtensor_shape_dtype(results[loss]) if loss is not None else None
+    dtype = parsed[1] if parsed else "?"
+    if not (dtype.startswith("f") or dtype.startswith("bf")):
+        raise CaptureError(
+            f"trainingModel({name}): the loss is a tensor of element type {dtype} (integer or boolean values, from "
+            "argmax, a comparison or an integer cast, for example), which has no gradient to train with. Compute "
+            "the loss from floating-point values, for example F.cross_entropy(logits, target) instead of "
+            "(logits.argmax(-1) != target).float().mean()"
+        )
+    raise CaptureError(
+        f"trainingModel({name}): the loss does not depend on any trainable parameter (it is computed from the "
+        "inputs, constants or detached values only), so it has no gradient to train with. Compute the loss from "
+        "the model's outputs, without .detach() or torch.no_grad() on the way"
+    )
+
+
 def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
                     optimizer: OptimizerDescription | None = None) -> CompiledProgram:
     """Capture ``model(*args, **kwargs)`` (micro-batch inputs) and compile it for the IPU
@@ -118,6 +154,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         from ipu_mlir.compiler.frontend.training import capture_training
 
         captured = capture_training(model, args, kwargs, context)
+        _check_trainable(model, captured)
     else:
         captured = capture_inference(model, args, kwargs, context)
     timings["capture"] = time.perf_counter() - start

@@ -368,7 +368,9 @@ class PoplarExecutor:
         self._check_alive()
         if not self._training:
             raise RuntimeError("setOptimizer() applies to training models (poptorch.trainingModel) only")
-        from .optim import describe
+        from .optim import check_optimizer, describe
+
+        check_optimizer("setOptimizer()", optimizer)
 
         if self._compiled is None:
             self._optimizer = optimizer
@@ -518,6 +520,13 @@ class PoplarExecutor:
         for leaf in leaves:
             if isinstance(leaf.value, torch.Tensor):
                 batch = leaf.value.shape[0] if leaf.value.dim() else 1
+                if batch % factor and leaf.value.dim() == 0:
+                    raise ValueError(
+                        f"input '{leaf.name}' is a 0-d tensor (a scalar), which counts as a batch of 1, but each call "
+                        f"takes {self._factor_text()} micro-batches of every input. Give it a dim 0 of {factor} (one "
+                        f"value per micro-batch, e.g. {leaf.name}.expand({factor})), or make a value that is the same "
+                        "for every micro-batch a constant or buffer of the model instead of an input."
+                    )
                 if batch % factor:
                     raise ValueError(
                         f"input '{leaf.name}' has {batch} as its first dimension (batch), which is not a multiple of "
@@ -625,7 +634,8 @@ class PoplarExecutor:
             elif factor == 1:
                 chunks = [tensor]
             else:
-                chunks = list(torch.split(tensor, tensor.shape[0] // factor))
+                size = tensor.shape[0] // factor  # views; exact even for an empty batch (torch.split(t, 0) gives one chunk)
+                chunks = [tensor[i * size:(i + 1) * size] for i in range(factor)]
             feeds[interface.input_stream(spec.name)] = chunks
         from . import _host_sync
 
@@ -721,8 +731,14 @@ def wrap_training(model: torch.nn.Module, options: Options | None, optimizer: to
             "this model is already wrapped by poptorch.trainingModel; call destroy() on that wrapper before "
             "wrapping the model for training again"
         )
+    if optimizer is None and next(model.parameters(), None) is None:
+        raise ValueError(f"poptorch.trainingModel: {type(model).__name__} has no parameters, so there is nothing to "
+                         "train; use poptorch.inferenceModel to run it")
     if optimizer is None:
         optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    from .optim import check_optimizer
+
+    check_optimizer("poptorch.trainingModel", optimizer)
     executor = PoplarExecutor(copy.copy(model), options, training=True, user_model=model, optimizer=optimizer)
     executor._install_state_sync()
     _WRAPPED_FOR_TRAINING.add(model)

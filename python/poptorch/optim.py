@@ -63,8 +63,8 @@ _NO_EFFECT: dict[str, tuple[str, Any]] = {
 
 # name -> (in range?, the rule in words, how to fix it)
 _RULES: dict[str, tuple[Callable[[float], bool], str, str]] = {
-    "lr": (lambda x: 0 < x < _INF, "must be a finite number greater than 0",
-           "Pass a learning rate such as lr=0.001"),
+    "lr": (lambda x: 0 <= x < _INF, "must be a finite number, at least 0 (lr=0 leaves the weights unchanged, "
+           "as at the start of a learning-rate warm-up)", "Pass a learning rate such as lr=0.001"),
     "group_lr": (lambda x: 0 <= x < _INF, "must be a finite number, at least 0 (0 freezes the group)",
                  "Set the group's lr to a value such as 0.001"),
     "momentum": (lambda x: 0 <= x < _INF, "must be a finite number, at least 0",
@@ -678,6 +678,28 @@ def _kind(optimizer: Any) -> OptimizerType:
         f"{cls.__module__}.{cls.__qualname__} is not an optimizer the IPU can apply. Supported optimizers: "
         f"{_SUPPORTED}"
     )
+
+
+def check_optimizer(where: str, optimizer: Any) -> None:
+    """TypeError unless ``optimizer`` is an optimizer object (checked when a model is
+    wrapped or given a new optimizer, before anything reads it)."""
+    if isinstance(optimizer, torch.optim.Optimizer):
+        return
+    example = "poptorch.optim.SGD(model.parameters(), lr=0.01)"
+    if isinstance(optimizer, list | tuple):
+        got = f"a {type(optimizer).__name__} of {len(optimizer)} item(s)"
+        hint = ("A PopTorch model trains with one optimizer: pass the optimizer itself, not a list; for different "
+                "settings per layer, give one optimizer parameter groups ([{'params': ...}, {'params': ..., 'lr': ...}])")
+    elif isinstance(optimizer, type) and issubclass(optimizer, torch.optim.Optimizer):
+        got = f"the class {optimizer.__module__}.{optimizer.__qualname__}"
+        hint = f"Create an optimizer object with the model's parameters, such as {example}"
+    elif isinstance(optimizer, torch.optim.lr_scheduler.LRScheduler):
+        got = f"the learning-rate scheduler {type(optimizer).__qualname__}"
+        hint = "Pass the optimizer the scheduler drives, and after scheduler.step() call model.setOptimizer(optimizer)"
+    else:
+        got = f"{type(optimizer).__module__}.{type(optimizer).__qualname__}"
+        hint = f"Pass an optimizer such as {example}"
+    raise TypeError(f"{where}: optimizer must be a torch.optim.Optimizer, got {got}. {hint}.")
 
 
 def _uniform(where: str, groups: list[dict[str, Any]], key: str, default: Any) -> Any:

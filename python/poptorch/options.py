@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import difflib
 import enum
 import os
 import re
@@ -180,6 +181,25 @@ class _OptionGroup:
 
     def _label(self, method: str) -> str:
         return f"{self._prefix}.{method}"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # `options.deviceIterations = 4` would replace the setter and change nothing.
+        if not name.startswith("_") and callable(getattr(type(self), name, None)):
+            label = self._label(name)
+            raise AttributeError(
+                f"{label} is a method: call it ({label}({value!r})) instead of assigning to it; an assignment "
+                f"would replace the method and leave the option unchanged."
+            )
+        super().__setattr__(name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a name that does not exist: suggest the options it may mean.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        public = [n for n in dir(type(self)) if not n.startswith("_")]
+        close = difflib.get_close_matches(name, public, n=3, cutoff=0.6)
+        hint = f" Did you mean {' or '.join(close)}?" if close else ""
+        raise AttributeError(f"{self._prefix} has no option or attribute '{name}'.{hint}")
 
     def _writable(self, method: str) -> str:
         """Refuse changes once frozen; return the label used in messages."""
@@ -1497,8 +1517,20 @@ class Options(_OptionGroup):
         """
         self._writable("loadFromFile")
         path = os.fspath(filepath)
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as err:  # keep the type (FileNotFoundError, ...), say who was reading what
+            raise type(err)(err.errno, f"loadFromFile: cannot read the options file ({err.strerror})", path) from None
+        try:
+            lines = data.decode("utf-8").splitlines()
+        except UnicodeDecodeError as err:
+            line = data.count(b"\n", 0, err.start) + 1
+            raise ValueError(
+                f"loadFromFile: {path}:{line}: the file is not UTF-8 text (byte {err.start} is 0x{data[err.start]:02x}); "
+                f"an options file holds one option call per line, such as deviceIterations(4). Check the path: "
+                f"it may name a binary file (an executable or a checkpoint)."
+            ) from None
         for line_number, raw in enumerate(lines, start=1):
             text = raw.strip()
             if not text or text.startswith("#"):

@@ -42,8 +42,8 @@ def _names(model: torch.nn.Module) -> dict[int, str]:
 
 BAD_ARGS = [
     # (class, kwargs, exception, fragments the message must contain)
-    (optim.SGD, {"lr": -0.1}, ValueError, ["poptorch.optim.SGD", "lr=-0.1", "greater than 0", "lr=0.001"]),
-    (optim.SGD, {"lr": 0.0}, ValueError, ["lr=0.0", "greater than 0"]),
+    (optim.SGD, {"lr": -0.1}, ValueError, ["poptorch.optim.SGD", "lr=-0.1", "at least 0", "lr=0.001"]),
+    (optim.SGD, {"lr": float("inf")}, ValueError, ["lr=inf", "finite"]),
     (optim.SGD, {"lr": float("nan")}, ValueError, ["lr=nan"]),
     (optim.SGD, {"lr": None}, TypeError, ["lr=None", "no default learning rate"]),
     (optim.SGD, {"lr": "0.1"}, TypeError, ["lr='0.1'", "must be a number"]),
