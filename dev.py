@@ -4,6 +4,7 @@
     python3 dev.py demo   # venv + pinned deps + project, then the README demo
     python3 dev.py test   # venv + pinned deps + project, then lit + pytest
     python3 dev.py ops [--limit N] [--ops a,b] [--json out]   # the OpInfo op sweep (bench/ops.py)
+    python3 dev.py fuzz N [--seed S] [--save DIR]   # ipu-opt on N mutated lit inputs, 2 workers
 
 Needs only Python 3.11 (gcc and cmake are not used by the default path). The virtual
 environment lives in .venv (override with IPU_MLIR_VENV) and is reused while
@@ -92,9 +93,13 @@ def ops() -> int:
     return run([python_in_venv(), ROOT / "bench" / "ops.py", *sys.argv[2:]], env=env(), cwd=ROOT)
 
 
+def fuzz() -> int:
+    return run([python_in_venv(), "-m", "ipu_mlir.tools.fuzz_ipu_opt", *sys.argv[2:], "--jobs", "2"], env=env(), cwd=ROOT)
+
+
 def main() -> int:
-    commands = {"demo": demo, "test": test, "ops": ops, "setup": lambda: 0}
-    if len(sys.argv) < 2 or sys.argv[1] not in commands or (len(sys.argv) > 2 and sys.argv[1] != "ops"):
+    commands = {"demo": demo, "test": test, "ops": ops, "fuzz": fuzz, "setup": lambda: 0}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands or (len(sys.argv) > 2 and sys.argv[1] not in ("ops", "fuzz")):
         print(__doc__)
         return 2
     setup()
