@@ -149,3 +149,41 @@ def test_a_pass_given_ir_it_cannot_take_reports_a_diagnostic() -> None:
     result = _run(IPU_OPT, "-", "-p", "poplar-build-program", input=source)
     assert result.returncode == 1
     assert "<stdin>:2:8: error: 'torch.aten.relu' is not a poplar op; run convert-torch-to-poplar first" in result.stderr
+
+
+def test_invalid_ir_made_by_a_pass_never_reaches_the_next_pass() -> None:
+    # The pass manager verifies after every pass (ipu-opt verifies the input as it parses,
+    # run_pipeline before the first pass), so no pass receives invalid IR: a pass that
+    # makes some is reported by the verifier, located at the op.
+    import dataclasses
+
+    from torch_mlir import ir
+
+    from ipu_mlir.compiler.pass_base import ModulePass
+    from ipu_mlir.compiler.pass_pipeline import PipelineElement, build_pass_manager
+    from ipu_mlir.dialects import make_context
+    from ipu_mlir.support.ir_build import i64
+
+    seen: list[str] = []
+
+    @dataclasses.dataclass(frozen=True)
+    class ZeroTheLoop(ModulePass):
+        name = "zero-the-loop"
+
+        def run(self, module: ir.Operation, diag: object) -> None:
+            def visit(op: ir.Operation) -> ir.WalkResult:
+                seen.append(op.name)
+                if op.name == "poplar.program_repeat":
+                    op.attributes["count"] = i64(0)
+                return ir.WalkResult.ADVANCE
+
+            module.walk(visit)
+
+    context = make_context()
+    module = ir.Module.parse('"poplar.program_repeat"() ({\n}) {count = 2 : i64} : () -> ()\n', context)
+    elements = [PipelineElement("zero-the-loop", ZeroTheLoop()), PipelineElement("zero-the-loop", ZeroTheLoop())]
+    with pytest.raises(ir.MLIRError) as caught:
+        build_pass_manager(elements, context).run(module.operation)
+    assert [d.message for d in caught.value.error_diagnostics] == [
+        "'poplar.program_repeat' op attribute 'count' must be >= 1, got 0"]
+    assert seen.count("poplar.program_repeat") == 1  # the second pass never ran on the invalid module
