@@ -49,6 +49,8 @@ def literal(value: float | int | bool) -> str:
 
 
 def scalar_attr(value: float | int | bool, element: ir.Type) -> ir.Attribute:
+    if isinstance(element, ir.ComplexType):  # MLIR has no scalar attribute of a complex type (and loops on one)
+        raise Unsupported(f"a scalar attribute of {element} elements (complex constants are built by zeros_or_ones)")
     if is_float(element):
         return ir.FloatAttr.get(element, float(value))
     return ir.IntegerAttr.get(element, int(value))
@@ -193,6 +195,21 @@ class Lowering:
     def zeros_or_ones(self, value: float, shape: Sequence[int], element: ir.Type) -> ir.Value:
         """A splat constant of ``value`` (any fill, despite the name)."""
         type_ = tensor_type(shape, element)
+        if isinstance(element, ir.ComplexType):
+            # The Python bindings cannot read a complex dense attribute back: the constant
+            # is its (real, imaginary) pairs, viewed as complex.
+            value = complex(value)
+            real = ir.ComplexType(element).element_type
+            pair = [value.real, value.imag]
+            if pair[0] == pair[1]:
+                planes = self.zeros_or_ones(pair[0], [*shape, 2], real)
+            else:
+                import numpy as np
+
+                pair_type = tensor_type([2], real)
+                values = np.array(pair, dtype=np.float32 if isinstance(real, ir.F32Type) else np.float64)
+                planes = self.broadcast(self.emit(pd.ConstantOp, ir.DenseElementsAttr.get(values, type=pair_type), i64(0), pair_type), [*shape, 2])
+            return self.emit(pd.ViewAsComplexOp, planes, type_)
         attr = ir.DenseElementsAttr.get_splat(type_, scalar_attr(value, element))
         return self.emit(pd.ConstantOp, attr, i64(0), type_)
 

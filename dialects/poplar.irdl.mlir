@@ -184,6 +184,48 @@ module {
       %10 = irdl.base "!builtin.tensor" 
       irdl.results(grad_input: variadic %8, grad_weights: variadic %9, grad_bias: variadic %10)
     }
+    irdl.operation @poplin_dft_r2c {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.dense_array" 
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dims" = %1, "normalization" = %2, "onesided" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @poplin_dft_c2r {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.dense_array" 
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dims" = %1, "normalization" = %2, "last_dim_size" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @poplin_dft_c2c {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.dense_array" 
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dims" = %1, "normalization" = %2, "forward" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @view_as_real {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @view_as_complex {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
     irdl.operation @popnn_pool {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)

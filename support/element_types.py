@@ -18,6 +18,9 @@ ELEMENT_TYPES: tuple[tuple[str, str, str], ...] = (
     ("si8", "i8", "int8"),
     ("ui8", "ui8", "uint8"),
     ("i1", "i1", "bool"),
+    # Complex tensors (the FFT's spectra); Poplar holds them as pairs of real planes.
+    ("complex<f32>", "complex<f32>", "complex64"),
+    ("complex<f64>", "complex<f64>", "complex128"),
 )
 
 BUILTIN_OF_TORCH_DIALECT: dict[str, str] = {torch_d: builtin for torch_d, builtin, _ in ELEMENT_TYPES}

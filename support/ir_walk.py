@@ -42,5 +42,6 @@ def tensor_bytes(type_: ir.Type) -> int:
     """Bytes of a static ranked tensor (i1 counts one byte per element, as on the IPU)."""
     shaped = ir.RankedTensorType(type_)
     element = shaped.element_type
-    width = ir.IntegerType(element).width if isinstance(element, ir.IntegerType) else {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[str(element)]
+    width = ir.IntegerType(element).width if isinstance(element, ir.IntegerType) else {"f16": 16, "bf16": 16, "f32": 32, "f64": 64,
+                                                                                       "complex<f32>": 64, "complex<f64>": 128}[str(element)]
     return math.prod(shaped.shape) * max(1, width // 8)

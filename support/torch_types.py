@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-_VTENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],([a-z0-9]+)>$")
+_VTENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],([a-z0-9]+|complex<[a-z0-9]+>)>$")
 
 DYNAMIC = -1  # a dim written ``?``
 

@@ -58,6 +58,7 @@ from .graph import (
 )
 from .poplin import ConvGradOp, ConvOp, LinearOp, MatMulOp
 from .poplin_conv_transpose import ConvTransposeGradOp, ConvTransposeOp
+from .poplin_fft import DftComplexToComplexOp, DftComplexToRealOp, DftRealToComplexOp, ViewAsComplexOp, ViewAsRealOp
 from .popnn import (
     NONLINEARITIES,
     NORM_STATS,
@@ -113,7 +114,7 @@ __all__ = [
     "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
     "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
-    "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "CopyOp", "CumulativeProductOp", "CumulativeSumOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
+    "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "DftComplexToComplexOp", "DftComplexToRealOp", "DftRealToComplexOp", "ViewAsComplexOp", "ViewAsRealOp", "CopyOp", "CumulativeProductOp", "CumulativeSumOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
     "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulOp", "MaxPoolGradWithIndicesOp",
     "MaxPoolWithIndicesOp", "MulOp", "MultiSliceOp", "MultiUpdateAddOp", "NllLossGradOp", "NllLossOp",
     "NonLinearityGradOp", "NonLinearityOp", "NormGradOp", "NormOp", "NormTrainingOp", "NormalOp", "PadOp", "Poplar", "PoplarOp",

@@ -1,7 +1,7 @@
 """The IPU Model's kernels: how each poplar op is computed on the host with torch.
 
 One module per op family (elementwise, reductions, data_movement, indexing, linear,
-normalization, pooling, losses, random, backward, collectives, sorting) registers its factories in
+normalization, pooling, fft, losses, random, backward, collectives, sorting) registers its factories in
 :data:`KERNELS`, which refuses a name registered twice. Kernels call the ATen functions
 eager PyTorch uses, so results match eager bit for bit where the op structure is the same.
 """
@@ -11,6 +11,7 @@ from . import (
     collectives,
     data_movement,
     elementwise,
+    fft,
     indexing,
     linear,
     losses,
@@ -32,8 +33,8 @@ from .base import (
 )
 from .elementwise import compile_expression, in_place_expression
 
-FAMILIES = (elementwise, reductions, data_movement, indexing, linear, normalization, pooling, losses, random, backward,
-            collectives, sorting)
+FAMILIES = (elementwise, reductions, data_movement, indexing, linear, normalization, pooling, fft, losses, random,
+            backward, collectives, sorting)
 
 __all__ = [
     "FAMILIES", "KERNELS", "Factory", "Kernel", "KernelError", "attr", "compile_expression", "constant_tensor",

@@ -182,7 +182,7 @@ def _map_kernel(op: ir.Operation) -> Kernel:
     """The expression of a map as a function of its operands (literals typed as in
     eager code: ints when every operand is an integer tensor)."""
     operands = [tensor_type(v)[1] for v in op.operands]
-    integer = all(not (d.is_floating_point or d == torch.bool) for d in operands)
+    integer = all(not (d.is_floating_point or d.is_complex or d == torch.bool) for d in operands)
     return compile_expression(attr(op, "expr"), integer)
 
 
@@ -200,7 +200,7 @@ def _binary(op: ir.Operation) -> Kernel:
 
 @KERNELS.register("poplar.popops_div")
 def _div(op: ir.Operation) -> Kernel:
-    if result_dtype(op).is_floating_point:
+    if result_dtype(op).is_floating_point or result_dtype(op).is_complex:
         return torch.div
     return lambda a, b: torch.div(a, b, rounding_mode="trunc")
 

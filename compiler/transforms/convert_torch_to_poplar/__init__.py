@@ -22,6 +22,7 @@ from . import (
     distances,
     elementwise,
     embedding_bag,
+    fft,
     grid_sample,
     im2col,
     indexing,
@@ -37,8 +38,8 @@ from . import (
     sorting,
 )
 
-FAMILIES = (elementwise, reductions, data_movement, indexing, linear, distances, embedding_bag, normalization, pooling, losses,
-            random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops)
+FAMILIES = (elementwise, reductions, data_movement, indexing, linear, distances, embedding_bag, fft, normalization,
+            pooling, losses, random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops)
 
 # Torch scalars: users read them as constants (``Lowering.const``); they produce no tensor.
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",

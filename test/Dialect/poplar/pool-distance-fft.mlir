@@ -55,3 +55,78 @@ func.func @conv_transpose_grad_shape(%g: tensor<1x3x9x9xf32>, %x: tensor<1x4x5x5
   %gw = "poplar.poplin_conv_transpose_grad"(%g, %x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, resultSegmentSizes = array<i32: 0, 1, 0>} : (tensor<1x3x9x9xf32>, tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: sym_name = "dft"
+// CHECK: "poplar.poplin_dft_r2c"(%{{.*}}) {dims = array<i64: 2>, normalization = "none", onesided = true} : (tensor<2x4x9xf32>) -> tensor<2x4x5xcomplex<f32>>
+// CHECK: "poplar.poplin_dft_r2c"(%{{.*}}) {dims = array<i64: 1, 2>, normalization = "by_root_n", onesided = false} : (tensor<2x4x9xf32>) -> tensor<2x4x9xcomplex<f32>>
+// CHECK: "poplar.poplin_dft_c2r"(%{{.*}}) {dims = array<i64: 2>, last_dim_size = 8 : i64, normalization = "by_n"} : (tensor<2x4x5xcomplex<f32>>) -> tensor<2x4x8xf32>
+// CHECK: "poplar.poplin_dft_c2c"(%{{.*}}) {dims = array<i64: 0, 2>, forward = false, normalization = "by_n"} : (tensor<2x4x5xcomplex<f32>>) -> tensor<2x4x5xcomplex<f32>>
+// CHECK: "poplar.view_as_real"(%{{.*}}) : (tensor<2x4x5xcomplex<f32>>) -> tensor<2x4x5x2xf32>
+// CHECK: "poplar.view_as_complex"(%{{.*}}) : (tensor<2x4x5x2xf32>) -> tensor<2x4x5xcomplex<f32>>
+func.func @dft(%x: tensor<2x4x9xf32>) {
+  %s = "poplar.poplin_dft_r2c"(%x) {dims = array<i64: 2>, normalization = "none", onesided = true} : (tensor<2x4x9xf32>) -> tensor<2x4x5xcomplex<f32>>
+  %full = "poplar.poplin_dft_r2c"(%x) {dims = array<i64: 1, 2>, normalization = "by_root_n", onesided = false} : (tensor<2x4x9xf32>) -> tensor<2x4x9xcomplex<f32>>
+  %y = "poplar.poplin_dft_c2r"(%s) {dims = array<i64: 2>, normalization = "by_n", last_dim_size = 8 : i64} : (tensor<2x4x5xcomplex<f32>>) -> tensor<2x4x8xf32>
+  %t = "poplar.poplin_dft_c2c"(%s) {dims = array<i64: 0, 2>, normalization = "by_n", forward = false} : (tensor<2x4x5xcomplex<f32>>) -> tensor<2x4x5xcomplex<f32>>
+  %r = "poplar.view_as_real"(%t) : (tensor<2x4x5xcomplex<f32>>) -> tensor<2x4x5x2xf32>
+  %c = "poplar.view_as_complex"(%r) : (tensor<2x4x5x2xf32>) -> tensor<2x4x5xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @r2c_onesided_size(%x: tensor<2x4x9xf32>) {
+  // expected-error@+1 {{'poplar.poplin_dft_r2c' op result shape must be [2, 4, 5], got [2, 4, 9]}}
+  %s = "poplar.poplin_dft_r2c"(%x) {dims = array<i64: 2>, normalization = "none", onesided = true} : (tensor<2x4x9xf32>) -> tensor<2x4x9xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @r2c_result_element(%x: tensor<2x4x9xf32>) {
+  // expected-error@+1 {{'poplar.poplin_dft_r2c' op result must have complex<f32> elements, got f32}}
+  %s = "poplar.poplin_dft_r2c"(%x) {dims = array<i64: 2>, normalization = "none", onesided = true} : (tensor<2x4x9xf32>) -> tensor<2x4x5xf32>
+  return
+}
+
+// -----
+
+func.func @dft_normalization(%x: tensor<2x4x9xf32>) {
+  // expected-error@+1 {{'poplar.poplin_dft_r2c' op attribute 'normalization' must be one of "none", "by_root_n", "by_n", got "ortho"}}
+  %s = "poplar.poplin_dft_r2c"(%x) {dims = array<i64: 2>, normalization = "ortho", onesided = true} : (tensor<2x4x9xf32>) -> tensor<2x4x5xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @dft_dims(%s: tensor<2x4x5xcomplex<f32>>) {
+  // expected-error@+1 {{'poplar.poplin_dft_c2c' op attribute 'dims' [0, 3] out of range for rank 3}}
+  %t = "poplar.poplin_dft_c2c"(%s) {dims = array<i64: 0, 3>, normalization = "none", forward = true} : (tensor<2x4x5xcomplex<f32>>) -> tensor<2x4x5xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @c2r_input_element(%x: tensor<2x4x5xf32>) {
+  // expected-error@+1 {{'poplar.poplin_dft_c2r' op input must have complex elements, got f32}}
+  %y = "poplar.poplin_dft_c2r"(%x) {dims = array<i64: 2>, normalization = "by_n", last_dim_size = 8 : i64} : (tensor<2x4x5xf32>) -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @c2r_size(%s: tensor<2x4x5xcomplex<f32>>) {
+  // expected-error@+1 {{'poplar.poplin_dft_c2r' op result shape must be [2, 4, 9], got [2, 4, 8]}}
+  %y = "poplar.poplin_dft_c2r"(%s) {dims = array<i64: 2>, normalization = "by_n", last_dim_size = 9 : i64} : (tensor<2x4x5xcomplex<f32>>) -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @view_as_complex_pairs(%r: tensor<2x4x3xf32>) {
+  // expected-error@+1 {{'poplar.view_as_complex' op input must have a last dim of size 2, got shape [2, 4, 3]}}
+  %c = "poplar.view_as_complex"(%r) : (tensor<2x4x3xf32>) -> tensor<2x4xcomplex<f32>>
+  return
+}

@@ -76,6 +76,17 @@ class Bag(nn.Module):
         return F.embedding_bag(indices, self.table, offsets, per_sample_weights=self.sample_weights, **self.options)
 
 
+class _Function(nn.Module):
+    """``fn(*inputs)`` as a model without parameters (inference only)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs: torch.Tensor) -> Any:
+        return self.fn(*inputs)
+
+
 def _seeded(factory: Callable[[], nn.Module]) -> Callable[[], nn.Module]:
     def make() -> nn.Module:
         torch.manual_seed(3)
@@ -148,6 +159,14 @@ CASES: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     "max_pool2d_dilation": (lambda: Weighted(lambda x: F.max_pool2d(x, 2, 1, 0, dilation=2), IMAGE.shape), (IMAGE,)),
     "max_pool2d_dilation_padding_ceil": (lambda: Weighted(lambda x: F.max_pool2d(x, 3, 2, 1, dilation=2, ceil_mode=True), IMAGE.shape), (IMAGE,)),
     "max_pool3d_dilation": (lambda: Weighted(lambda x: F.max_pool3d(x, 2, 1, 1, dilation=(2, 1, 2)), VOLUME.shape), (VOLUME,)),
+    # -- FFTs (complex values carried as complex<f32>) ------------------------------------
+    "rfft": (lambda: Weighted(torch.fft.rfft, SEQ.shape), (SEQ,)),
+    "rfft_magnitude": (lambda: Weighted(lambda x: torch.fft.rfft(x, norm="ortho").abs(), SEQ.shape), (SEQ,)),
+    "irfft_of_rfft": (lambda: Weighted(lambda x: torch.fft.irfft(torch.fft.rfft(x), n=9), SEQ.shape), (SEQ,)),
+    "irfft_even_length": (lambda: Weighted(lambda x: torch.fft.irfft(torch.fft.rfft(x), norm="forward"), SEQ.shape), (SEQ,)),
+    "fft_ifft_real_part": (lambda: Weighted(lambda x: torch.fft.ifft(torch.fft.fft(x, dim=1), dim=1, norm="ortho").real, SEQ.shape), (SEQ,)),
+    "rfft2_irfft2": (lambda: Weighted(lambda x: torch.fft.irfft2(torch.fft.rfft2(x) * 0.5, s=(8, 9)), IMAGE.shape), (IMAGE,)),
+    "view_as_real_of_spectrum": (lambda: Weighted(lambda x: torch.view_as_real(torch.fft.rfft(x)), SEQ.shape), (SEQ,)),
 }
 
 # Inference only: the pool indices (integers, compared exactly; no gradient flows into them).
@@ -158,6 +177,8 @@ INFERENCE_ONLY: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     "adaptive_max_pool2d_uneven_indices": (lambda: Weighted(lambda x: F.adaptive_max_pool2d(x, (3, 5), return_indices=True), IMAGE.shape), (IMAGE,)),
     "adaptive_max_pool3d_uneven_indices": (lambda: Weighted(lambda x: F.adaptive_max_pool3d(x, (4, 3, 3), return_indices=True), VOLUME.shape), (VOLUME,)),
     "instance_norm1d_affine": (_seeded(lambda: nn.InstanceNorm1d(4, affine=True)), (SEQ,)),
+    "fft_of_complex_input": (lambda: _Function(lambda z: torch.fft.fft(z, dim=0)), (torch.complex(_randn(4, 3), _randn(4, 3)),)),
+    "view_as_complex": (lambda: _Function(lambda x: torch.fft.ifft(torch.view_as_complex(x))), (_randn(3, 5, 2),)),
     "instance_norm2d_running_stats": (_seeded(lambda: nn.InstanceNorm2d(4, track_running_stats=True).eval()), (IMAGE,)),
     # Its gradient pads by a negative amount (constant_pad_nd), which the lowering refuses so far.
     "local_response_norm": (lambda: Weighted(nn.LocalResponseNorm(3), IMAGE.shape), (IMAGE,)),
@@ -250,12 +271,3 @@ def test_embedding_bag_bookkeeping_results_are_refused_outside_the_gradient() ->
 
     with pytest.raises(PipelineError, match=r"result #1 of _embedding_bag \(offset2bag, bag_size, max_indices\) is read outside its gradient"):
         poptorch.inferenceModel(_Function(bag_of_each_index))(BAG_INDICES, BAG_OFFSETS)
-
-
-class _Function(nn.Module):
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *inputs: torch.Tensor) -> Any:
-        return self.fn(*inputs)

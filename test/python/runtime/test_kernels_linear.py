@@ -1,5 +1,5 @@
-"""Linear algebra kernels against torch: matmul, the fused linear layer, convolution, and
-transposed convolution with its gradients."""
+"""Linear algebra kernels against torch: matmul, the fused linear layer, convolution,
+transposed convolution with its gradients, the DFTs and the complex views."""
 
 from __future__ import annotations
 
@@ -73,3 +73,29 @@ def test_transposed_convolution_gradients_as_requested_by_the_result_groups(kern
     for got, want in zip(every(g, x, w), expected, strict=True):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(weights_only(g, x, w), expected[1], rtol=1e-5, atol=1e-6)
+
+
+def test_dfts_are_atens_ffts(kernel_of) -> None:  # noqa: ANN001
+    r2c = kernel_of("%x: tensor<2x9xf32>", '%0 = "poplar.poplin_dft_r2c"(%x) {dims = array<i64: 1>, normalization = "by_root_n", onesided = true}'
+                                           " : (tensor<2x9xf32>) -> tensor<2x5xcomplex<f32>>")
+    c2r = kernel_of("%s: tensor<2x5xcomplex<f32>>", '%0 = "poplar.poplin_dft_c2r"(%s) {dims = array<i64: 1>, normalization = "by_n", last_dim_size = 9 : i64}'
+                                                    " : (tensor<2x5xcomplex<f32>>) -> tensor<2x9xf32>")
+    c2c = kernel_of("%s: tensor<2x5xcomplex<f32>>", '%0 = "poplar.poplin_dft_c2c"(%s) {dims = array<i64: 0, 1>, normalization = "none", forward = false}'
+                                                    " : (tensor<2x5xcomplex<f32>>) -> tensor<2x5xcomplex<f32>>")
+    x = torch.randn(2, 9)
+    spectrum = r2c(x)
+    assert spectrum.dtype == torch.complex64
+    torch.testing.assert_close(spectrum, torch.fft.rfft(x, norm="ortho"), **EXACT)
+    torch.testing.assert_close(c2r(spectrum), torch.fft.irfft(spectrum, n=9), **EXACT)
+    torch.testing.assert_close(c2c(spectrum), torch.fft.ifft2(spectrum, norm="forward"), **EXACT)
+
+
+def test_complex_views_are_new_tensors(kernel_of) -> None:  # noqa: ANN001
+    as_real = kernel_of("%s: tensor<2x5xcomplex<f32>>", '%0 = "poplar.view_as_real"(%s) : (tensor<2x5xcomplex<f32>>) -> tensor<2x5x2xf32>')
+    as_complex = kernel_of("%r: tensor<2x5x2xf32>", '%0 = "poplar.view_as_complex"(%r) : (tensor<2x5x2xf32>) -> tensor<2x5xcomplex<f32>>')
+    z = torch.complex(torch.randn(2, 5), torch.randn(2, 5))
+    pairs = as_real(z)
+    torch.testing.assert_close(pairs, torch.view_as_real(z), **EXACT)
+    pairs.zero_()  # the result does not alias the operand
+    assert z.abs().min() > 0
+    torch.testing.assert_close(as_complex(torch.view_as_real(z)), z, **EXACT)

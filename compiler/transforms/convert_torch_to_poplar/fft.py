@@ -1,0 +1,73 @@
+"""FFT lowerings (``torch.fft``): ATen's ``_fft_r2c``, ``_fft_c2r`` and ``_fft_c2c`` on the
+``poplin_dft_*`` ops (a Poplar program computes them as matmuls by DFT matrices; see
+``dialects/poplar/poplin_fft.py``), and ``view_as_real`` / ``view_as_complex``. Complex
+values have the ``complex<f32>`` element type."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from torch_mlir import ir
+
+from ipu_mlir.dialects import poplar as pd
+from ipu_mlir.support.ir_build import boolean, i64, i64_array, string
+from ipu_mlir.support.registry import Registry
+
+from ...lowering import Lowering, Pattern, Unsupported, dim_arg, result_type, shape_of
+
+# ATen's fft_norm_mode -> the ops' normalization names.
+_NORMALIZATIONS = {0: "none", 1: "by_root_n", 2: "by_n"}
+
+
+def _dims_and_norm(lw: Lowering, op: ir.Operation, rank: int) -> tuple[Any, Any]:
+    dims = lw.const(op.operands[1], "dim")
+    dims = [dim_arg(d, rank) for d in (dims if isinstance(dims, list) else [dims])]
+    if not dims:
+        raise Unsupported("an FFT over no dims")
+    mode = lw.const(op.operands[2], "normalization")
+    if mode not in _NORMALIZATIONS:
+        raise Unsupported(f"FFT normalization mode {mode} (0 none, 1 by 1/sqrt(n), 2 by 1/n)")
+    return i64_array(dims), string(_NORMALIZATIONS[mode])
+
+
+def lower_fft_r2c(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``_fft_r2c(self, dim, normalization, onesided)``."""
+    x = lw.v(op.operands[0])
+    out = result_type(op)
+    real = ir.ComplexType(out.element_type).element_type
+    dims, norm = _dims_and_norm(lw, op, len(shape_of(x)))
+    onesided = lw.const(op.operands[3], "onesided")
+    return [lw.emit(pd.DftRealToComplexOp, lw.cast(x, real), dims, norm, boolean(onesided), out)]
+
+
+def lower_fft_c2r(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``_fft_c2r(self, dim, normalization, last_dim_size)``."""
+    x = lw.v(op.operands[0])
+    dims, norm = _dims_and_norm(lw, op, len(shape_of(x)))
+    size = lw.const(op.operands[3], "last_dim_size")
+    return [lw.emit(pd.DftComplexToRealOp, x, dims, norm, i64(size), result_type(op))]
+
+
+def lower_fft_c2c(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``_fft_c2c(self, dim, normalization, forward)``."""
+    x = lw.v(op.operands[0])
+    dims, norm = _dims_and_norm(lw, op, len(shape_of(x)))
+    forward = lw.const(op.operands[3], "forward")
+    return [lw.emit(pd.DftComplexToComplexOp, lw.cast(x, result_type(op).element_type), dims, norm, boolean(forward), result_type(op))]
+
+
+def lower_view_as_real(lw: Lowering, op: ir.Operation) -> list[Any]:
+    return [lw.emit(pd.ViewAsRealOp, lw.v(op.operands[0]), result_type(op))]
+
+
+def lower_view_as_complex(lw: Lowering, op: ir.Operation) -> list[Any]:
+    return [lw.emit(pd.ViewAsComplexOp, lw.v(op.operands[0]), result_type(op))]
+
+
+def populate(patterns: Registry[Pattern]) -> None:
+    """Register the lowerings of this family: the FFTs."""
+    patterns.register("torch.aten._fft_r2c")(lower_fft_r2c)
+    patterns.register("torch.aten._fft_c2r")(lower_fft_c2r)
+    patterns.register("torch.aten._fft_c2c")(lower_fft_c2c)
+    patterns.register("torch.aten.view_as_real")(lower_view_as_real)
+    patterns.register("torch.aten.view_as_complex")(lower_view_as_complex)
