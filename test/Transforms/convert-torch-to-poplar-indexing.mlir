@@ -83,6 +83,42 @@ func.func @strided_slice_backward(%g: !torch.vtensor<[2,2,4],f32>) -> !torch.vte
 
 // -----
 
+// as_strided over the row-major elements (Torch IR from outside the frontend: a captured
+// model's as_strided arrives as index.Tensor): a contiguous run is a slice, anything else
+// a multi-slice at the constant positions.
+// CHECK-LABEL: sym_name = "as_strided"
+// CHECK: %[[FLAT:.*]] = "poplar.reshape"(%arg0) : (tensor<4x5xf32>) -> tensor<20xf32>
+// CHECK: "poplar.slice"(%[[FLAT]]) {begin = array<i64: 2>, end = array<i64: 8>, stride = array<i64: 1>}
+// CHECK: %[[AT:.*]] = "poplar.constant"() {ipu = 0 : i64, value = dense<{{\[\[}}1, 3, 5], [2, 4, 6], [3, 5, 7]]> : tensor<3x3xi64>}
+// CHECK: "poplar.popops_multi_slice"(%{{.*}}, %[[AT]]) {dim = 0 : i64} : (tensor<20xf32>, tensor<3x3xi64>) -> tensor<3x3xf32>
+func.func @as_strided(%x: !torch.vtensor<[4,5],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[3,3],f32>) {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %size = torch.prim.ListConstruct %int2, %int3 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int3, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.as_strided %x, %size, %stride, %int2 : !torch.vtensor<[4,5],f32>, !torch.list<int>, !torch.list<int>, !torch.int -> !torch.vtensor<[2,3],f32>
+  %size2 = torch.prim.ListConstruct %int3, %int3 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride2 = torch.prim.ListConstruct %int1, %int2 : (!torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.as_strided %x, %size2, %stride2, %int1 : !torch.vtensor<[4,5],f32>, !torch.list<int>, !torch.list<int>, !torch.int -> !torch.vtensor<[3,3],f32>
+  return %0, %1 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[3,3],f32>
+}
+
+// -----
+
+func.func @as_strided_out_of_bounds(%x: !torch.vtensor<[4,5],f32>) -> !torch.vtensor<[3,3],f32> {
+  %int3 = torch.constant.int 3
+  %int5 = torch.constant.int 5
+  %int0 = torch.constant.int 0
+  %size = torch.prim.ListConstruct %int3, %int3 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int5, %int5 : (!torch.int, !torch.int) -> !torch.list<int>
+  // expected-error@+1 {{'torch.aten.as_strided' cannot be lowered to the poplar dialect: as_strided reads element 20 of a tensor of 20 elements (size [3, 3], stride [5, 5], offset 0)}}
+  %0 = torch.aten.as_strided %x, %size, %stride, %int0 : !torch.vtensor<[4,5],f32>, !torch.list<int>, !torch.list<int>, !torch.int -> !torch.vtensor<[3,3],f32>
+  return %0 : !torch.vtensor<[3,3],f32>
+}
+
+// -----
+
 func.func @mask_index(%x: !torch.vtensor<[3,4],f32>, %m: !torch.vtensor<[3,4],i1>) -> !torch.vtensor<[5],f32> {
   %0 = torch.prim.ListConstruct %m : (!torch.vtensor<[3,4],i1>) -> !torch.list<optional<vtensor>>
   // expected-error@+1 {{'torch.aten.index.Tensor' cannot be lowered to the poplar dialect: a boolean mask index selects a data-dependent number of elements, and IPU programs have static shapes; keep the shape with torch.where(mask, x, other), or mask a reduction ((x * mask).sum())}}

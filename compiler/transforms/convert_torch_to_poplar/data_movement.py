@@ -82,6 +82,20 @@ def lower_slice(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.emit(pd.SliceOp, x, i64_array(begin), i64_array(stop), i64_array(stride), result_type(op))]
 
 
+def lower_narrow(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``narrow_copy(x, dim, start, length)``: the slice ``start:start + length``."""
+    x = lw.v(op.operands[0])
+    shape = shape_of(x)
+    dim = dim_arg(lw.const(op.operands[1], "dim"), len(shape))
+    start, length = lw.const(op.operands[2], "start"), lw.const(op.operands[3], "length")
+    start = start + shape[dim] if start < 0 else start
+    if not (0 <= start and length >= 0 and start + length <= shape[dim]):
+        raise Unsupported(f"narrow of {length} elements from {start} along a dim of {shape[dim]}")
+    begin, stop, stride = [0] * len(shape), list(shape), [1] * len(shape)
+    begin[dim], stop[dim] = start, start + length
+    return [lw.emit(pd.SliceOp, x, i64_array(begin), i64_array(stop), i64_array(stride), result_type(op))]
+
+
 def lower_select(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
     shape = shape_of(x)
@@ -174,9 +188,15 @@ def lower_gather(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def lower_index_select(lw: Lowering, op: ir.Operation) -> list[Any]:
-    x = lw.v(op.operands[0])
+    """``index_select``: a multi-slice; a 0-d index picks one slice (the dim stays), a
+    0-d tensor is a tensor of one element."""
+    x, index, out = lw.v(op.operands[0]), lw.v(op.operands[2]), result_type(op)
     dim = dim_arg(lw.const(op.operands[1], "dim"), len(shape_of(x)))
-    return [lw.emit(pd.MultiSliceOp, x, lw.v(op.operands[2]), i64(dim), result_type(op))]
+    x = lw.reshape(x, shape_of(x) or [1])
+    index = lw.reshape(index, [math.prod(shape_of(index))])
+    shape = shape_of(x)
+    sliced = tensor_type(shape[:dim] + shape_of(index) + shape[dim + 1:], out.element_type)
+    return [lw.reshape(lw.emit(pd.MultiSliceOp, x, index, i64(dim), sliced), out.shape)]
 
 
 def lower_embedding(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -254,6 +274,7 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.expand", "torch.aten.broadcast_to", "torch.aten.expand_as")(lower_expand)
     patterns.register("torch.aten.broadcast_tensors")(lower_broadcast_tensors)
     patterns.register("torch.aten.slice")(lower_slice)
+    patterns.register("torch.aten.narrow_copy")(lower_narrow)
     patterns.register("torch.aten.select")(lower_select)
     patterns.register("torch.aten.cat", "torch.aten.concat")(lower_cat)
     patterns.register("torch.aten.stack")(lower_stack)

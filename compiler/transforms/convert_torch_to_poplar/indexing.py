@@ -2,8 +2,9 @@
 (``index_put``), scatters (``scatter``, ``scatter_add``, ``scatter_reduce``,
 ``masked_scatter``), the static scatters of functionalised slice assignment
 (``select_scatter``, ``slice_scatter``, ``diagonal_scatter``) and the strided views
-(``diagonal``, ``flip``, ``repeat``). ``as_strided`` never gets here: torch-mlir's importer
-rewrites it into ``index.Tensor`` with constant indices (``frontend/literals.py``).
+(``as_strided``, ``diagonal``, ``flip``, ``repeat``, ``unfold``). A captured model's
+``as_strided`` reaches the lowering as ``index.Tensor`` with constant indices: torch-mlir's
+importer rewrites it against the real storage (``frontend/literals.py``).
 
 Run-time indices become ``popops_multi_slice`` / ``popops_multi_update`` over the indexed
 dims folded into one (as PopLibs' multiSlice and multiUpdate take them) and
@@ -174,6 +175,10 @@ def lower_index(lw: Lowering, op: ir.Operation) -> list[Any]:
     indices = _optional_tensors(lw, op.operands[1])
     _check_index_tensors(indices)
     out = result_type(op)
+    if all(t is None for t in indices) and math.prod(shape_of(x)) == math.prod(out.shape):
+        # x[()] / x[:, :]: nothing indexed (torch-mlir's as_strided rewrite of a 0-d
+        # tensor as a [1] view makes one with a shape of one element).
+        return [lw.reshape(x, out.shape)]
     advanced = _Advanced(lw, x, indices)
     sliced_type = tensor_type(advanced.sliced_shape, element_of(x))
     if list(out.shape) != advanced.sliced_shape:
@@ -258,18 +263,35 @@ def _updates(lw: Lowering, src: ir.Value, index: ir.Value, element: ir.Type) -> 
     return lw.cast(src, element)
 
 
+# torch.scatter's ``reduce`` argument (scatter.reduce, scatter.value_reduce) -> popops_scatter's op.
+_SCATTER_ARGUMENT_REDUCE = {"add": "add", "multiply": "mul"}
+
+
+def _scatter_kind(lw: Lowering, op: ir.Operation) -> str:
+    """``copy``, or the combining op of ``scatter_add`` and of torch.scatter's ``reduce``."""
+    if torch_ir.aten_name(op).startswith("torch.aten.scatter_add"):
+        return "add"
+    if len(op.operands) < 5:
+        return "copy"
+    reduce = lw.const(op.operands[4], "reduce")
+    if reduce not in _SCATTER_ARGUMENT_REDUCE:
+        raise Unsupported(f"scatter with reduce '{reduce}' (one of 'add', 'multiply')")
+    return _SCATTER_ARGUMENT_REDUCE[reduce]
+
+
 def lower_scatter_src(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """``torch.scatter(x, dim, index, src)`` and ``scatter_add``: ``popops_scatter``."""
+    """``torch.scatter(x, dim, index, src[, reduce])`` and ``scatter_add``: ``popops_scatter``."""
     x, dim, index = _scatter_operands(lw, op)
-    kind = "add" if torch_ir.aten_name(op).startswith("torch.aten.scatter_add") else "copy"
-    return [_scatter(lw, x, dim, index, _updates(lw, lw.v(op.operands[3]), index, element_of(x)), kind, True)]
+    updates = _updates(lw, lw.v(op.operands[3]), index, element_of(x))
+    return [_scatter(lw, x, dim, index, updates, _scatter_kind(lw, op), True)]
 
 
 def lower_scatter_value(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """``torch.scatter(x, dim, index, value)``: a scatter of a splat of ``value``."""
+    """``torch.scatter(x, dim, index, value[, reduce])``: a scatter of a splat of ``value``."""
     x, dim, index = _scatter_operands(lw, op)
     value = lw.const(op.operands[3], "scatter value")
-    return [_scatter(lw, x, dim, index, lw.zeros_or_ones(value, shape_of(index), element_of(x)), "copy", True)]
+    updates = lw.zeros_or_ones(value, shape_of(index), element_of(x))
+    return [_scatter(lw, x, dim, index, updates, _scatter_kind(lw, op), True)]
 
 
 def lower_scatter_reduce(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -530,25 +552,94 @@ def lower_put(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.reshape(placed, shape_of(x))]
 
 
+def lower_take(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``torch.take(x, index)``: a ``popops_multi_slice`` of the flat tensor at the
+    (wrapped) flat indices."""
+    x, index = lw.v(op.operands[0]), lw.v(op.operands[1])
+    _check_index_tensors([index])
+    out = result_type(op)
+    numel = math.prod(shape_of(x))
+    return [lw.emit(pd.MultiSliceOp, lw.reshape(x, [numel]), _wrapped(lw, index, numel), i64(0), out)]
+
+
+def _strided_positions(lw: Lowering, op: ir.Operation, first: int, numel: int) -> np.ndarray:
+    """The element positions ``as_strided(size, stride, storage_offset)`` (operands
+    ``first`` to ``first + 2``) reads from a row-major tensor of ``numel`` elements."""
+    size, stride = lw.const(op.operands[first], "size"), lw.const(op.operands[first + 1], "stride")
+    offset = lw.const(op.operands[first + 2], "storage_offset") if len(op.operands) > first + 2 else None
+    offset = offset or 0
+    if len(size) != len(stride) or any(v < 0 for v in [*size, *stride, offset]):
+        raise Unsupported(f"as_strided with size {size}, stride {stride} and offset {offset}")
+    positions = np.full(size, offset, dtype=np.int64)
+    for k, (n, s) in enumerate(zip(size, stride, strict=True)):
+        shape = [1] * len(size)
+        shape[k] = n
+        positions = positions + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    if positions.size and int(positions.max()) >= numel:
+        raise Unsupported(f"as_strided reads element {int(positions.max())} of a tensor of {numel} elements "
+                          f"(size {size}, stride {stride}, offset {offset})")
+    return positions
+
+
+def lower_as_strided(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``x.as_strided(size, stride, offset)`` over ``x``'s row-major elements (its
+    storage in value semantics): a slice when they are one contiguous run, else a
+    ``popops_multi_slice`` of the flat tensor at the constant positions. (Models captured
+    by the frontend never get here: torch-mlir's importer rewrites as_strided into
+    index.Tensor against the real storage.)"""
+    x = lw.v(op.operands[0])
+    out = result_type(op)
+    numel = math.prod(shape_of(x))
+    positions = _strided_positions(lw, op, 1, numel)
+    flat = lw.reshape(x, [numel])
+    if positions.size == 0:
+        return [lw.zeros_or_ones(0, out.shape, out.element_type)]
+    start = int(positions.flat[0])
+    if np.array_equal(positions.reshape(-1), np.arange(start, start + positions.size)):
+        return [lw.reshape(_slice(lw, flat, 0, start, start + positions.size), out.shape)]
+    return [lw.emit(pd.MultiSliceOp, flat, _index_constant(lw, positions), i64(0), out)]
+
+
+def lower_as_strided_scatter(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``x.as_strided(size, stride, offset) = src`` after functionalisation (and the
+    gradient of ``as_strided``): a ``popops_multi_update`` of the flat tensor at the
+    constant positions."""
+    x, src = lw.v(op.operands[0]), lw.v(op.operands[1])
+    numel = math.prod(shape_of(x))
+    positions = _strided_positions(lw, op, 2, numel).reshape(-1)
+    if positions.size == 0:
+        return [x]
+    if math.prod(shape_of(src)) != positions.size:
+        raise Unsupported(f"as_strided_scatter of a source of shape {shape_of(src)} into {positions.size} positions")
+    flat = lw.reshape(x, [numel])
+    updates = lw.reshape(lw.cast(src, element_of(x)), [positions.size])
+    placed = lw.emit(pd.MultiUpdateOp, flat, updates, _index_constant(lw, positions), i64(0), string("copy"), flat.type)
+    return [lw.reshape(placed, shape_of(x))]
+
+
 def lower_index_reduce(lw: Lowering, op: ir.Operation) -> list[Any]:
     """``x.index_reduce(dim, index, source, reduce, include_self)``: the scatter of
     ``scatter_reduce`` with the index repeated along the other dims of ``source``."""
     x = lw.v(op.operands[0])
+    out_shape = shape_of(x)
+    index, source = lw.v(op.operands[2]), lw.v(op.operands[3])
+    if not out_shape:  # a 0-d tensor indexes as one of one element
+        x, source = lw.reshape(x, [1]), lw.reshape(source, [math.prod(shape_of(source))])
     shape = shape_of(x)
     dim = dim_arg(lw.const(op.operands[1], "dim"), len(shape))
-    index, source = lw.v(op.operands[2]), lw.v(op.operands[3])
     _check_index_tensors([index])
     source_shape = shape_of(source)
     if len(shape_of(index)) > 1 or len(source_shape) != len(shape):
         raise Unsupported(f"index_reduce with an index of shape {shape_of(index)} and a source of shape {source_shape}")
     along = [1] * len(shape)
-    along[dim] = source_shape[dim] if shape else 1
-    spread = lw.broadcast(lw.reshape(lw.cast(index, _i64()), along), source_shape)
+    along[dim] = source_shape[dim]
+    spread = lw.broadcast(lw.reshape(_wrapped(lw, index, shape[dim]), along), source_shape)
     reduce = lw.const(op.operands[4], "reduce")
     include_self = bool(lw.const(op.operands[5], "include_self")) if len(op.operands) > 5 else True
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise Unsupported(f"index_reduce with reduce '{reduce}' (one of 'prod', 'mean', 'amax', 'amin')")
-    return [_scatter_reduce(lw, x, dim, spread, lw.cast(source, element_of(x)), reduce, include_self)]
+    reduced = _scatter_reduce(lw, x, dim, spread, lw.cast(source, element_of(x)), reduce, include_self)
+    return [lw.reshape(reduced, out_shape)]
 
 
 def _index_grid(lw: Lowering, op: ir.Operation, upper: bool) -> list[Any]:
@@ -576,8 +667,8 @@ def populate(patterns: Registry[Pattern]) -> None:
     scatters, static scatters and strided views."""
     patterns.register("torch.aten.index.Tensor", "torch.aten._unsafe_index.Tensor")(lower_index)
     patterns.register("torch.aten.index_put", "torch.aten._unsafe_index_put")(lower_index_put)
-    patterns.register("torch.aten.scatter.src", "torch.aten.scatter_add")(lower_scatter_src)
-    patterns.register("torch.aten.scatter.value")(lower_scatter_value)
+    patterns.register("torch.aten.scatter.src", "torch.aten.scatter.reduce", "torch.aten.scatter_add")(lower_scatter_src)
+    patterns.register("torch.aten.scatter.value", "torch.aten.scatter.value_reduce")(lower_scatter_value)
     patterns.register("torch.aten.scatter_reduce.two")(lower_scatter_reduce)
     patterns.register("torch.aten.masked_scatter")(lower_masked_scatter)
     patterns.register("torch.aten.masked_scatter_backward")(lower_masked_scatter_backward)
@@ -590,6 +681,9 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.unfold")(lower_unfold)
     patterns.register("torch.aten.unfold_backward")(lower_unfold_backward)
     patterns.register("torch.aten.put")(lower_put)
+    patterns.register("torch.aten.take")(lower_take)
+    patterns.register("torch.aten.as_strided")(lower_as_strided)
+    patterns.register("torch.aten.as_strided_scatter")(lower_as_strided_scatter)
     patterns.register("torch.aten.index_reduce")(lower_index_reduce)
     patterns.register("torch.aten.tril_indices")(lower_tril_indices)
     patterns.register("torch.aten.triu_indices")(lower_triu_indices)

@@ -120,6 +120,9 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     "scatter_negative_dim": (lambda x, i, s: torch.scatter(x, -1, i, s), (X, SCATTER_INDEX, SRC)),
     "scatter_dim0": (lambda x, i, s: torch.scatter(x, 0, i, s), (X, SCATTER_INDEX.clamp(max=3), SRC)),
     "scatter_add": (lambda x, i, s: torch.scatter_add(x, 1, i, s), (X, SCATTER_INDEX, SRC)),
+    "scatter_reduce_argument_add": (lambda x, i, s: torch.scatter(x, 1, i, s, reduce="add"), (X, SCATTER_INDEX, SRC)),
+    "scatter_reduce_argument_multiply": (lambda x, i, s: torch.scatter(x, 1, i, s, reduce="multiply"), (X, SCATTER_INDEX, SRC)),
+    "scatter_value_reduce_argument": (lambda x, i: torch.scatter(x, 1, i, 2.0, reduce="multiply"), (X, SCATTER_INDEX)),
     "scatter_add_ints": (lambda x, i: torch.scatter_add(x, 1, i, x), (INTS, SCATTER_INDEX)),
     "scatter_reduce_ints_mean": (lambda x, i: torch.scatter_reduce(x, 1, i, x * 3, "mean"), (INTS, SCATTER_INDEX)),
     "masked_scatter": (lambda x, m, s: x.masked_scatter(m, s), (X, BOOLS, SRC)),
@@ -148,6 +151,10 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     # -- strided views -----------------------------------------------------------------
     "as_strided": (lambda x: x.as_strided((3, 3), (1, 2), 1), (X,)),
     "as_strided_overlapping": (lambda x: x.as_strided((4, 3), (2, 1)), (X,)),
+    "as_strided_scatter": (lambda x, s: torch.as_strided_scatter(x, s, (2, 3), (1, 4), 2), (X, SRC[:2, :3])),
+    "index_select_0d_index": (lambda x: x.index_select(1, torch.tensor(3)), (X,)),
+    "index_select_0d_tensor": (lambda x: x[0, 0].index_select(0, torch.tensor([0])), (X,)),
+    "narrow_copy": (lambda x: x.narrow_copy(1, -3, 2), (X,)),
     "flip": (lambda x: torch.flip(x, [0]), (X,)),
     "flip_dims": (lambda c: torch.flip(c, [-1, 0]), (CUBE,)),
     "flip_ints": (lambda x: x.flip(1), (INTS,)),
@@ -196,6 +203,10 @@ def _t(values: list) -> torch.Tensor:
 _R, _C, _N, _S = ROWS.tolist(), COLS.tolist(), NEGATIVE.tolist(), SCATTER_INDEX.tolist()
 _M = BOOLS.tolist()
 
+def test_index_reduce_of_a_0d_tensor_matches_eager() -> None:
+    check_inference(lambda x, s: x.index_reduce(0, torch.tensor([0]), s, "amax", include_self=False), X[0, 0], X[1, 1])
+
+
 @pytest.mark.parametrize("reduce, include_self", INDEX_REDUCES)
 @pytest.mark.parametrize("x", [X, INTS], ids=["float", "int"])
 def test_index_reduce_matches_eager(x: torch.Tensor, reduce: str, include_self: bool) -> None:
@@ -228,6 +239,7 @@ TRAINING: dict[str, tuple[Callable, torch.Tensor]] = {
     "diagonal": (lambda t: torch.diagonal(t, 1) * 2, X),
     "diagonal_scatter": (lambda t: torch.diagonal_scatter(t, t[0, :3].exp(), -1), X),
     "as_strided": (lambda t: t.as_strided((4, 3), (2, 1)), X),
+    "as_strided_scatter": (lambda t: torch.as_strided_scatter(t, t[:2, :3].exp(), (2, 3), (1, 4), 2), X),
     "flip": (lambda t: torch.flip(t, [0, 1]) * torch.arange(5.0), X),
     "repeat": (lambda t: t.repeat(2, 1, 3) * torch.arange(15.0), X),
     "unfold": (lambda t: t.unfold(1, 3, 1) * torch.arange(3.0), X),
