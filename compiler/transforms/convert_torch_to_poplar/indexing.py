@@ -61,8 +61,7 @@ def _is_mask(element: ir.Type) -> bool:
 def _index_constant(lw: Lowering, values: np.ndarray) -> ir.Value:
     """An i64 ``poplar.constant`` holding ``values`` (compile-time positions)."""
     type_ = tensor_type(list(values.shape), _i64())
-    # ``type`` is the element type here: given the tensor type, the binding makes si64.
-    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(values, dtype=np.int64), type=_i64())
+    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(values, dtype=np.int64), type=type_)
     return lw.emit(pd.ConstantOp, attr, i64(0), type_)
 
 
