@@ -211,8 +211,14 @@ def lower_pad(lw: Lowering, op: ir.Operation) -> list[Any]:
     low, high = [0] * rank, [0] * rank
     for i in range(len(pads) // 2):
         low[rank - 1 - i], high[rank - 1 - i] = pads[2 * i], pads[2 * i + 1]
-    if any(p < 0 for p in low + high):
-        raise Unsupported("negative padding")
+    if any(p < 0 for p in low + high):  # negative padding crops (the gradient of a pad): a slice first
+        shape = shape_of(x)
+        begin, end = [max(-p, 0) for p in low], [s + min(p, 0) for s, p in zip(shape, high, strict=True)]
+        if any(b > e for b, e in zip(begin, end, strict=True)):
+            raise Unsupported(f"padding {pads} crops more than the {shape} tensor holds")
+        cropped = tensor_type([e - b for b, e in zip(begin, end, strict=True)], element_of(x))
+        x = lw.emit(pd.SliceOp, x, i64_array(begin), i64_array(end), i64_array([1] * rank), cropped)
+        low, high = [max(p, 0) for p in low], [max(p, 0) for p in high]
     return [lw.emit(pd.PadOp, x, i64_array(low), i64_array(high), f64(value or 0.0), result_type(op))]
 
 

@@ -128,6 +128,9 @@ CASES: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
        for p in (0.0, 0.5, 1.0, 1.5, 3.0, float("inf"))},
     **{f"pdist_p{p}": (lambda p=p: Weighted(lambda x: F.pdist(x, p=p), (5, 4)), (_randn(5, 4),)) for p in (1.0, 2.0, 3.0, float("inf"))},
     "instance_norm2d": (lambda: Weighted(nn.InstanceNorm2d(4), IMAGE.shape), (IMAGE,)),
+    "instance_norm1d_affine": (_seeded(lambda: nn.InstanceNorm1d(4, affine=True)), (SEQ,)),
+    "local_response_norm": (lambda: Weighted(nn.LocalResponseNorm(3), IMAGE.shape), (IMAGE,)),  # its gradient crops (negative pad)
+    "constant_pad_nd_negative": (lambda: Weighted(lambda x: torch.ops.aten.constant_pad_nd(x, [-2, 1, 1, -3], 0.5), IMAGE.shape), (IMAGE,)),
     # -- embedding bags ---------------------------------------------------------------------
     "embedding_bag_sum": (_seeded(lambda: nn.EmbeddingBag(10, 3, mode="sum")), (BAG_ROWS,)),
     "embedding_bag_mean": (_seeded(lambda: nn.EmbeddingBag(10, 3, mode="mean")), (BAG_ROWS,)),
@@ -176,12 +179,9 @@ INFERENCE_ONLY: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     "adaptive_max_pool2d_indices": (lambda: Weighted(lambda x: F.adaptive_max_pool2d(x, 4, return_indices=True), IMAGE.shape), (IMAGE,)),
     "adaptive_max_pool2d_uneven_indices": (lambda: Weighted(lambda x: F.adaptive_max_pool2d(x, (3, 5), return_indices=True), IMAGE.shape), (IMAGE,)),
     "adaptive_max_pool3d_uneven_indices": (lambda: Weighted(lambda x: F.adaptive_max_pool3d(x, (4, 3, 3), return_indices=True), VOLUME.shape), (VOLUME,)),
-    "instance_norm1d_affine": (_seeded(lambda: nn.InstanceNorm1d(4, affine=True)), (SEQ,)),
     "fft_of_complex_input": (lambda: _Function(lambda z: torch.fft.fft(z, dim=0)), (torch.complex(_randn(4, 3), _randn(4, 3)),)),
     "view_as_complex": (lambda: _Function(lambda x: torch.fft.ifft(torch.view_as_complex(x))), (_randn(3, 5, 2),)),
     "instance_norm2d_running_stats": (_seeded(lambda: nn.InstanceNorm2d(4, track_running_stats=True).eval()), (IMAGE,)),
-    # Its gradient pads by a negative amount (constant_pad_nd), which the lowering refuses so far.
-    "local_response_norm": (lambda: Weighted(nn.LocalResponseNorm(3), IMAGE.shape), (IMAGE,)),
 }
 
 
