@@ -87,7 +87,7 @@ def _scaled_add(sign: float) -> Callable[[Any, Any, Any], Any]:
             return a
         if a.shape != torch.broadcast_shapes(a.shape, b.shape):
             return torch.add(a, b * scale) if sign > 0 else torch.sub(a, b * scale)
-        return torch.add(a, b, alpha=sign * scale)
+        return torch.add(a, b, alpha=scale if sign > 0 else -scale)  # an int stays an int for int tensors
 
     return run
 

@@ -61,6 +61,16 @@ def test_map_of_integers_keeps_integer_literals(kernel_of) -> None:  # noqa: ANN
     assert out.dtype == torch.int64 and out.tolist() == [2, 3, 4]
 
 
+@pytest.mark.parametrize(("expr", "expected"), [("add(_1, mul(_2, 3))", [0, 4, 8]), ("sub(_1, mul(_2, 3))", [0, -2, -4])])
+def test_scaled_add_of_integers_stays_integer(kernel_of, expr: str, expected: list[int]) -> None:  # noqa: ANN001
+    # a +- b * k runs as one torch.add(a, b, alpha=+-k); for integer tensors alpha must be an int.
+    fn = kernel_of("%a: tensor<3xi64>, %b: tensor<3xi64>",
+                   f'%0 = "poplar.popops_map"(%a, %b) {{expr = "{expr}", operandSegmentSizes = array<i32: 1, 1, 0>}}'
+                   " : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>")
+    out = fn(torch.arange(3), torch.arange(3))
+    assert out.dtype == torch.int64 and out.tolist() == expected
+
+
 def test_sgd_update_in_place_writes_the_weight_as_eager_sgd(kernel_of) -> None:  # noqa: ANN001
     fn = kernel_of("%w: tensor<4xf32>, %d: tensor<4xf32>, %lr: tensor<f32>",
                    '"poplar.popops_map_in_place"(%w, %d, %lr) {expr = "sub(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>}'
