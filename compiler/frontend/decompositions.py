@@ -33,6 +33,24 @@ def is_lowered(op: torch._ops.OpOverload) -> bool:
     return any(name in patterns for name in mlir_names(op))
 
 
+def _weight_norm_interface_backward(grad_w: torch.Tensor, saved_v: torch.Tensor, saved_g: torch.Tensor,
+                                    saved_norms: torch.Tensor, dim: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The gradients of ``w = g * v / ||v||`` (norms over every dim but ``dim``), as ATen's
+    ``weight_norm_backward`` computes them. Autograd records ``_weight_norm_interface`` with
+    this backward (nn.utils.weight_norm, Wav2Vec2's positional convolution), which has no
+    decomposition in torch's tables."""
+    dim = dim % saved_v.dim()
+    others = [d for d in range(saved_v.dim()) if d != dim]
+    dot = (grad_w * saved_v).sum(others, keepdim=True)
+    grad_v = (saved_g / saved_norms) * (grad_w - saved_v * (dot / (saved_norms * saved_norms)))
+    grad_g = dot / saved_norms
+    return grad_v, grad_g
+
+
+# Decompositions of ops torch's tables leave out, written as ATen writes the op.
+_OWN = {torch.ops.aten._weight_norm_interface_backward.default: _weight_norm_interface_backward}
+
+
 @functools.cache
 def _table() -> dict:
     from torch._decomp import core_aten_decompositions, get_decompositions
@@ -41,6 +59,7 @@ def _table() -> dict:
     # Not in the Core ATen table, but in captured programs: autograd's backward of an
     # indexed assignment (``h[:, 0] = v``) allocates with new_empty_strided.
     table.update(get_decompositions([torch.ops.aten.new_empty_strided.default]))
+    table.update(_OWN)
     for op in list(table.keys()):
         if isinstance(op, torch._ops.OpOverload) and is_lowered(op):
             table.pop(op)

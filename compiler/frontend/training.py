@@ -138,6 +138,15 @@ def _exporting() -> Any:
 
 
 @contextlib.contextmanager
+def _no_mkldnn() -> Any:
+    """Recurrent layers take their generic ATen path (``aten.lstm`` and its decomposition
+    into matmuls and gates), not the oneDNN kernel CPU autograd picks when training
+    (``mkldnn_rnn_layer``, an x86 library call with no IPU counterpart)."""
+    with torch.backends.mkldnn.flags(enabled=False):
+        yield
+
+
+@contextlib.contextmanager
 def _tensor_constants() -> Any:
     """A tensor the model reads that is neither a parameter, a buffer nor an input (a
     module-level constant, a plain attribute) is a constant of the program, as torch.export
@@ -235,7 +244,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
     try:
         with (fxtb.preserve_node_meta(), tracing(), _exporting(), fresh_blocks_per_run(model), _math_attention(),
-              lowered_ops_whole(), _tensor_constants(), warnings.catch_warnings()):
+              lowered_ops_whole(), _tensor_constants(), _no_mkldnn(), warnings.catch_warnings()):
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             joint = aot_export_joint_with_descriptors(stack, wrapper, args, kwargs, decompositions=_decompositions())

@@ -111,6 +111,19 @@ def _resnet() -> tuple:
             {"pixel_values": images, "labels": torch.tensor([3, 0])})
 
 
+def _wav2vec2() -> tuple:
+    # Its positional convolution uses weight norm (aten._weight_norm, decomposed).
+    config = transformers.Wav2Vec2Config(
+        vocab_size=32, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+        conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+        num_conv_pos_embedding_groups=4, hidden_dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
+        feat_proj_dropout=0.0, layerdrop=0.0, final_dropout=0.0, mask_time_prob=0.0, num_labels=3,
+        classifier_proj_size=16)
+    audio = torch.randn(BATCH, 400, generator=torch.Generator().manual_seed(0))
+    return (transformers.Wav2Vec2ForSequenceClassification(config), {"input_values": audio},
+            {"input_values": audio, "labels": torch.tensor([2, 0])})
+
+
 FAMILIES: dict[str, Callable[[], tuple]] = {
     "gpt2": _gpt2,
     "llama": _decoder_lm("LlamaConfig", "LlamaForCausalLM"),
@@ -122,6 +135,7 @@ FAMILIES: dict[str, Callable[[], tuple]] = {
     "t5": _t5,
     "vit": _vit,
     "resnet": _resnet,
+    "wav2vec2": _wav2vec2,
 }
 
 
