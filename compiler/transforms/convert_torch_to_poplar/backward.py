@@ -25,7 +25,7 @@ from ...lowering import (
     result_type,
     shape_of,
 )
-from ...torch_ir import is_none
+from ...torch_ir import aten_name, is_none
 from .indexing import place_along
 
 _GRAD_KINDS = {
@@ -36,7 +36,7 @@ _GRAD_KINDS = {
 
 
 def lower_activation_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
-    name = base_name(op.name)
+    name = base_name(aten_name(op))  # silu_backward imports as a torch.operator
     kind = _GRAD_KINDS[name]
     if kind == "relu":
         threshold = lw.const(op.operands[2], "threshold")
