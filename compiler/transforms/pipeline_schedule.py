@@ -151,6 +151,9 @@ def stage_labels(ops: list[ir.Operation], per_micro_batch: set[ir.Value], check:
     deferred: list[ir.Operation] = []
     for op in ops:
         stage = _int(op, STAGE_ATTR)
+        if stage is not None and stage < 0:
+            raise StageError(op, f"'{op.name}' has {STAGE_ATTR} = {stage}, but stages are numbered from 0 "
+                                 "(ipu-assign-stages sets them)")
         if stage is None and op.name in DATA_MOVES:
             deferred.append(op)
             continue

@@ -388,4 +388,42 @@ class CallOp(PoplarOp, name="program_call"):
 
     def check(self, v: Rules) -> None:
         name = v.string("callee", nonempty=True)
-        v.require(_find_in_graph(self, "poplar.function", name) is not None, f"calls \"{name}\", which the enclosing 'poplar.graph' does not define")
+        callee = _find_in_graph(self, "poplar.function", name)
+        v.require(callee is not None, f"calls \"{name}\", which the enclosing 'poplar.graph' does not define")
+        caller = self.operation.parent
+        while caller is not None and caller.name != "poplar.function":
+            caller = caller.parent
+        path = _call_path(self, callee, _name_of(caller)) if callee is not None and caller is not None else None
+        if path is not None:
+            cycle = " -> ".join([_name_of(caller) or "?", *path, _name_of(caller) or "?"])
+            v.require(False, f"calls \"{name}\", which calls back into the function that calls it ({cycle}): "
+                             "Poplar programs cannot recurse")
+
+
+def _call_path(op: ir.OpView, function: ir.Operation, target: str | None) -> list[str] | None:
+    """The names of the functions from ``function`` (included) to the one that calls
+    ``target`` ([] if ``function`` is ``target``), if ``function`` reaches a call of
+    ``target`` directly or through other functions; None otherwise."""
+    if target is None:
+        return None
+    if _name_of(function) == target:
+        return []
+    stack, seen = [(function, [_name_of(function) or "?"])], set()
+    while stack:
+        current, path = stack.pop()
+        calls: list[str] = []
+
+        def visit(inner: ir.Operation, calls: list[str] = calls) -> ir.WalkResult:
+            if inner.name == "poplar.program_call" and isinstance(inner.attributes.get("callee"), ir.StringAttr):
+                calls.append(ir.StringAttr(inner.attributes["callee"]).value)
+            return ir.WalkResult.ADVANCE
+
+        current.walk(visit)
+        for name in calls:
+            if name == target:
+                return path
+            found = _find_in_graph(op, "poplar.function", name)
+            if found is not None and name not in seen:
+                seen.add(name)
+                stack.append((found, [*path, name]))
+    return None

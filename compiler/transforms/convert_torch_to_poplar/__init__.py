@@ -111,6 +111,13 @@ def _lower_function(func: ir.Operation, patterns: Registry[Pattern], diag: Diagn
             diag.error(op, f"'{lookup}' cannot be lowered to the poplar dialect: {reason}")
             poisoned.update(op.results)
             continue
+        except (ValueError, ir.MLIRError) as error:  # a builder refused what the op's constant arguments give
+            reason = error.error_diagnostics[0].message if isinstance(error, ir.MLIRError) and error.error_diagnostics \
+                else str(error)
+            diag.error(op, f"'{lookup}' cannot be lowered to the poplar dialect: its arguments give an invalid type "
+                           f"or attribute ({reason})")
+            poisoned.update(op.results)
+            continue
         carry_placement(op, lw.emitted)
         for old_result, value in zip(op.results, produced, strict=False):
             if value is not None:

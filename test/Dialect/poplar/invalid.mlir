@@ -534,6 +534,38 @@ func.func @case19(%x: tensor<2x4xf32>) {
 
 // -----
 
+// A function may not call itself, directly or through others: Poplar programs cannot
+// recurse (the passes and the IPU Model would follow the calls forever).
+"poplar.graph"() ({
+  "poplar.function"() ({
+    // expected-error@+1 {{'poplar.program_call' op calls "step", which calls back into the function that calls it (step -> step): Poplar programs cannot recurse}}
+    "poplar.program_call"() {callee = "step"} : () -> ()
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "step"} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+"poplar.graph"() ({
+  "poplar.function"() ({
+    // expected-error@+1 {{'poplar.program_call' op calls "g", which calls back into the function that calls it (f -> g -> h -> f): Poplar programs cannot recurse}}
+    "poplar.program_call"() {callee = "g"} : () -> ()
+  }) {name = "f"} : () -> ()
+  "poplar.function"() ({
+    "poplar.program_call"() {callee = "h"} : () -> ()
+  }) {name = "g"} : () -> ()
+  "poplar.function"() ({
+    "poplar.program_call"() {callee = "f"} : () -> ()
+  }) {name = "h"} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "f"} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
 // ===== poplar.gcl_all_reduce
 
 func.func @case20(%g: tensor<4xf32>) {

@@ -187,3 +187,21 @@ def test_invalid_ir_made_by_a_pass_never_reaches_the_next_pass() -> None:
     assert [d.message for d in caught.value.error_diagnostics] == [
         "'poplar.program_repeat' op attribute 'count' must be >= 1, got 0"]
     assert seen.count("poplar.program_repeat") == 1  # the second pass never ran on the invalid module
+
+
+def test_a_lowering_given_out_of_range_constants_reports_the_op() -> None:
+    # Found by the fuzzer: a negative size in select_backward's input_sizes made the
+    # lowering build tensor<-2x1x4xf32>, an internal MLIRError; now a located error.
+    source = (
+        'func.func @f(%g: !torch.vtensor<[2,4],f32>) -> !torch.vtensor<[2,3,4],f32> {\n'
+        '  %int1 = torch.constant.int 1\n  %int2 = torch.constant.int 2\n  %int4 = torch.constant.int 4\n'
+        '  %neg = torch.constant.int -2\n'
+        '  %sizes = torch.prim.ListConstruct %neg, %int2, %int4 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>\n'
+        '  %0 = torch.operator "torch.aten.select_backward"(%g, %sizes, %int1, %int1) : (!torch.vtensor<[2,4],f32>, '
+        '!torch.list<int>, !torch.int, !torch.int) -> !torch.vtensor<[2,3,4],f32>\n'
+        '  return %0 : !torch.vtensor<[2,3,4],f32>\n}\n')
+    result = _run(IPU_OPT, "-", "-p", "convert-torch-to-poplar{training=true}", input=source)
+    assert result.returncode == 1
+    assert ("<stdin>:7:8: error: 'torch.aten.select_backward' cannot be lowered to the poplar dialect: its arguments "
+            "give an invalid type or attribute (invalid tensor dimension size)") in result.stderr
+    assert "internal error" not in result.stderr
