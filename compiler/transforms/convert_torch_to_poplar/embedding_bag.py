@@ -94,8 +94,6 @@ def lower_embedding_bag(lw: Lowering, op: ir.Operation) -> list[Any]:
     mode = _MODES.get(mode_number)
     if mode is None:
         raise Unsupported(f"embedding bag mode {mode_number} (0 sum, 1 mean, 2 max)")
-    if len(op.operands) > 5 and lw.const(op.operands[5], "sparse"):
-        raise Unsupported("sparse embedding-bag gradients (sparse=True); the IPU keeps dense weights, use sparse=False")
     weights_operand = op.operands[6] if len(op.operands) > 6 else None
     per_sample = None if weights_operand is None or is_none(weights_operand) else lw.cast(lw.v(weights_operand), element)
     if per_sample is not None and mode != "sum":

@@ -1,7 +1,8 @@
 """FFT lowerings (``torch.fft``): ATen's ``_fft_r2c``, ``_fft_c2r`` and ``_fft_c2c`` on the
 ``poplin_dft_*`` ops (a Poplar program computes them as matmuls by DFT matrices; see
-``dialects/poplar/poplin_fft.py``), and ``view_as_real`` / ``view_as_complex``. Complex
-values have the ``complex<f32>`` element type."""
+``dialects/poplar/poplin_fft.py``), ``view_as_real`` / ``view_as_complex``, and the
+conjugate and angle of complex tensors. Complex values have the ``complex<f32>`` element
+type."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
-from ipu_mlir.support.ir_build import boolean, i64, i64_array, string
+from ipu_mlir.support.ir_build import boolean, i64, i64_array, string, tensor_type
 from ipu_mlir.support.registry import Registry
 
-from ...lowering import Lowering, Pattern, Unsupported, dim_arg, result_type, shape_of
+from ... import torch_ir
+from ...lowering import Lowering, Pattern, Unsupported, dim_arg, element_of, result_type, shape_of
 
 # ATen's fft_norm_mode -> the ops' normalization names.
 _NORMALIZATIONS = {0: "none", 1: "by_root_n", 2: "by_n"}
@@ -64,6 +66,41 @@ def lower_view_as_complex(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.emit(pd.ViewAsComplexOp, lw.v(op.operands[0]), result_type(op))]
 
 
+def _planes(lw: Lowering, z: ir.Value) -> tuple[ir.Value, ir.RankedTensorType]:
+    """``z``'s (real, imaginary) pairs ``[*shape, 2]`` and their real element type."""
+    real = ir.ComplexType(element_of(z)).element_type
+    pairs = lw.emit(pd.ViewAsRealOp, z, tensor_type([*shape_of(z), 2], real))
+    return pairs, real
+
+
+def lower_conj(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``conj`` / ``_conj`` / ``conj_physical`` / ``resolve_conj``: the imaginary plane
+    negated (a real tensor is its own conjugate)."""
+    z = lw.v(op.operands[0])
+    if not isinstance(element_of(z), ir.ComplexType):
+        return [z]
+    if torch_ir.aten_name(op).startswith("torch.aten.resolve_conj"):  # conjugation is never lazy here
+        return [z]
+    pairs, real = _planes(lw, z)
+    signs = lw.concat([lw.zeros_or_ones(1.0, [1], real), lw.zeros_or_ones(-1.0, [1], real)], 0)
+    return [lw.emit(pd.ViewAsComplexOp, lw.map("mul(_1, _2)", [pairs, signs], pairs.type), z.type)]
+
+
+def lower_angle(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``angle``: atan2(imaginary, real) of a complex tensor; pi for negative reals, 0 for the others."""
+    out = result_type(op)
+    z = lw.v(op.operands[0])
+    if not isinstance(element_of(z), ir.ComplexType):
+        return [lw.map("select(isnan(_1), _1, select(lt(_1, 0.0), 3.141592653589793, 0.0))", [lw.cast(z, out.element_type)], out)]
+    pairs, real = _planes(lw, z)
+    shape = shape_of(z)
+    rank = len(shape)
+    plane = tensor_type([*shape, 1], real)
+    re, im = (lw.emit(pd.SliceOp, pairs, i64_array([0] * rank + [i]), i64_array([*shape, i + 1]), i64_array([1] * (rank + 1)), plane)
+              for i in (0, 1))
+    return [lw.reshape(lw.map("atan2(_1, _2)", [im, re], plane), list(out.shape))]
+
+
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: the FFTs."""
     patterns.register("torch.aten._fft_r2c")(lower_fft_r2c)
@@ -71,3 +108,6 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten._fft_c2c")(lower_fft_c2c)
     patterns.register("torch.aten.view_as_real")(lower_view_as_real)
     patterns.register("torch.aten.view_as_complex")(lower_view_as_complex)
+    patterns.register("torch.aten.conj", "torch.aten._conj", "torch.aten.conj_physical", "torch.aten._conj_physical",
+                      "torch.aten.resolve_conj")(lower_conj)
+    patterns.register("torch.aten.angle")(lower_angle)

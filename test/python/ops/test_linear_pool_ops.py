@@ -170,6 +170,10 @@ CASES: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     "fft_ifft_real_part": (lambda: Weighted(lambda x: torch.fft.ifft(torch.fft.fft(x, dim=1), dim=1, norm="ortho").real, SEQ.shape), (SEQ,)),
     "rfft2_irfft2": (lambda: Weighted(lambda x: torch.fft.irfft2(torch.fft.rfft2(x) * 0.5, s=(8, 9)), IMAGE.shape), (IMAGE,)),
     "view_as_real_of_spectrum": (lambda: Weighted(lambda x: torch.view_as_real(torch.fft.rfft(x)), SEQ.shape), (SEQ,)),
+    "fft_convolution": (lambda: Weighted(lambda x, k: torch.fft.irfft(torch.fft.rfft(x) * torch.fft.rfft(k), n=9), SEQ.shape), (SEQ, _randn(2, 4, 9))),
+    "fft_cross_correlation_conj": (lambda: Weighted(lambda x, k: torch.fft.irfft(torch.fft.rfft(x) * torch.fft.rfft(k).conj(), n=9), SEQ.shape),
+                                   (SEQ, _randn(2, 4, 9))),
+    "spectrogram_of_frames": (lambda: Weighted(lambda x: torch.fft.rfft(x.unfold(-1, 4, 2) * torch.hann_window(4), dim=-1).abs(), SEQ.shape), (SEQ,)),
 }
 
 # Inference only: the pool indices (integers, compared exactly; no gradient flows into them).
@@ -181,6 +185,10 @@ INFERENCE_ONLY: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     "adaptive_max_pool3d_uneven_indices": (lambda: Weighted(lambda x: F.adaptive_max_pool3d(x, (4, 3, 3), return_indices=True), VOLUME.shape), (VOLUME,)),
     "fft_of_complex_input": (lambda: _Function(lambda z: torch.fft.fft(z, dim=0)), (torch.complex(_randn(4, 3), _randn(4, 3)),)),
     "view_as_complex": (lambda: _Function(lambda x: torch.fft.ifft(torch.view_as_complex(x))), (_randn(3, 5, 2),)),
+    # The gradient of angle multiplies by a complex Python scalar, which torch-mlir's importer cannot import.
+    "angle_of_spectrum": (lambda: _Function(lambda x: torch.fft.rfft(x).angle()), (SEQ,)),
+    "angle_of_reals": (lambda: _Function(torch.angle), (torch.tensor([-1.5, 0.0, 2.0, float("nan")]),)),
+    "embedding_bag_sparse_in_inference": (_seeded(lambda: nn.EmbeddingBag(10, 3, mode="mean", sparse=True)), (BAG_ROWS,)),
     "instance_norm2d_running_stats": (_seeded(lambda: nn.InstanceNorm2d(4, track_running_stats=True).eval()), (IMAGE,)),
 }
 
@@ -189,8 +197,8 @@ INFERENCE_ONLY: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
 # Checks
 # ---------------------------------------------------------------------------------------
 def assert_same_results(got: Any, want: Any, what: str = "result") -> None:
-    """The same structure; each tensor with eager's dtype and shape, floats within FP32,
-    integers exactly."""
+    """The same structure; each tensor with eager's dtype and shape, floats within FP32
+    (NaN where eager has NaN), integers exactly."""
     got_leaves, got_spec = pytree.tree_flatten(got)
     want_leaves, want_spec = pytree.tree_flatten(want)
     assert got_spec == want_spec, f"{what}: structure {got_spec} differs from eager's {want_spec}"
@@ -198,7 +206,7 @@ def assert_same_results(got: Any, want: Any, what: str = "result") -> None:
         assert g.dtype == w.dtype, f"{what} #{index}: dtype {g.dtype}, eager gives {w.dtype}"
         assert g.shape == w.shape, f"{what} #{index}: shape {tuple(g.shape)}, eager gives {tuple(w.shape)}"
         tolerance = FP32 if (w.dtype.is_floating_point or w.dtype.is_complex) else EXACT
-        torch.testing.assert_close(g, w, **tolerance, msg=lambda m, i=index: f"{what} #{i}: {m}")
+        torch.testing.assert_close(g, w, **tolerance, equal_nan=True, msg=lambda m, i=index: f"{what} #{i}: {m}")
 
 
 class WithLoss(nn.Module):
