@@ -233,8 +233,9 @@ def run_backward(op: Any, sample: Any) -> bool:
                   and t.is_floating_point()), None)
     if param is None:
         raise NoFloatOutput("the sample has no differentiable float input")
-    module, inputs = _sample_module(op, sample, param)
-    compiled = copy.deepcopy(module)
+    with _eager_reference():  # sparse layouts, for one, cannot even be copied
+        module, inputs = _sample_module(op, sample, param)
+        compiled = copy.deepcopy(module)
 
     def loss_only() -> Any:
         with torch.no_grad():

@@ -44,7 +44,7 @@ SAMPLES = 2
 # Core ATen packets without a lowering when this test was written; the lowering helpers
 # are adding them. When the list is empty the xfail below turns into a failure (strict):
 # remove the mark then.
-STILL_MISSING = ("_fft_c2r", "_fft_r2c", "as_strided", "resize_")
+STILL_MISSING = ("resize_",)
 
 
 def _modes(name: str) -> list[str]:
