@@ -27,8 +27,12 @@ _STATIC_SHAPES = (
     "IPU programs have static shapes: every tensor's size is fixed when the model is compiled"
 )
 _MASK_ADVICE = (
-    "keep the full tensor and a mask instead (for example torch.where(mask, x, torch.zeros_like(x)), or a sum "
+    "keep the full tensor and a mask (for example torch.where(mask, x, torch.zeros_like(x)), or a sum "
     "weighted by mask.float()), or pad the result to a fixed maximum size"
+)
+_FIXED_ADVICE = (
+    "use an op whose result size does not depend on the values (keep the full tensor and a mask, or pad to a "
+    "fixed maximum size), or do this step outside the model"
 )
 # Ops whose result size depends on the data: how to ask for the same thing at a fixed size.
 _OP_ADVICE = {
@@ -107,7 +111,7 @@ def check_static_shapes(program: torch.export.ExportedProgram) -> torch.export.E
         raise CaptureMistake(
             f"{shown}{_where(_user_line(list(frames)))} gives a tensor whose size depends on the input's values "
             f"(a data-dependent shape). {_STATIC_SHAPES}, so this cannot be compiled. "
-            f"Instead: {_OP_ADVICE.get(name, _MASK_ADVICE)}"
+            f"Instead: {_OP_ADVICE.get(name, _FIXED_ADVICE)}"
         )
     return program
 
@@ -128,9 +132,10 @@ def capture_error_message(error: BaseException) -> str:
         )
     if kind in ("DynamicOutputShapeException", "DataDependentOutputException"):
         op = text.split(":")[-1].strip() or "an op"
+        name = op.split(".")[1] if op.count(".") >= 2 else op
         return (
             f"{op}{_where(line)} gives a tensor whose size depends on the input's values (a data-dependent "
-            f"shape). {_STATIC_SHAPES}, so this cannot be compiled. Instead: {_MASK_ADVICE}"
+            f"shape). {_STATIC_SHAPES}, so this cannot be compiled. Instead: {_OP_ADVICE.get(name, _FIXED_ADVICE)}"
         )
     if "Cannot backprop through mirrored meta" in text:
         return (
