@@ -63,12 +63,21 @@ def lower_vector_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
     if not is_float(element_of(x)) or not is_float(out.element_type):
         raise Unsupported(f"vector norm of {element_of(x)} elements (floating-point tensors only)")
+    p, dims, keep = _norm_arguments(lw, op, len(shape_of(x)))
+    if isinstance(out.element_type, ir.F16Type | ir.BF16Type):  # ATen accumulates half-precision norms in f32
+        wide = tensor_type(list(out.shape), ir.F32Type.get())
+        x = lw.cast(lw.cast(x, out.element_type), wide.element_type)
+        return [lw.cast(_p_norm(lw, x, p, dims, keep, wide), out.element_type)]
+    return [_p_norm(lw, x, p, dims, keep, out)]
+
+
+def _norm_arguments(lw: Lowering, op: ir.Operation, rank: int) -> tuple[float, list[int], bool]:
+    """(ord, dims, keepdim) of ``linalg_vector_norm``; no dims (or an empty list) is every dim."""
     p = float(lw.const(op.operands[1], "ord"))
-    rank = len(shape_of(x))
     dims = lw.const(op.operands[2], "dim") if len(op.operands) > 2 and not is_none(op.operands[2]) else None
     dims = sorted({dim_arg(d, rank) for d in dims}) if dims else list(range(rank))
     keep = bool(lw.const(op.operands[3], "keepdim")) if len(op.operands) > 3 else False
-    return [_p_norm(lw, x, p, dims, keep, out)]
+    return p, dims, keep
 
 
 # -- cdist ------------------------------------------------------------------------------------

@@ -86,7 +86,7 @@ def _read_only_by_gradients(op: ir.Operation, index: int) -> bool:
 def lower_embedding_bag(lw: Lowering, op: ir.Operation) -> list[Any]:
     """``_embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
     per_sample_weights, include_last_offset, padding_idx)`` -> (output, offset2bag,
-    bag_size, max_indices)."""
+    bag_size, max_indices); ``embedding_bag`` and ``_embedding_bag_forward_only`` alike."""
     weight, indices, offsets = (lw.v(op.operands[i]) for i in range(3))
     out = result_type(op, 0)
     element = out.element_type
@@ -206,6 +206,7 @@ def lower_per_sample_weights_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: embedding bags and their gradients."""
-    patterns.register("torch.aten._embedding_bag", "torch.aten._embedding_bag_forward_only")(lower_embedding_bag)
+    # torch-mlir imports _embedding_bag_forward_only as embedding_bag.padding_idx (same operands).
+    patterns.register("torch.aten._embedding_bag", "torch.aten._embedding_bag_forward_only", "torch.aten.embedding_bag")(lower_embedding_bag)
     patterns.register("torch.aten._embedding_bag_backward")(lower_embedding_bag_grad)
     patterns.register("torch.aten._embedding_bag_per_sample_weights_backward")(lower_per_sample_weights_grad)

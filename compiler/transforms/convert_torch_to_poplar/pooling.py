@@ -147,6 +147,13 @@ def _window_counts(lw: Lowering, windows: list[Windows], element: ir.Type) -> ir
     return lw.cast(constant, element)
 
 
+def _accumulation_type(out: ir.RankedTensorType) -> ir.RankedTensorType:
+    """``out`` with f32 elements when it holds f16 / bf16 (what ATen accumulates sums in)."""
+    if isinstance(out.element_type, ir.F16Type | ir.BF16Type):
+        return tensor_type(list(out.shape), ir.F32Type.get())
+    return out
+
+
 # -- max and average pooling ---------------------------------------------------------------
 def _max_windows(lw: Lowering, op: ir.Operation, x_shape: list[int], first: int) -> tuple[list[int], list[int], list[int], list[int], bool]:
     """(kernel, stride, padding, dilation, ceil_mode) of a max pool (or its gradient) whose
@@ -225,9 +232,11 @@ def lower_avg_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
         return [lw.emit(pd.PoolOp, *window, string("avg"), boolean(include_pad), out)]
     if divisor == 0:
         raise Unsupported("divisor_override=0 (PyTorch rejects it: division by zero)")
-    # The window sums divided by the override, as ATen's avg_pool computes them.
-    summed = lw.emit(pd.PoolOp, *window, string("sum"), boolean(True), out)
-    return [lw.map(f"div(_1, {literal(float(divisor))})", [summed], out)]
+    # The window sums divided by the override, as ATen's avg_pool computes them (in f32
+    # for half-precision inputs, its accumulation type).
+    wide = _accumulation_type(out)
+    summed = lw.emit(pd.PoolOp, lw.cast(x, wide.element_type), *window[1:], string("sum"), boolean(True), wide)
+    return [lw.cast(lw.map(f"div(_1, {literal(float(divisor))})", [summed], wide), out.element_type)]
 
 
 def lower_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -281,8 +290,9 @@ def lower_adaptive_avg_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
         return [lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(kernel), i64_array([0] * len(sizes)), boolean(False),
                         string("avg"), boolean(True), out)]
     windows = [_adaptive_windows(shape[2 + i], s) for i, s in enumerate(sizes)]
-    summed = _block_pool(lw, _gather_blocks(lw, x, windows, 0.0), windows, "sum", out)
-    return [lw.map("div(_1, _2)", [summed, _window_counts(lw, windows, out.element_type)], out)]
+    wide = _accumulation_type(out)
+    summed = _block_pool(lw, _gather_blocks(lw, lw.cast(x, wide.element_type), windows, 0.0), windows, "sum", wide)
+    return [lw.cast(lw.map("div(_1, _2)", [summed, _window_counts(lw, windows, wide.element_type)], wide), out.element_type)]
 
 
 def lower_adaptive_avg_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:

@@ -188,6 +188,19 @@ INFERENCE_ONLY: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     # The gradient of angle multiplies by a complex Python scalar, which torch-mlir's importer cannot import.
     "angle_of_spectrum": (lambda: _Function(lambda x: torch.fft.rfft(x).angle()), (SEQ,)),
     "angle_of_reals": (lambda: _Function(torch.angle), (torch.tensor([-1.5, 0.0, 2.0, float("nan")]),)),
+    # Half precision: sums accumulate in f32 as ATen's do, so the results are eager's bit for bit.
+    "adaptive_avg_pool2d_uneven_half": (lambda: _Function(lambda x: F.adaptive_avg_pool2d(x, (3, 4))), (IMAGE.half(),)),
+    "avg_pool2d_divisor_override_bfloat16": (lambda: _Function(lambda x: F.avg_pool2d(x, 3, 2, 1, divisor_override=5)), (IMAGE.bfloat16(),)),
+    "max_pool2d_dilation_half": (lambda: _Function(lambda x: F.max_pool2d(x, 2, 1, 0, dilation=2)), (IMAGE.half(),)),
+    "vector_norm_half": (lambda: _Function(lambda x: torch.linalg.vector_norm(x, dim=1)), (POINTS.half(),)),
+    "vector_norm_dtype": (lambda: _Function(lambda x: torch.linalg.vector_norm(x, ord=3, dtype=torch.float64)), (POINTS,)),
+    "embedding_bag_max_bfloat16": (lambda: _Function(lambda i: F.embedding_bag(i, torch.linspace(-1, 1, 30).reshape(10, 3).bfloat16(), mode="max")),
+                                   (BAG_ROWS,)),
+    "embedding_bag_int32_indices": (lambda: _Function(lambda i, o: F.embedding_bag(i, torch.linspace(-1, 1, 30).reshape(10, 3), o, mode="mean")),
+                                    (BAG_INDICES.int(), BAG_OFFSETS.int())),
+    "conv_transpose2d_half": (lambda: _Function(lambda x: F.conv_transpose2d(x, torch.linspace(-1, 1, 72).reshape(4, 2, 3, 3).half(), stride=2)),
+                              (IMAGE.half(),)),
+    "rfft_of_ints": (lambda: _Function(lambda x: torch.fft.rfft(x)), (torch.randint(-4, 5, (3, 8), generator=_G),)),
     "embedding_bag_sparse_in_inference": (_seeded(lambda: nn.EmbeddingBag(10, 3, mode="mean", sparse=True)), (BAG_ROWS,)),
     "instance_norm2d_running_stats": (_seeded(lambda: nn.InstanceNorm2d(4, track_running_stats=True).eval()), (IMAGE,)),
 }
