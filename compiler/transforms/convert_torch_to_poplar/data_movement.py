@@ -262,6 +262,8 @@ def lower_arange(lw: Lowering, op: ir.Operation) -> list[Any]:
     else:
         start, step = numbers[0], numbers[2]
     values = [start + i * step for i in range(out.shape[0])]
+    if not values:  # an empty range: a dense attribute needs at least one element, a splat has none
+        return [lw.zeros_or_ones(0, out.shape, out.element_type)]
     if is_float(out.element_type):
         attr = ir.DenseElementsAttr.get([ir.FloatAttr.get(out.element_type, float(v)) for v in values], type=out)
     else:

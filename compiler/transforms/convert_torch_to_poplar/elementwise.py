@@ -49,6 +49,20 @@ def lower_unary(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.map(f"{fn}(_1)", [x], out)]
 
 
+def lower_round_decimals(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """round.decimals (self, decimals): round half to even at ``decimals`` places, as ATen's
+    kernel computes it with p = 10^|decimals| in the element type: ``round(x * p) / p`` for
+    decimals > 0, ``round(x / p) * p`` otherwise (decimals 0 is plain round)."""
+    out = result_type(op)
+    if not is_float(out.element_type):
+        raise Unsupported(f"round with decimals on {out.element_type} elements (eager rounds floating point only)")
+    decimals = int(lw.const(op.operands[1], "decimals"))
+    x = lw.cast(lw.v(op.operands[0]), out.element_type)
+    power = literal(float(10.0 ** abs(decimals)))
+    expr = f"div(round(mul(_1, {power})), {power})" if decimals > 0 else f"mul(round(div(_1, {power})), {power})"
+    return [lw.map(expr, [x], out)]
+
+
 _NONLINEAR = {"torch.aten.relu": "relu", "torch.aten.sigmoid": "sigmoid", "torch.aten.tanh": "tanh", "torch.aten.silu": "silu",
               "torch.aten.hardsigmoid": "hard_sigmoid", "torch.aten.hardswish": "hard_swish"}
 
@@ -277,6 +291,7 @@ def lower_cast(lw: Lowering, op: ir.Operation) -> list[Any]:
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: element-wise math, activations, comparisons, selects, casts, copies and fills."""
     patterns.register(*_UNARY)(lower_unary)
+    patterns.register("torch.aten.round.decimals")(lower_round_decimals)
     patterns.register(*_NONLINEAR)(lower_nonlinearity)
     patterns.register("torch.aten.gelu")(lower_gelu)
     patterns.register(*_BINARY)(lower_binary)

@@ -28,11 +28,24 @@ from ...torch_ir import is_none
 
 
 def _dims(lw: Lowering, value: ir.Value | None, rank: int) -> list[int]:
+    """The dims a reduction's ``dim`` argument names, sorted: None and ``[]`` mean every dim
+    (torch's rule for sum / mean / amax ...); a 0-d input has none to reduce (torch accepts
+    dim 0 and -1 on it and returns the value)."""
     if value is None or is_none(value):
         return list(range(rank))
     dims = lw.const(value, "reduction dims")
     dims = dims if isinstance(dims, list) else [dims]
+    if rank == 0:
+        return []
     return sorted({dim_arg(d, rank) for d in dims}) if dims else list(range(rank))
+
+
+def _mean(lw: Lowering, x: ir.Value, dims: list[int], keep: bool, count: int, out: ir.RankedTensorType) -> ir.Value:
+    """The mean of ``count`` elements over ``dims``: their sum scaled by 1/N. A mean of no
+    elements is NaN in eager (0/0): a NaN constant of the result's shape."""
+    if count == 0:
+        return lw.zeros_or_ones(math.nan, out.shape, out.element_type)
+    return lw.reduce(x, "add", dims, keep, 1.0 / count, out)
 
 
 def lower_reduction(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -52,8 +65,9 @@ def lower_reduction(lw: Lowering, op: ir.Operation) -> list[Any]:
     else:
         x = lw.cast(x, out.element_type)
     count = math.prod(shape_of(x)[d] for d in dims) if dims else 1
-    scale = 1.0 / count if name == "torch.aten.mean" else 1.0
-    return [lw.reduce(x, kind, dims, keep, scale, out)]
+    if name == "torch.aten.mean":
+        return [_mean(lw, x, dims, keep, count, out)]
+    return [lw.reduce(x, kind, dims, keep, 1.0, out)]
 
 
 def lower_max_dim(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -62,7 +76,8 @@ def lower_max_dim(lw: Lowering, op: ir.Operation) -> list[Any]:
     dim = dim_arg(lw.const(op.operands[1], "dim"), rank)
     keep = bool(lw.const(op.operands[2], "keepdim"))
     kind = "max" if "max" in torch_ir.aten_name(op) else "min"
-    values = lw.reduce(x, kind, [dim], keep, 1.0, result_type(op, 0))
+    # A 0-d input (dim 0 or -1, as torch allows) has nothing to reduce: its value, index 0.
+    values = lw.reduce(x, kind, [dim] if rank else [], keep, 1.0, result_type(op, 0))
     cls = pd.ArgMaxOp if kind == "max" else pd.ArgMinOp
     indices = lw.emit(cls, x, i64(dim), boolean(keep), result_type(op, 1))
     return [values, indices]
@@ -114,7 +129,7 @@ def _variance(lw: Lowering, op: ir.Operation) -> tuple[ir.Value, ir.Value]:
         keep = bool(lw.const(op.operands[3], "keepdim"))
     count = math.prod(shape[d] for d in dims)
     kept = tensor_type([1 if i in dims else s for i, s in enumerate(shape)], out.element_type)
-    mean = lw.reduce(x, "add", dims, True, 1.0 / count if count else 1.0, kept)
+    mean = _mean(lw, x, dims, True, count, kept)
     deviation = lw.map("sub(_1, _2)", [x, mean], x.type)
     # Eager divides by max(0, N - correction): a divisor of 0 gives inf (nan for a zero sum).
     divisor = max(0.0, count - correction)

@@ -1,0 +1,89 @@
+"""Regressions for lowering bugs the OpInfo op sweep (``bench/ops.py``) found, end to end
+through ``poptorch`` against eager PyTorch (FP32; NaN and inf where eager gives them):
+
+- reductions of a 0-d tensor (dim 0 / -1, which torch accepts) and with ``dim=[]``
+  (every dim): an internal IndexError before;
+- max / min with a dim on a 0-d tensor: an invalid ``popops_reduce`` before;
+- empty ``arange`` and ``eye`` with a 0 dim: an invalid constant attribute before;
+- ``round(x, decimals=d)``: a KeyError before;
+- means of no elements (``var_mean`` / ``std_mean`` of an empty tensor): 0 before, NaN
+  in eager; variances whose correction leaves no degrees of freedom: inf or NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import torch
+from helpers.op_runs import check_inference, check_training_step
+
+_G = torch.Generator().manual_seed(0)
+X = torch.randn(3, 4, generator=_G)
+X0 = torch.tensor(-1.75)
+B0 = torch.tensor(True)
+# Ties at every scale the cases round to, so half-to-even is tested.
+TIES = torch.tensor([1.2345, -2.5, 0.5, 1.5, 1234.5678, 0.0005, 2500.0, 3500.0, -1500.0, 7.0625])
+
+CASES: dict[str, tuple[Callable, tuple]] = {
+    # -- 0-d inputs and dim=[] -----------------------------------------------------------
+    "sum_rank0_dim0": (lambda x: torch.sum(x, 0), (X0,)),
+    "sum_rank0_keepdim": (lambda x: torch.sum(x, -1, keepdim=True), (X0,)),
+    "mean_rank0": (lambda x: torch.mean(x, -1), (X0,)),
+    "amax_rank0_empty_dims": (lambda x: torch.amax(x, []), (X0,)),
+    "amin_rank0_dim0": (lambda x: torch.amin(x, 0), (X0,)),
+    "any_rank0": (lambda b: torch.any(b, 0), (B0,)),
+    "all_rank0": (lambda b: torch.all(b, -1), (B0,)),
+    "logsumexp_rank0": (lambda x: torch.logsumexp(x, 0), (X0,)),
+    "nansum_rank0": (lambda x: torch.nansum(x, []), (X0,)),
+    "sum_empty_dims_is_all": (lambda x: torch.sum(x, []), (X,)),
+    "mean_empty_dims_is_all": (lambda x: torch.mean(x, [], keepdim=True), (X,)),
+    "amax_empty_dims_is_all": (lambda x: torch.amax(x, []), (X,)),
+    "amin_empty_dims_keepdim": (lambda x: torch.amin(x, [], keepdim=True), (X,)),
+    # -- max / min with a dim on a 0-d tensor --------------------------------------------
+    "max_dim_rank0": (lambda x: torch.max(x, 0), (X0,)),
+    "min_dim_rank0_keepdim": (lambda x: torch.min(x, -1, keepdim=True), (X0,)),
+    # -- empty constant ranges -------------------------------------------------------------
+    "arange_empty": (lambda x: torch.cat([x.flatten(), torch.arange(5, 5, dtype=x.dtype)]), (X,)),
+    "arange_empty_step": (lambda x: torch.cat([x.flatten(), torch.arange(1.0, 1.0, 0.5)]), (X,)),
+    "eye_no_rows": (lambda x: torch.cat([x, torch.eye(0, 4)]), (X,)),
+    "eye_no_columns": (lambda x: x.sum() + torch.eye(3, 0), (X,)),
+    # -- round with decimals --------------------------------------------------------------
+    "round_decimals_0": (lambda x: torch.round(x, decimals=0), (TIES,)),
+    "round_decimals_3": (lambda x: torch.round(x, decimals=3), (TIES,)),
+    "round_decimals_1": (lambda x: torch.round(x * 10.0, decimals=1), (X,)),
+    "round_decimals_neg_3": (lambda x: torch.round(x, decimals=-3), (TIES,)),
+    # -- means of nothing, variances without degrees of freedom ----------------------------
+    "var_mean_empty_is_nan": (lambda x: torch.var_mean(x, unbiased=False), (torch.empty(0),)),
+    "std_mean_empty_unbiased_is_nan": (lambda x: torch.std_mean(x, unbiased=True), (torch.empty(0),)),
+    "mean_empty_is_nan": (lambda x: torch.mean(x, 0), (torch.empty(0, 3),)),
+    "var_mean_correction_past_n_is_inf": (lambda x: torch.var_mean(x, 1, correction=6), (X,)),
+    "std_mean_correction_past_n_of_constant_is_nan": (lambda x: torch.std_mean(x * 0.0 + 2.0, 0, correction=5), (X,)),
+    "var_mean_one_element_unbiased_is_nan": (lambda x: torch.var_mean(x[:1, 0], correction=1), (X,)),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_op_matches_eager(name: str) -> None:
+    fn, inputs = CASES[name]
+    check_inference(fn, *inputs)
+
+
+TRAINED: dict[str, tuple[Callable, torch.Tensor]] = {
+    "sum_rank0": (lambda x: torch.sum(x, 0), X0),
+    "amax_empty_dims": (lambda x: torch.amax(x, []), X),
+    "max_dim_rank0": (lambda x: torch.max(x, -1).values, X0),
+    "round_decimals_2_times_x": (lambda x: torch.round(x, decimals=2) * x, X),
+}
+
+
+@pytest.mark.parametrize("name", list(TRAINED))
+def test_training_step_through_op_matches_eager(name: str) -> None:
+    fn, x = TRAINED[name]
+    check_training_step(fn, x)
+
+
+def test_mean_of_nothing_is_nan_not_zero() -> None:
+    """The sweep's var_mean.unbiased sample: eager's NaN mean of an empty tensor, not 0."""
+    variance, mean = check_inference(lambda x: torch.var_mean(x, unbiased=False), torch.empty(0))
+    assert torch.isnan(variance) and torch.isnan(mean)
