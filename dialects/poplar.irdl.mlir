@@ -226,6 +226,17 @@ module {
       %1 = irdl.base "!builtin.tensor" 
       irdl.results(result: %1)
     }
+    irdl.operation @poplin_matmul_acc {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(acc: %0, lhs: %1, rhs: %2)
+      %3 = irdl.base "#builtin.float" 
+      %4 = irdl.base "#builtin.float" 
+      irdl.attributes {"alpha" = %3, "beta" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5)
+    }
     irdl.operation @popnn_pool {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)

@@ -59,6 +59,7 @@ from .graph import (
 from .poplin import ConvGradOp, ConvOp, LinearOp, MatMulOp
 from .poplin_conv_transpose import ConvTransposeGradOp, ConvTransposeOp
 from .poplin_fft import DftComplexToComplexOp, DftComplexToRealOp, DftRealToComplexOp, ViewAsComplexOp, ViewAsRealOp
+from .poplin_matmul_acc import MatMulAccOp
 from .popnn import (
     NONLINEARITIES,
     NORM_STATS,
@@ -115,7 +116,7 @@ __all__ = [
     "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
     "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "DftComplexToComplexOp", "DftComplexToRealOp", "DftRealToComplexOp", "ViewAsComplexOp", "ViewAsRealOp", "CopyOp", "CumulativeProductOp", "CumulativeSumOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
-    "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulOp", "MaxPoolGradWithIndicesOp",
+    "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulAccOp", "MatMulOp", "MaxPoolGradWithIndicesOp",
     "MaxPoolWithIndicesOp", "MulOp", "MultiSliceOp", "MultiUpdateAddOp", "NllLossGradOp", "NllLossOp",
     "NonLinearityGradOp", "NonLinearityOp", "NormGradOp", "NormOp", "NormTrainingOp", "NormalOp", "PadOp", "Poplar", "PoplarOp",
     "PoolGradOp", "PoolOp", "PrintTensorOp", "ReduceOp", "RemoteBufferOp", "RepeatOp", "ReshapeOp", "ScaledAddToOp",

@@ -47,7 +47,9 @@ def _norm_grad(op: ir.Operation) -> Kernel:
         return lambda g, x, mean, rstd, w: aten.native_layer_norm_backward(g, x, normalized, mean, rstd, w, w, mask)
     groups = attr(op, "num_groups")
     n, c, hw = shape[0], shape[1], math.prod(shape[2:])
-    return lambda g, x, mean, rstd, w: aten.native_group_norm_backward(g, x, mean, rstd, w, n, c, hw, groups, mask)
+    # ATen's group norm gradient reads dY and X as dense buffers: an expanded gradient (of a
+    # sum) gave garbage, so both are made contiguous first (a no-op when they are).
+    return lambda g, x, mean, rstd, w: aten.native_group_norm_backward(g.contiguous(), x.contiguous(), mean, rstd, w, n, c, hw, groups, mask)
 
 
 @KERNELS.register("poplar.poplin_conv_grad")

@@ -56,3 +56,11 @@ def _conv_transpose_grad(op: ir.Operation) -> Kernel:
         index = wanted.index(True)
         return lambda g, x, w: torch.ops.aten.convolution_backward(g, x, w, bias_sizes, *window, True, output_padding, groups, wanted)[index]
     return grads
+
+
+@KERNELS.register("poplar.poplin_matmul_acc")
+def _matmul_acc(op: ir.Operation) -> Kernel:
+    alpha, beta = attr(op, "alpha"), attr(op, "beta")
+    ranks = (len(tensor_type(op.operands[1])[0]), len(tensor_type(op.operands[2])[0]))
+    fn = {(2, 2): torch.addmm, (3, 3): torch.baddbmm, (2, 1): torch.addmv}[ranks]  # one BLAS call, as eager's
+    return lambda c, a, b: fn(c, a, b, beta=beta, alpha=alpha)

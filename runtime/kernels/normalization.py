@@ -39,7 +39,8 @@ def _norm_training(op: ir.Operation) -> Kernel:
         return lambda x, w, b: aten.native_layer_norm(x, normalized, w, b, eps)
     groups = attr(op, "num_groups")
     n, c, hw = shape[0], shape[1], math.prod(shape[2:])
-    return lambda x, w, b: aten.native_group_norm(x, w, b, n, c, hw, groups, eps)
+    # ATen's kernel wants a dense input (F.group_norm makes one; an expanded view reaches it here).
+    return lambda x, w, b: aten.native_group_norm(x.contiguous(), w, b, n, c, hw, groups, eps)
 
 
 @KERNELS.register("poplar.popnn_nonlinearity")

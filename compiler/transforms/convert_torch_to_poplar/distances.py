@@ -75,7 +75,7 @@ def _norm_arguments(lw: Lowering, op: ir.Operation, rank: int) -> tuple[float, l
     """(ord, dims, keepdim) of ``linalg_vector_norm``; no dims (or an empty list) is every dim."""
     p = float(lw.const(op.operands[1], "ord"))
     dims = lw.const(op.operands[2], "dim") if len(op.operands) > 2 and not is_none(op.operands[2]) else None
-    dims = sorted({dim_arg(d, rank) for d in dims}) if dims else list(range(rank))
+    dims = sorted({dim_arg(d, rank) for d in dims}) if dims and rank else list(range(rank))  # a 0-d tensor's dim 0 is itself
     keep = bool(lw.const(op.operands[3], "keepdim")) if len(op.operands) > 3 else False
     return p, dims, keep
 

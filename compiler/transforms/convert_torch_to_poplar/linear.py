@@ -14,6 +14,7 @@ from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.support.ir_build import f64, i64, i64_array, string, tensor_type
 from ipu_mlir.support.registry import Registry
 
+from ... import torch_ir
 from ...lowering import (
     Lowering,
     Pattern,
@@ -41,16 +42,6 @@ def lower_linear(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [y]
 
 
-def _scaled_sum(lw: Lowering, product: ir.Value, bias: ir.Value, beta: float, alpha: float, out: ir.RankedTensorType) -> ir.Value:
-    """``beta * bias + alpha * product`` as BLAS computes it: with beta 0 the bias is not
-    read (its NaNs and infinities do not propagate)."""
-    if beta == 0:
-        return product if alpha == 1 else lw.map(f"mul(_1, {literal(float(alpha))})", [product], out)
-    if beta == 1 and alpha == 1:
-        return lw.binary(pd.AddOp, product, bias, out)
-    return lw.map(f"add(mul(_1, {literal(float(alpha))}), mul(_2, {literal(float(beta))}))", [product, lw.cast(bias, out.element_type)], out)
-
-
 def _beta_alpha(lw: Lowering, op: ir.Operation) -> tuple[Any, Any]:
     beta = lw.const(op.operands[3], "beta") if len(op.operands) > 3 else 1
     alpha = lw.const(op.operands[4], "alpha") if len(op.operands) > 4 else 1
@@ -58,23 +49,37 @@ def _beta_alpha(lw: Lowering, op: ir.Operation) -> tuple[Any, Any]:
 
 
 def lower_addmm(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """``addmm`` / ``addmv`` / ``baddbmm``: beta * self + alpha * (a @ b)."""
+    """``addmm`` / ``addmv`` / ``baddbmm``: beta * self + alpha * (a @ b), one
+    ``poplin_matmul_acc`` (``poplin::matMulAcc``), as eager makes one BLAS call. A linear
+    layer's addmm (a bias vector, unit scales) stays a matmul and an add, which
+    ``poplar-fuse-linear`` makes one ``poplin_linear``."""
     out = result_type(op)
+    element = out.element_type
     beta, alpha = _beta_alpha(lw, op)
-    product = lw.matmul(lw.v(op.operands[1]), lw.v(op.operands[2]), out)
-    return [_scaled_sum(lw, product, lw.v(op.operands[0]), beta, alpha, out)]
+    bias, a, b = (lw.cast(lw.v(op.operands[i]), element) for i in range(3))
+    if torch_ir.aten_name(op).startswith("torch.aten.addmm") and len(shape_of(bias)) == 1 and beta == 1 and alpha == 1:
+        return [lw.binary(pd.AddOp, lw.matmul(a, b, out), bias, out)]
+    return [lw.emit(pd.MatMulAccOp, bias, a, b, f64(float(alpha)), f64(float(beta)), out)]
 
 
 def lower_addbmm(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """``addbmm``: beta * self + alpha * sum_b(b1[b] @ b2[b]), the batch folded into the
-    contraction: one [n, B*k] x [B*k, m] matmul."""
+    """``addbmm``: beta * self + alpha * sum_b(b1[b] @ b2[b]), as ATen computes it: one
+    ``poplin_matmul_acc`` per batch entry, in order, the first with beta * self."""
     out = result_type(op)
+    element = out.element_type
     beta, alpha = _beta_alpha(lw, op)
-    a, b = lw.v(op.operands[1]), lw.v(op.operands[2])
+    bias, a, b = (lw.cast(lw.v(op.operands[i]), element) for i in range(3))
     (batch, n, k), m = shape_of(a), shape_of(b)[2]
-    lhs = lw.reshape(lw.dim_shuffle(a, [1, 0, 2]), [n, batch * k])
-    product = lw.matmul(lhs, lw.reshape(b, [batch * k, m]), out)
-    return [_scaled_sum(lw, product, lw.v(op.operands[0]), beta, alpha, out)]
+    result = lw.broadcast(bias, [n, m])
+    if batch == 0:  # no products: beta * self
+        return [lw.map(f"mul(_1, {literal(float(beta))})", [result], out) if beta else lw.zeros_or_ones(0.0, [n, m], element)]
+    for index in range(batch):
+        a_b = lw.reshape(lw.emit(pd.SliceOp, a, i64_array([index, 0, 0]), i64_array([index + 1, n, k]), i64_array([1, 1, 1]),
+                                 tensor_type([1, n, k], element)), [n, k])
+        b_b = lw.reshape(lw.emit(pd.SliceOp, b, i64_array([index, 0, 0]), i64_array([index + 1, k, m]), i64_array([1, 1, 1]),
+                                 tensor_type([1, k, m], element)), [k, m])
+        result = lw.emit(pd.MatMulAccOp, result, a_b, b_b, f64(float(alpha)), f64(float(beta) if index == 0 else 1.0), out)
+    return [result]
 
 
 def _sum_product(lw: Lowering, a: ir.Value, b: ir.Value, sum_dims: set[int], element: ir.Type) -> ir.Value:
@@ -117,6 +122,8 @@ def lower_trilinear(lw: Lowering, op: ir.Operation) -> list[Any]:
     inputs = [lw.cast(lw.v(op.operands[i]), element) for i in range(3)]
     expands = [set(lw.const(op.operands[3 + i], f"expand{i + 1}")) for i in range(3)]
     sum_dims = set(lw.const(op.operands[6], "sumdim"))
+    if any(0 in shape_of(value) for value in inputs):  # a sum over nothing (or nothing to sum into)
+        return [lw.zeros_or_ones(0.0, list(out.shape), element)]
     total = len(shape_of(inputs[0])) + len(expands[0])
     shaped = []
     for value, expand in zip(inputs, expands, strict=True):
@@ -149,9 +156,24 @@ def _same_padding(lw: Lowering, x: ir.Value, weight_shape: list[int], dilation: 
     return x, [t // 2 for t in totals]
 
 
+def _batch_of_one(lw: Lowering, x: ir.Value, w: ir.Value, out: ir.RankedTensorType) -> tuple[ir.Value, ir.RankedTensorType, bool]:
+    """conv1d/2d/3d and conv_transpose take [C, *spatial] as well as [N, C, *spatial]
+    inputs: an unbatched one runs as a batch of one."""
+    if len(shape_of(x)) != len(shape_of(w)) - 1:
+        return x, out, False
+    return lw.reshape(x, [1, *shape_of(x)]), tensor_type([1, *out.shape], out.element_type), True
+
+
 def lower_conv(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     x, w = lw.v(op.operands[0]), lw.v(op.operands[1])
+    x, batched_out, unbatched = _batch_of_one(lw, x, w, out)
+    if unbatched:
+        return [lw.reshape(_conv(lw, op, x, w, batched_out), list(out.shape))]
+    return [_conv(lw, op, x, w, out)]
+
+
+def _conv(lw: Lowering, op: ir.Operation, x: ir.Value, w: ir.Value, out: ir.RankedTensorType) -> ir.Value:
     bias = lw.maybe_tensor(op.operands[2])
     spatial = len(shape_of(x)) - 2
     stride, padding, dilation = _conv_windows(lw, op, 3, spatial)
@@ -160,8 +182,8 @@ def lower_conv(lw: Lowering, op: ir.Operation) -> list[Any]:
         groups = lw.const(op.operands[8], "groups")
         if lw.const(op.operands[6], "transposed"):
             output_padding = spatial_list(lw.const(op.operands[7], "output_padding"), spatial)
-            return [lw.emit(pd.ConvTransposeOp, x, w, bias_list, i64_array(stride), i64_array(padding), i64_array(output_padding),
-                            i64_array(dilation), i64(groups), out)]
+            return lw.emit(pd.ConvTransposeOp, x, w, bias_list, i64_array(stride), i64_array(padding), i64_array(output_padding),
+                           i64_array(dilation), i64(groups), out)
     else:
         groups = lw.const(op.operands[6], "groups")
     if padding == "valid":
@@ -170,20 +192,23 @@ def lower_conv(lw: Lowering, op: ir.Operation) -> list[Any]:
         x, padding = _same_padding(lw, x, shape_of(w), dilation)
     elif isinstance(padding, str):
         raise Unsupported(f"padding '{padding}' (PyTorch accepts 'same', 'valid' or sizes)")
-    return [lw.emit(pd.ConvOp, x, w, bias_list, i64_array(stride), i64_array(padding), i64_array(dilation), i64(groups), out)]
+    return lw.emit(pd.ConvOp, x, w, bias_list, i64_array(stride), i64_array(padding), i64_array(dilation), i64(groups), out)
 
 
 def lower_conv_transpose(lw: Lowering, op: ir.Operation) -> list[Any]:
     """``conv_transpose{1,2,3}d.input``: (input, weight, bias, stride, padding, output_padding, groups, dilation)."""
+    out = result_type(op)
     x, w = lw.v(op.operands[0]), lw.v(op.operands[1])
+    x, batched_out, unbatched = _batch_of_one(lw, x, w, out)
     bias = lw.maybe_tensor(op.operands[2])
     spatial = len(shape_of(x)) - 2
     stride, padding, output_padding = (spatial_list(lw.const(op.operands[i], what), spatial)
                                        for i, what in ((3, "stride"), (4, "padding"), (5, "output_padding")))
     groups = lw.const(op.operands[6], "groups")
     dilation = spatial_list(lw.const(op.operands[7], "dilation"), spatial)
-    return [lw.emit(pd.ConvTransposeOp, x, w, [bias] if bias is not None else [], i64_array(stride), i64_array(padding),
-                    i64_array(output_padding), i64_array(dilation), i64(groups), result_type(op))]
+    y = lw.emit(pd.ConvTransposeOp, x, w, [bias] if bias is not None else [], i64_array(stride), i64_array(padding),
+                i64_array(output_padding), i64_array(dilation), i64(groups), batched_out)
+    return [lw.reshape(y, list(out.shape))]
 
 
 def lower_conv_grad(lw: Lowering, op: ir.Operation) -> list[Any]:

@@ -3,6 +3,7 @@ and training statistics), softmax and log-softmax (pooling is in ``pooling``).""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from torch_mlir import ir
@@ -46,8 +47,14 @@ def lower_batch_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
     mean = lw.cast(lw.v(op.operands[3]), element)
     var = lw.cast(lw.v(op.operands[4]), element)
     y = lw.emit(pd.NormOp, x, weight, bias, [mean, var], string("batch"), f64(eps), i64(1), i64(1), result_type(op, 0))
-    # The saved mean / rstd results of the legit ops are empty in inference: no value.
-    return [y]
+    # The saved mean / rstd results are empty in eval mode (ATen returns tensors of no elements).
+    saved = []
+    for index in range(1, len(op.results)):
+        type_ = result_type(op, index)
+        if math.prod(type_.shape) != 0:
+            raise Unsupported(f"batch norm in eval mode with a saved statistic of shape {list(type_.shape)} (ATen's is empty)")
+        saved.append(lw.zeros_or_ones(0.0, list(type_.shape), type_.element_type))
+    return [y, *saved]
 
 
 def lower_layer_norm(lw: Lowering, op: ir.Operation) -> list[Any]:

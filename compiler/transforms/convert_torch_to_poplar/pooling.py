@@ -11,6 +11,7 @@ back (``popops_multi_update_add``)."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -154,6 +155,48 @@ def _accumulation_type(out: ir.RankedTensorType) -> ir.RankedTensorType:
     return out
 
 
+# -- inputs without a batch dim -------------------------------------------------------------
+# The pools of ATen take [C, *spatial] as well as [N, C, *spatial]; popnn pools take the
+# latter, so an unbatched op runs on a batch of one.
+def _spatial_dims(op: ir.Operation) -> int:
+    match = re.search(r"(\d)d", torch_ir.aten_name(op))
+    return int(match.group(1)) if match else len(_source_shape(op.operands[0])) - 2
+
+
+def _source_shape(value: ir.Value) -> list[int]:
+    """The shape of a Torch-dialect tensor operand."""
+    return list(torch_ir.vtensor_shape_dtype(value.type)[0])
+
+
+def _unbatched(op: ir.Operation) -> bool:
+    return len(_source_shape(op.operands[0])) == _spatial_dims(op) + 1
+
+
+def _operand(lw: Lowering, op: ir.Operation, index: int) -> ir.Value:
+    """Tensor operand ``index``, with a batch of one when the op has no batch dim."""
+    value = lw.v(op.operands[index])
+    return lw.reshape(value, [1, *shape_of(value)]) if _unbatched(op) else value
+
+
+def _result(op: ir.Operation, index: int = 0) -> ir.RankedTensorType:
+    type_ = result_type(op, index)
+    return tensor_type([1, *type_.shape], type_.element_type) if _unbatched(op) else type_
+
+
+def _accepts_unbatched(fn: Pattern) -> Pattern:
+    """``fn`` (which reads its tensors with ``_operand`` / ``_result``), with its results
+    reshaped to the op's own result shapes."""
+
+    def lower(lw: Lowering, op: ir.Operation) -> list[Any]:
+        results = fn(lw, op)
+        if not _unbatched(op):
+            return results
+        return [None if v is None else lw.reshape(v, list(result_type(op, i).shape)) for i, v in enumerate(results)]
+
+    lower.__name__, lower.__doc__, lower.__module__ = fn.__name__, fn.__doc__, fn.__module__
+    return lower
+
+
 # -- max and average pooling ---------------------------------------------------------------
 def _max_windows(lw: Lowering, op: ir.Operation, x_shape: list[int], first: int) -> tuple[list[int], list[int], list[int], list[int], bool]:
     """(kernel, stride, padding, dilation, ceil_mode) of a max pool (or its gradient) whose
@@ -171,16 +214,16 @@ def _check_padding(kernel: list[int], padding: list[int]) -> None:
 
 
 def lower_max_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
-    x = lw.v(op.operands[0])
+    x = _operand(lw, op, 0)
     shape = shape_of(x)
     kernel, stride, padding, dilation, ceil = _max_windows(lw, op, shape, 1)
     _check_padding(kernel, padding)
-    out = result_type(op)
+    out = _result(op)
     if all(d == 1 for d in dilation):
         pooled = lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), string("max"), boolean(True), out)
         indices = None
         if len(op.results) > 1 and _has_forward_users(op.results[1]):
-            pooled, indices = _max_pool_with_indices(lw, x, kernel, stride, padding, ceil, out, result_type(op, 1))
+            pooled, indices = _max_pool_with_indices(lw, x, kernel, stride, padding, ceil, out, _result(op, 1))
         return [pooled, indices] if len(op.results) > 1 else [pooled]
     windows = [_dilated_windows(shape[2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil) for i in range(len(kernel))]
     return _pool_blocks_with_indices(lw, op, x, windows, out)
@@ -205,7 +248,7 @@ def _pool_blocks_with_indices(lw: Lowering, op: ir.Operation, x: ir.Value, windo
         pooled = _block_pool(lw, blocks, windows, "max", out)
         return [pooled, None] if len(op.results) > 1 else [pooled]
     widths = [max(len(w) for w in dim_windows) for dim_windows in windows]
-    index_type = result_type(op, 1)
+    index_type = _result(op, 1)
     pooled, block_indices = _max_pool_with_indices(lw, blocks, widths, widths, [0] * len(widths), False, out, index_type)
     # Block-plane position -> input-plane flat index.
     per_dim = [np.array(_block_indices(w, None)) for w in windows]
@@ -219,14 +262,14 @@ def _pool_blocks_with_indices(lw: Lowering, op: ir.Operation, x: ir.Value, windo
 
 
 def lower_avg_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
-    x = lw.v(op.operands[0])
+    x = _operand(lw, op, 0)
     spatial = len(shape_of(x)) - 2
     kernel, stride, padding = pool_window(lw, op, 1, spatial)
     _check_padding(kernel, padding)
     ceil = lw.const(op.operands[4], "ceil_mode")
     include_pad = lw.const(op.operands[5], "count_include_pad")
     divisor = lw.const(op.operands[6], "divisor_override") if len(op.operands) > 6 else None
-    out = result_type(op)
+    out = _result(op)
     window = (x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil))
     if divisor is None:
         return [lw.emit(pd.PoolOp, *window, string("avg"), boolean(include_pad), out)]
@@ -240,28 +283,28 @@ def lower_avg_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def lower_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
-    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    grad, x = _operand(lw, op, 0), _operand(lw, op, 1)
     shape = shape_of(x)
     kernel, stride, padding, dilation, ceil = _max_windows(lw, op, shape, 2)
     if all(d == 1 for d in dilation):
         return [lw.emit(pd.PoolGradOp, x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), string("max"),
-                        boolean(True), grad, result_type(op))]
+                        boolean(True), grad, _result(op))]
     windows = [_dilated_windows(shape[2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil) for i in range(len(kernel))]
     blocks = _gather_blocks(lw, x, windows, None)
     return [_scatter_blocks(lw, _block_pool_grad(lw, blocks, windows, "max", grad), windows, shape, False)]
 
 
 def lower_avg_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
-    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    grad, x = _operand(lw, op, 0), _operand(lw, op, 1)
     spatial = len(shape_of(x)) - 2
     kernel, stride, padding = pool_window(lw, op, 2, spatial)
     ceil, include = lw.const(op.operands[5], "ceil_mode"), lw.const(op.operands[6], "count_include_pad")
     divisor = None if is_none(op.operands[7]) else lw.const(op.operands[7], "divisor_override")
     window = (x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil))
     if divisor is None:
-        return [lw.emit(pd.PoolGradOp, *window, string("avg"), boolean(include), grad, result_type(op))]
+        return [lw.emit(pd.PoolGradOp, *window, string("avg"), boolean(include), grad, _result(op))]
     scaled = lw.map(f"div(_1, {literal(float(divisor))})", [grad], grad.type)
-    return [lw.emit(pd.PoolGradOp, *window, string("sum"), boolean(True), scaled, result_type(op))]
+    return [lw.emit(pd.PoolGradOp, *window, string("sum"), boolean(True), scaled, _result(op))]
 
 
 # -- adaptive pooling ------------------------------------------------------------------------
@@ -281,10 +324,10 @@ def _divisible(shape: list[int], sizes: list[int]) -> bool:
 
 
 def lower_adaptive_avg_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
-    x = lw.v(op.operands[0])
+    x = _operand(lw, op, 0)
     shape = shape_of(x)
     sizes = _adaptive_sizes(lw, op, shape)
-    out = result_type(op)
+    out = _result(op)
     if _divisible(shape, sizes):  # equal windows: one popnn pool
         kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
         return [lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(kernel), i64_array([0] * len(sizes)), boolean(False),
@@ -296,13 +339,13 @@ def lower_adaptive_avg_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def lower_adaptive_avg_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
-    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    grad, x = _operand(lw, op, 0), _operand(lw, op, 1)
     shape = shape_of(x)
     sizes = shape_of(grad)[2:]
     if _divisible(shape, sizes):
         kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
         return [lw.emit(pd.PoolGradOp, x, i64_array(kernel), i64_array(kernel), i64_array([0] * len(sizes)), boolean(False),
-                        string("avg"), boolean(True), grad, result_type(op))]
+                        string("avg"), boolean(True), grad, _result(op))]
     windows = [_adaptive_windows(shape[2 + i], s) for i, s in enumerate(sizes)]
     scaled = lw.map("div(_1, _2)", [grad, _window_counts(lw, windows, element_of(grad))], grad.type)
     blocks = _gather_blocks(lw, x, windows, 0.0)
@@ -310,15 +353,15 @@ def lower_adaptive_avg_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def lower_adaptive_max_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
-    x = lw.v(op.operands[0])
+    x = _operand(lw, op, 0)
     shape = shape_of(x)
     sizes = _adaptive_sizes(lw, op, shape)
-    out = result_type(op)
+    out = _result(op)
     if _divisible(shape, sizes):
         kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
         zeros = [0] * len(sizes)
         if len(op.results) > 1 and _has_forward_users(op.results[1]):
-            return list(_max_pool_with_indices(lw, x, kernel, kernel, zeros, False, out, result_type(op, 1)))
+            return list(_max_pool_with_indices(lw, x, kernel, kernel, zeros, False, out, _result(op, 1)))
         pooled = lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(kernel), i64_array(zeros), boolean(False), string("max"), boolean(True), out)
         return [pooled, None] if len(op.results) > 1 else [pooled]
     windows = [_adaptive_windows(shape[2 + i], s) for i, s in enumerate(sizes)]
@@ -327,13 +370,13 @@ def lower_adaptive_max_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 def lower_adaptive_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     """From the forward input (the argmax is found again, as ``poolInputGradient`` does)."""
-    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    grad, x = _operand(lw, op, 0), _operand(lw, op, 1)
     shape = shape_of(x)
     sizes = shape_of(grad)[2:]
     if _divisible(shape, sizes):
         kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
         return [lw.emit(pd.PoolGradOp, x, i64_array(kernel), i64_array(kernel), i64_array([0] * len(sizes)), boolean(False),
-                        string("max"), boolean(True), grad, result_type(op))]
+                        string("max"), boolean(True), grad, _result(op))]
     windows = [_adaptive_windows(shape[2 + i], s) for i, s in enumerate(sizes)]
     blocks = _gather_blocks(lw, x, windows, None)
     return [_scatter_blocks(lw, _block_pool_grad(lw, blocks, windows, "max", grad), windows, shape, False)]
@@ -342,12 +385,12 @@ def lower_adaptive_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: pooling and its gradients."""
     patterns.register("torch.aten.max_pool1d", "torch.aten.max_pool2d", "torch.aten.max_pool3d", "torch.aten.max_pool2d_with_indices",
-                      "torch.aten.max_pool3d_with_indices")(lower_max_pool)
-    patterns.register("torch.aten.avg_pool1d", "torch.aten.avg_pool2d", "torch.aten.avg_pool3d")(lower_avg_pool)
-    patterns.register("torch.aten.max_pool2d_with_indices_backward", "torch.aten.max_pool3d_with_indices_backward")(lower_max_pool_grad)
-    patterns.register("torch.aten.avg_pool2d_backward", "torch.aten.avg_pool3d_backward")(lower_avg_pool_grad)
+                      "torch.aten.max_pool3d_with_indices")(_accepts_unbatched(lower_max_pool))
+    patterns.register("torch.aten.avg_pool1d", "torch.aten.avg_pool2d", "torch.aten.avg_pool3d")(_accepts_unbatched(lower_avg_pool))
+    patterns.register("torch.aten.max_pool2d_with_indices_backward", "torch.aten.max_pool3d_with_indices_backward")(_accepts_unbatched(lower_max_pool_grad))
+    patterns.register("torch.aten.avg_pool2d_backward", "torch.aten.avg_pool3d_backward")(_accepts_unbatched(lower_avg_pool_grad))
     patterns.register("torch.aten.adaptive_avg_pool1d", "torch.aten.adaptive_avg_pool2d", "torch.aten.adaptive_avg_pool3d",
-                      "torch.aten._adaptive_avg_pool2d", "torch.aten._adaptive_avg_pool3d")(lower_adaptive_avg_pool)
-    patterns.register("torch.aten._adaptive_avg_pool2d_backward", "torch.aten._adaptive_avg_pool3d_backward")(lower_adaptive_avg_pool_grad)
-    patterns.register("torch.aten.adaptive_max_pool1d", "torch.aten.adaptive_max_pool2d", "torch.aten.adaptive_max_pool3d")(lower_adaptive_max_pool)
-    patterns.register("torch.aten.adaptive_max_pool2d_backward", "torch.aten.adaptive_max_pool3d_backward")(lower_adaptive_max_pool_grad)
+                      "torch.aten._adaptive_avg_pool2d", "torch.aten._adaptive_avg_pool3d")(_accepts_unbatched(lower_adaptive_avg_pool))
+    patterns.register("torch.aten._adaptive_avg_pool2d_backward", "torch.aten._adaptive_avg_pool3d_backward")(_accepts_unbatched(lower_adaptive_avg_pool_grad))
+    patterns.register("torch.aten.adaptive_max_pool1d", "torch.aten.adaptive_max_pool2d", "torch.aten.adaptive_max_pool3d")(_accepts_unbatched(lower_adaptive_max_pool))
+    patterns.register("torch.aten.adaptive_max_pool2d_backward", "torch.aten.adaptive_max_pool3d_backward")(_accepts_unbatched(lower_adaptive_max_pool_grad))

@@ -1,4 +1,4 @@
-// The poplar ops of transposed convolution and the FFT: valid ops parse, verify and print
+// The poplar ops of transposed convolution, matMulAcc and the FFT: valid ops parse, verify and print
 // (CHECK lines); each verifier rule has a case with the message a user sees.
 // RUN: ipu-opt %s --split-input-file --verify-diagnostics | FileCheck %s
 
@@ -128,5 +128,35 @@ func.func @c2r_size(%s: tensor<2x4x5xcomplex<f32>>) {
 func.func @view_as_complex_pairs(%r: tensor<2x4x3xf32>) {
   // expected-error@+1 {{'poplar.view_as_complex' op input must have a last dim of size 2, got shape [2, 4, 3]}}
   %c = "poplar.view_as_complex"(%r) : (tensor<2x4x3xf32>) -> tensor<2x4xcomplex<f32>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: sym_name = "matmul_acc"
+// CHECK: "poplar.poplin_matmul_acc"(%{{.*}}, %{{.*}}, %{{.*}}) {alpha = 2.000000e+00 : f64, beta = 5.000000e-01 : f64} : (tensor<3x5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+// CHECK: "poplar.poplin_matmul_acc"(%{{.*}}, %{{.*}}, %{{.*}}) {alpha = 1.000000e+00 : f64, beta = 1.000000e+00 : f64} : (tensor<5xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+// CHECK: "poplar.poplin_matmul_acc"(%{{.*}}, %{{.*}}, %{{.*}}) {alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64} : (tensor<3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<3xf32>
+func.func @matmul_acc(%c: tensor<3x5xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %row: tensor<5xf32>, %a3: tensor<2x3x4xf32>,
+                      %b3: tensor<2x4x5xf32>, %c1: tensor<3xf32>, %v: tensor<4xf32>) {
+  %0 = "poplar.poplin_matmul_acc"(%c, %a, %b) {alpha = 2.0 : f64, beta = 0.5 : f64} : (tensor<3x5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  %1 = "poplar.poplin_matmul_acc"(%row, %a3, %b3) {alpha = 1.0 : f64, beta = 1.0 : f64} : (tensor<5xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  %2 = "poplar.poplin_matmul_acc"(%c1, %a, %v) {alpha = 1.0 : f64, beta = 0.0 : f64} : (tensor<3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_acc_broadcast(%c: tensor<4x5xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>) {
+  // expected-error@+1 {{'poplar.poplin_matmul_acc' op acc shape [4, 5] must broadcast to the product's shape [3, 5]}}
+  %0 = "poplar.poplin_matmul_acc"(%c, %a, %b) {alpha = 1.0 : f64, beta = 1.0 : f64} : (tensor<4x5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_acc_contracting(%c: tensor<3x5xf32>, %a: tensor<3x4xf32>, %b: tensor<3x5xf32>) {
+  // expected-error@+1 {{'poplar.poplin_matmul_acc' op contracting dims differ: lhs [3, 4] and rhs [3, 5]}}
+  %0 = "poplar.poplin_matmul_acc"(%c, %a, %b) {alpha = 1.0 : f64, beta = 1.0 : f64} : (tensor<3x5xf32>, tensor<3x4xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
   return
 }

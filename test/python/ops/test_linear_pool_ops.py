@@ -110,6 +110,9 @@ CASES: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     "addmv": (lambda: Weighted(lambda w, m, v: torch.addmv(w, m, v), (3,)), (_randn(3), _randn(3, 4), _randn(4))),
     "addmv_scaled": (lambda: Weighted(lambda w, m, v: torch.addmv(w, m, v, beta=0.3, alpha=-1.5), (3,)), (_randn(3), _randn(3, 4), _randn(4))),
     "addbmm": (lambda: Weighted(lambda w, a, b: torch.addbmm(w, a, b), (3, 5)), (_randn(3, 5), _randn(2, 3, 4), _randn(2, 4, 5))),
+    "addbmm_many": (lambda: Weighted(lambda w, a, b: torch.addbmm(w, a, b, beta=0.7, alpha=1.3), (5, 10)),
+                    (_randn(5, 10) * 3, _randn(4, 5, 6) * 3, _randn(4, 6, 10) * 3)),
+    "addmm_matrix_bias": (lambda: Weighted(lambda w, a, b: torch.addmm(w, a, b, beta=2.0), (3, 5)), (_randn(3, 5), _randn(3, 4), _randn(4, 5))),
     "addbmm_beta_zero": (lambda: Weighted(lambda w, a, b: torch.addbmm(w, a, b, beta=0.0, alpha=0.5), (3, 5)), (_randn(3, 5), _randn(2, 3, 4), _randn(2, 4, 5))),
     "bilinear": (_seeded(lambda: nn.Bilinear(4, 5, 3)), (_randn(2, 4), _randn(2, 5))),
     # -- norms and distances ----------------------------------------------------------------
@@ -127,6 +130,9 @@ CASES: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     **{f"cdist_p{p}": (lambda p=p: Weighted(lambda x, y: torch.cdist(x, y, p=p), (3, 4)), (POINTS, _randn(5, 4)))
        for p in (0.0, 0.5, 1.0, 1.5, 3.0, float("inf"))},
     **{f"pdist_p{p}": (lambda p=p: Weighted(lambda x: F.pdist(x, p=p), (5, 4)), (_randn(5, 4),)) for p in (1.0, 2.0, 3.0, float("inf"))},
+    "group_norm_summed": (lambda: Weighted(lambda x: F.group_norm(x, 2, torch.linspace(-1, 1, 6), torch.linspace(0, 1, 6), eps=0.5).sum(), (2, 6, 3)),
+                          (_randn(2, 6, 3),)),  # the gradient of a sum is an expanded tensor
+    "group_norm_of_expanded_input": (lambda: Weighted(lambda x: F.group_norm(x.expand(2, 6, 3), 3), (1, 6, 3)), (_randn(1, 6, 3),)),
     "instance_norm2d": (lambda: Weighted(nn.InstanceNorm2d(4), IMAGE.shape), (IMAGE,)),
     "instance_norm1d_affine": (_seeded(lambda: nn.InstanceNorm1d(4, affine=True)), (SEQ,)),
     "local_response_norm": (lambda: Weighted(nn.LocalResponseNorm(3), IMAGE.shape), (IMAGE,)),  # its gradient crops (negative pad)
@@ -161,6 +167,13 @@ CASES: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     "max_pool1d_dilation": (lambda: Weighted(lambda x: F.max_pool1d(x, 3, 2, 1, dilation=2), SEQ.shape), (SEQ,)),
     "max_pool2d_dilation": (lambda: Weighted(lambda x: F.max_pool2d(x, 2, 1, 0, dilation=2), IMAGE.shape), (IMAGE,)),
     "max_pool2d_dilation_padding_ceil": (lambda: Weighted(lambda x: F.max_pool2d(x, 3, 2, 1, dilation=2, ceil_mode=True), IMAGE.shape), (IMAGE,)),
+    # Unbatched inputs ([C, *spatial]) run as a batch of one.
+    "adaptive_avg_pool2d_unbatched": (lambda: Weighted(lambda x: F.adaptive_avg_pool2d(x, (3, 5)), IMAGE.shape[1:]), (IMAGE[0],)),
+    "adaptive_max_pool1d_unbatched": (lambda: Weighted(lambda x: F.adaptive_max_pool1d(x, 4), SEQ.shape[1:]), (SEQ[0],)),
+    "max_pool3d_unbatched": (lambda: Weighted(lambda x: F.max_pool3d(x, 2, ceil_mode=True), VOLUME.shape[1:]), (VOLUME[0],)),
+    "avg_pool2d_unbatched": (lambda: Weighted(lambda x: F.avg_pool2d(x, 3, 2, 1, divisor_override=4), IMAGE.shape[1:]), (IMAGE[0],)),
+    "conv_transpose1d_unbatched": (_seeded(lambda: nn.ConvTranspose1d(4, 3, 3, stride=2)), (SEQ[0],)),
+    "conv2d_same_unbatched": (_seeded(lambda: nn.Conv2d(4, 3, 3, padding="same")), (IMAGE[0],)),
     "max_pool3d_dilation": (lambda: Weighted(lambda x: F.max_pool3d(x, 2, 1, 1, dilation=(2, 1, 2)), VOLUME.shape), (VOLUME,)),
     # -- FFTs (complex values carried as complex<f32>) ------------------------------------
     "rfft": (lambda: Weighted(torch.fft.rfft, SEQ.shape), (SEQ,)),
@@ -201,6 +214,10 @@ INFERENCE_ONLY: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     "conv_transpose2d_half": (lambda: _Function(lambda x: F.conv_transpose2d(x, torch.linspace(-1, 1, 72).reshape(4, 2, 3, 3).half(), stride=2)),
                               (IMAGE.half(),)),
     "rfft_of_ints": (lambda: _Function(lambda x: torch.fft.rfft(x)), (torch.randint(-4, 5, (3, 8), generator=_G),)),
+    "bilinear_empty_batch": (lambda: _Function(lambda a, b: F.bilinear(a, b, torch.ones(3, 4, 5))), (_randn(0, 4), _randn(0, 5))),
+    "vector_norm_of_0d_over_dim_0": (lambda: _Function(lambda x: torch.linalg.vector_norm(x, dim=0)), (torch.tensor(-3.0),)),
+    "native_batch_norm_eval_saved_statistics": (lambda: _Function(lambda x: torch.ops.aten.native_batch_norm(
+        x, None, None, torch.linspace(-1, 1, 4), torch.linspace(0.5, 2, 4), False, 0.1, 1e-5)), (_randn(2, 4, 3),)),
     "embedding_bag_sparse_in_inference": (_seeded(lambda: nn.EmbeddingBag(10, 3, mode="mean", sparse=True)), (BAG_ROWS,)),
     "instance_norm2d_running_stats": (_seeded(lambda: nn.InstanceNorm2d(4, track_running_stats=True).eval()), (IMAGE,)),
 }

@@ -99,3 +99,22 @@ def test_complex_views_are_new_tensors(kernel_of) -> None:  # noqa: ANN001
     pairs.zero_()  # the result does not alias the operand
     assert z.abs().min() > 0
     torch.testing.assert_close(as_complex(torch.view_as_real(z)), z, **EXACT)
+
+
+def test_matmul_acc_is_one_blas_call_as_eager(kernel_of) -> None:  # noqa: ANN001
+    mm = kernel_of("%c: tensor<3x5xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>",
+                   '%0 = "poplar.poplin_matmul_acc"(%c, %a, %b) {alpha = 1.5 : f64, beta = 0.5 : f64}'
+                   " : (tensor<3x5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>")
+    bmm = kernel_of("%c: tensor<5xf32>, %a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>",
+                    '%0 = "poplar.poplin_matmul_acc"(%c, %a, %b) {alpha = 1.0 : f64, beta = 1.0 : f64}'
+                    " : (tensor<5xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>")
+    mv = kernel_of("%c: tensor<3xf32>, %a: tensor<3x4xf32>, %v: tensor<4xf32>",
+                   '%0 = "poplar.poplin_matmul_acc"(%c, %a, %v) {alpha = 1.0 : f64, beta = 0.0 : f64}'
+                   " : (tensor<3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<3xf32>")
+    c, a, b = torch.randn(3, 5), torch.randn(3, 4), torch.randn(4, 5)
+    torch.testing.assert_close(mm(c, a, b), torch.addmm(c, a, b, beta=0.5, alpha=1.5), **EXACT)
+    row, a3, b3 = torch.randn(5), torch.randn(2, 3, 4), torch.randn(2, 4, 5)
+    torch.testing.assert_close(bmm(row, a3, b3), torch.baddbmm(row, a3, b3), **EXACT)
+    v = torch.randn(4)
+    # beta 0: the accumulator is not read, NaNs and all
+    torch.testing.assert_close(mv(torch.full((3,), float("nan")), a, v), a @ v, **EXACT)

@@ -85,3 +85,26 @@ def test_nonlinearity(kernel_of, kind, reference) -> None:  # noqa: ANN001
     fn = kernel_of("%x: tensor<2x5xf32>", f'%0 = "poplar.popnn_nonlinearity"(%x) {{kind = "{kind}", dim = 1 : i64}} : (tensor<2x5xf32>) -> tensor<2x5xf32>')
     x = torch.randn(2, 5)
     torch.testing.assert_close(fn(x), reference(x), **EXACT)
+
+
+def test_group_norm_reads_expanded_tensors(kernel_of) -> None:  # noqa: ANN001
+    """The gradient of a sum reaches the gradient kernel as an expanded (stride 0) tensor,
+    and a broadcast input reaches the forward one: ATen's kernels read them densely."""
+    forward = kernel_of("%x: tensor<2x6x3xf32>, %w: tensor<6xf32>, %b: tensor<6xf32>",
+                        '%0:3 = "poplar.popnn_norm_training"(%x, %w, %b) {kind = "group", epsilon = 5.0e-01 : f64, momentum = 0.0 : f64,'
+                        " num_groups = 2 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>,"
+                        " resultSegmentSizes = array<i32: 1, 1, 1, 0>}"
+                        " : (tensor<2x6x3xf32>, tensor<6xf32>, tensor<6xf32>) -> (tensor<2x6x3xf32>, tensor<2x2xf32>, tensor<2x2xf32>)")
+    backward = kernel_of("%g: tensor<2x6x3xf32>, %x: tensor<2x6x3xf32>, %m: tensor<2x2xf32>, %r: tensor<2x2xf32>, %w: tensor<6xf32>",
+                         '%0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %w) {kind = "group", epsilon = 5.0e-01 : f64, num_groups = 2 : i64,'
+                         " num_dims = 1 : i64} : (tensor<2x6x3xf32>, tensor<2x6x3xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<6xf32>)"
+                         " -> (tensor<2x6x3xf32>, tensor<6xf32>, tensor<6xf32>)")
+    x, w, b = torch.randn(1, 6, 3).expand(2, 6, 3), torch.randn(6), torch.randn(6)
+    y, mean, rstd = forward(x, w, b)
+    expected = torch.ops.aten.native_group_norm(x.contiguous(), w, b, 2, 6, 3, 2, 0.5)
+    for got, want in zip((y, mean, rstd), expected, strict=True):
+        torch.testing.assert_close(got, want, **EXACT)
+    ones = torch.ones(()).expand(2, 6, 3)
+    want = torch.ops.aten.native_group_norm_backward(ones.contiguous(), x.contiguous(), mean, rstd, w, 2, 6, 3, 2, [True, True, True])
+    for got, expect in zip(backward(ones, x, mean, rstd, w), want, strict=True):
+        torch.testing.assert_close(got, expect, **EXACT)
