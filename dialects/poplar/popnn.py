@@ -182,7 +182,7 @@ class NormOp(PoplarOp, name="popnn_norm", traits=[ext.Pure]):
       shape); no stats.
     - ``"group"`` / ``"instance"``: ``num_groups`` groups of the channels (instance: one
       group per channel); scale/bias ``[C]``; no stats.
-    ``epsilon`` > 0 is added to the variance.
+    ``epsilon`` is added to the variance (any number, as PyTorch allows; not NaN).
 
     Example:
       %y = "poplar.popnn_norm"(%x, %g, %b) {kind = "layer", epsilon = 1.0e-05 : f64,
@@ -202,7 +202,7 @@ class NormOp(PoplarOp, name="popnn_norm", traits=[ext.Pure]):
 
     def check(self, v: Rules) -> None:
         kind = v.string("kind", choices=tuple(NORM_STATS))
-        v.float("epsilon", min=0.0, min_exclusive=True)
+        v.float("epsilon")  # any number, as PyTorch takes it
         groups = v.int("num_groups", min=1)
         num_dims = v.int("num_dims", min=1)
         stats = list(self.stats)
@@ -249,8 +249,8 @@ class NormTrainingOp(PoplarOp, name="popnn_norm_training", traits=[ext.Pure]):
 
     def check(self, v: Rules) -> None:
         kind = v.string("kind", choices=("batch", "layer", "group"))
-        v.float("epsilon", min=0.0, min_exclusive=True)
-        v.float("momentum", min=0.0, max=1.0)
+        v.float("epsilon")  # any number, as PyTorch takes it
+        v.float("momentum")
         groups = v.int("num_groups", min=1)
         num_dims = v.int("num_dims", min=1)
         x = shape_of(self.input, "input")
@@ -302,7 +302,7 @@ class NormGradOp(PoplarOp, name="popnn_norm_grad", traits=[ext.Pure]):
 
     def check(self, v: Rules) -> None:
         v.string("kind", choices=("batch", "layer", "group"))
-        v.float("epsilon", min=0.0, min_exclusive=True)
+        v.float("epsilon")  # any number, as PyTorch takes it
         v.int("num_groups", min=1)
         v.int("num_dims", min=1)
         check_same_type(v, self.grad, self.input, "grad", "input")

@@ -27,6 +27,7 @@ from ...lowering import (
 )
 from ...torch_ir import aten_name, is_none
 from .indexing import place_along
+from .normalization import batch_norm_grad_with_running_stats
 
 _GRAD_KINDS = {
     "torch.aten.threshold_backward": "relu", "torch.aten.gelu_backward": "gelu", "torch.aten.silu_backward": "silu",
@@ -84,8 +85,8 @@ def _norm_grad(lw: Lowering, op: ir.Operation, kind: str, grad: ir.Value, x: ir.
 def lower_batch_norm_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
     train = lw.const(op.operands[7], "train")
-    if not train:
-        raise Unsupported("batch norm backward with running statistics (eval mode)")
+    if not train:  # a frozen (eval-mode) batch norm in a training program
+        return batch_norm_grad_with_running_stats(lw, op)
     eps = lw.const(op.operands[8], "eps")
     mean, invstd = lw.v(op.operands[5]), lw.v(op.operands[6])
     return _norm_grad(lw, op, "batch", grad, x, mean, invstd, op.operands[2], [shape_of(x)[1]], eps, 1, 1)

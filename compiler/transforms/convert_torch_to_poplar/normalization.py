@@ -20,6 +20,7 @@ from ...lowering import (
     base_name,
     dim_arg,
     element_of,
+    literal,
     result_type,
     shape_of,
 )
@@ -55,6 +56,37 @@ def lower_batch_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
             raise Unsupported(f"batch norm in eval mode with a saved statistic of shape {list(type_.shape)} (ATen's is empty)")
         saved.append(lw.zeros_or_ones(0.0, list(type_.shape), type_.element_type))
     return [y, *saved]
+
+
+def batch_norm_grad_with_running_stats(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``native_batch_norm_backward`` of an eval-mode batch norm (a frozen one in a training
+    program): the statistics are the running ones, constants of the step, so with
+    ``invstd = 1 / sqrt(running_var + eps)`` per channel: grad_input = grad * weight *
+    invstd, grad_weight = sum(grad * (x - running_mean)) * invstd, grad_bias = sum(grad),
+    the sums over every dim but the channels (maps and ``popops_reduce``, as ATen's CPU
+    kernel computes them)."""
+    grad, x = lw.v(op.operands[0]), lw.v(op.operands[1])
+    element = element_of(x)
+    shape = shape_of(x)
+    channels = shape[1]
+    if is_none(op.operands[3]) or is_none(op.operands[4]):
+        raise Unsupported("batch norm backward in eval mode without running statistics")
+    eps = lw.const(op.operands[8], "eps")
+    mask = lw.const(op.operands[9], "output_mask")
+    per_channel = [1, channels] + [1] * (len(shape) - 2)
+    mean, var = (lw.reshape(lw.cast(lw.v(op.operands[i]), element), per_channel) for i in (3, 4))
+    weight = lw.reshape(lw.ones_if_none(op.operands[2], [channels], element, 1.0), per_channel)
+    invstd = lw.map(f"div(1.0, sqrt(add(_1, {literal(float(eps))})))", [var], var.type)
+    others = [d for d in range(len(shape)) if d != 1]
+    results: list[Any] = [None, None, None]
+    if mask[0]:
+        results[0] = lw.map("mul(_1, mul(_2, _3))", [grad, weight, invstd], result_type(op, 0))
+    if mask[1]:
+        dot = lw.reduce(lw.map("mul(sub(_1, _2), _3)", [x, mean, grad], grad.type), "add", others, False, 1.0, result_type(op, 1))
+        results[1] = lw.map("mul(_1, _2)", [dot, lw.reshape(invstd, [channels])], result_type(op, 1))
+    if mask[2]:
+        results[2] = lw.reduce(grad, "add", others, False, 1.0, result_type(op, 2))
+    return results
 
 
 def lower_layer_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -126,8 +158,28 @@ def lower_batch_norm_training(lw: Lowering, op: ir.Operation) -> list[Any]:
         stats = []
         training, momentum, eps = (lw.const(op.operands[i], what) for i, what in ((3, "training"), (4, "momentum"), (5, "eps")))
     if not training:
-        raise Unsupported("batch norm in eval mode inside a training program; it uses running statistics")
+        if not stats:
+            raise Unsupported("batch norm in eval mode without running statistics")
+        return _batch_norm_eval_functional(lw, op, x, stats, eps)
     return _norm_training(lw, op, "batch", x, op.operands[1], op.operands[2], channels, stats, eps, momentum, 1, 1, channels)
+
+
+def _batch_norm_eval_functional(lw: Lowering, op: ir.Operation, x: ir.Value, stats: list[ir.Value], eps: float) -> list[Any]:
+    """``_native_batch_norm_legit_functional`` with training=False: normalised by the
+    running statistics, which stay as they are; the saved statistics are empty (ATen's)."""
+    element = element_of(x)
+    channels = [shape_of(x)[1]]
+    weight = lw.ones_if_none(op.operands[1], channels, element, 1.0)
+    bias = lw.ones_if_none(op.operands[2], channels, element, 0.0)
+    y = lw.emit(pd.NormOp, x, weight, bias, stats, string("batch"), f64(eps), i64(1), i64(1), result_type(op, 0))
+    saved = []
+    for index in (1, 2):
+        type_ = result_type(op, index)
+        if math.prod(type_.shape) != 0:
+            raise Unsupported(f"batch norm in eval mode with a saved statistic of shape {list(type_.shape)} (ATen's is empty)")
+        saved.append(lw.zeros_or_ones(0.0, list(type_.shape), type_.element_type))
+    running = [lw.cast(lw.v(op.operands[i]), result_type(op, i).element_type) for i in (3, 4)]
+    return [y, *saved, *running]
 
 
 def lower_native_layer_norm(lw: Lowering, op: ir.Operation) -> list[Any]:

@@ -1280,8 +1280,8 @@ func.func @case104(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>)
 // -----
 
 func.func @case105(%v0: tensor<2x4xf32>, %v1: tensor<4xf32>, %v2: tensor<4xf32>) {
-  // expected-error@+1 {{'poplar.popnn_norm' op attribute 'epsilon' must be > 0.0, got 0.0}}
-  %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "layer", epsilon = 0.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  // expected-error@+1 {{'poplar.popnn_norm' op attribute 'epsilon' must not be NaN}}
+  %0 = "poplar.popnn_norm"(%v0, %v1, %v2) {kind = "layer", epsilon = 0x7FF8000000000000 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
 }
 
@@ -1490,24 +1490,16 @@ func.func @case129(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>
 // -----
 
 func.func @case130(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
-  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'epsilon' must be > 0.0, got 0.0}}
-  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 0.0 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'epsilon' must not be NaN}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 0x7FF8000000000000 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
   return
 }
 
 // -----
 
 func.func @case131(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
-  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'momentum' must be >= 0.0, got -0.1}}
-  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = -0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
-  return
-}
-
-// -----
-
-func.func @case132(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) {
-  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'momentum' must be <= 1.0, got 1.5}}
-  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 1.5 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  // expected-error@+1 {{'poplar.popnn_norm_training' op attribute 'momentum' must not be NaN}}
+  %0:3 = "poplar.popnn_norm_training"(%x, %s, %b) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0x7FF8000000000000 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
   return
 }
 
@@ -1632,8 +1624,8 @@ func.func @case146(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<
 // -----
 
 func.func @case147(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
-  // expected-error@+1 {{'poplar.popnn_norm_grad' op attribute 'epsilon' must be > 0.0, got -1.0}}
-  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = -1.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+  // expected-error@+1 {{'poplar.popnn_norm_grad' op attribute 'epsilon' must not be NaN}}
+  %0:3 = "poplar.popnn_norm_grad"(%g, %x, %m, %r, %s) {kind = "batch", epsilon = 0x7FF8000000000000 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
   return
 }
 

@@ -87,6 +87,18 @@ class _Function(nn.Module):
         return self.fn(*inputs)
 
 
+def _frozen_batch_norm_block() -> nn.Module:
+    """A convolution and a batch norm in eval mode (frozen statistics, trained scale and
+    shift), as fine-tuning keeps them."""
+    norm = nn.BatchNorm2d(5)
+    with torch.no_grad():
+        norm.running_mean.uniform_(-1, 1)
+        norm.running_var.uniform_(0.5, 2)
+        norm.weight.uniform_(0.5, 1.5)
+        norm.bias.uniform_(-1, 1)
+    return nn.Sequential(nn.Conv2d(4, 5, 3), norm.eval())
+
+
 def _seeded(factory: Callable[[], nn.Module]) -> Callable[[], nn.Module]:
     def make() -> nn.Module:
         torch.manual_seed(3)
@@ -133,6 +145,8 @@ CASES: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
     "group_norm_summed": (lambda: Weighted(lambda x: F.group_norm(x, 2, torch.linspace(-1, 1, 6), torch.linspace(0, 1, 6), eps=0.5).sum(), (2, 6, 3)),
                           (_randn(2, 6, 3),)),  # the gradient of a sum is an expanded tensor
     "group_norm_of_expanded_input": (lambda: Weighted(lambda x: F.group_norm(x.expand(2, 6, 3), 3), (1, 6, 3)), (_randn(1, 6, 3),)),
+    "batch_norm_frozen_in_training": (_seeded(lambda: _frozen_batch_norm_block()), (IMAGE,)),
+    "layer_norm_negative_eps": (lambda: Weighted(lambda x: F.layer_norm(x, [9], eps=-1e-3), SEQ.shape), (SEQ * 5,)),
     "instance_norm2d": (lambda: Weighted(nn.InstanceNorm2d(4), IMAGE.shape), (IMAGE,)),
     "instance_norm1d_affine": (_seeded(lambda: nn.InstanceNorm1d(4, affine=True)), (SEQ,)),
     "local_response_norm": (lambda: Weighted(nn.LocalResponseNorm(3), IMAGE.shape), (IMAGE,)),  # its gradient crops (negative pad)
