@@ -153,7 +153,8 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten._softmax_backward_data", "torch.aten._log_softmax_backward_data")(lower_softmax_grad)
     patterns.register("torch.aten.nll_loss_backward")(lower_nll_loss_grad)
     patterns.register("torch.aten.mse_loss_backward")(lower_mse_loss_grad)
-    patterns.register("torch.aten.native_batch_norm_backward")(lower_batch_norm_grad)
+    # batch_norm_backward(..., update, eps, output_mask, reserve): native_batch_norm_backward's first ten operands
+    patterns.register("torch.aten.native_batch_norm_backward", "torch.aten.batch_norm_backward")(lower_batch_norm_grad)
     patterns.register("torch.aten.native_layer_norm_backward")(lower_layer_norm_grad)
     patterns.register("torch.aten.native_group_norm_backward")(lower_group_norm_grad)
     patterns.register("torch.aten.native_dropout_backward")(lower_dropout_grad)

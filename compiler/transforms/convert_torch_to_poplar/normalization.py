@@ -49,13 +49,7 @@ def lower_batch_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
     var = lw.cast(lw.v(op.operands[4]), element)
     y = lw.emit(pd.NormOp, x, weight, bias, [mean, var], string("batch"), f64(eps), i64(1), i64(1), result_type(op, 0))
     # The saved mean / rstd results are empty in eval mode (ATen returns tensors of no elements).
-    saved = []
-    for index in range(1, len(op.results)):
-        type_ = result_type(op, index)
-        if math.prod(type_.shape) != 0:
-            raise Unsupported(f"batch norm in eval mode with a saved statistic of shape {list(type_.shape)} (ATen's is empty)")
-        saved.append(lw.zeros_or_ones(0.0, list(type_.shape), type_.element_type))
-    return [y, *saved]
+    return [y, *(_empty_result(lw, op, index, "a saved statistic") for index in range(1, len(op.results)))]
 
 
 def batch_norm_grad_with_running_stats(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -160,26 +154,46 @@ def lower_batch_norm_training(lw: Lowering, op: ir.Operation) -> list[Any]:
     if not training:
         if not stats:
             raise Unsupported("batch norm in eval mode without running statistics")
-        return _batch_norm_eval_functional(lw, op, x, stats, eps)
+        # training=False: normalised by the running statistics, which stay as they are.
+        return [*_batch_norm_eval(lw, op, x, stats, eps), *(lw.cast(lw.v(op.operands[i]), result_type(op, i).element_type) for i in (3, 4))]
     return _norm_training(lw, op, "batch", x, op.operands[1], op.operands[2], channels, stats, eps, momentum, 1, 1, channels)
 
 
-def _batch_norm_eval_functional(lw: Lowering, op: ir.Operation, x: ir.Value, stats: list[ir.Value], eps: float) -> list[Any]:
-    """``_native_batch_norm_legit_functional`` with training=False: normalised by the
-    running statistics, which stay as they are; the saved statistics are empty (ATen's)."""
+def _batch_norm_eval(lw: Lowering, op: ir.Operation, x: ir.Value, stats: list[ir.Value], eps: float) -> list[Any]:
+    """An eval-mode batch norm with the running statistics ``stats``: its output and the
+    saved statistics of results 1 and 2, which are empty (ATen's) in eval mode."""
     element = element_of(x)
     channels = [shape_of(x)[1]]
     weight = lw.ones_if_none(op.operands[1], channels, element, 1.0)
     bias = lw.ones_if_none(op.operands[2], channels, element, 0.0)
     y = lw.emit(pd.NormOp, x, weight, bias, stats, string("batch"), f64(eps), i64(1), i64(1), result_type(op, 0))
-    saved = []
-    for index in (1, 2):
-        type_ = result_type(op, index)
-        if math.prod(type_.shape) != 0:
-            raise Unsupported(f"batch norm in eval mode with a saved statistic of shape {list(type_.shape)} (ATen's is empty)")
-        saved.append(lw.zeros_or_ones(0.0, list(type_.shape), type_.element_type))
-    running = [lw.cast(lw.v(op.operands[i]), result_type(op, i).element_type) for i in (3, 4)]
-    return [y, *saved, *running]
+    return [y, *(_empty_result(lw, op, index, "a saved statistic") for index in (1, 2))]
+
+
+def _empty_result(lw: Lowering, op: ir.Operation, index: int, what: str) -> ir.Value:
+    """Result ``index``, which ATen leaves empty here (no elements)."""
+    type_ = result_type(op, index)
+    if math.prod(type_.shape) != 0:
+        raise Unsupported(f"batch norm with {what} of shape {list(type_.shape)} (ATen's is empty)")
+    return lw.zeros_or_ones(0, list(type_.shape), type_.element_type)
+
+
+def lower_batch_norm_with_update(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``_batch_norm_with_update_functional(input, weight, bias, running_mean, running_var,
+    momentum, eps)`` -> (out, save_mean, save_invstd, reserve, new running mean, new
+    running var), and ``_batch_norm_no_update`` (eval mode) -> (out, empty, empty, reserve);
+    the reserve (cuDNN's workspace) is empty on the CPU."""
+    x = lw.v(op.operands[0])
+    element = element_of(x)
+    channels = [shape_of(x)[1]]
+    momentum, eps = lw.const(op.operands[5], "momentum"), lw.const(op.operands[6], "eps")
+    stats = [lw.cast(lw.v(op.operands[i]), element) for i in (3, 4)]
+    reserve = _empty_result(lw, op, 3, "a reserve tensor")
+    if torch_ir.aten_name(op).startswith("torch.aten._batch_norm_no_update"):
+        return [*_batch_norm_eval(lw, op, x, stats, eps), reserve]
+    y, mean, invstd, *running = _norm_training(lw, op, "batch", x, op.operands[1], op.operands[2], channels, stats, eps, momentum,
+                                               1, 1, channels)
+    return [y, mean, invstd, reserve, *running]
 
 
 def lower_native_layer_norm(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -226,6 +240,7 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.group_norm")(lower_group_norm)
     patterns.register("torch.aten.instance_norm")(lower_instance_norm)
     patterns.register("torch.aten._native_batch_norm_legit_functional", "torch.aten._native_batch_norm_legit.no_stats")(lower_batch_norm_training)
+    patterns.register("torch.aten._batch_norm_with_update_functional", "torch.aten._batch_norm_no_update")(lower_batch_norm_with_update)
     patterns.register("torch.aten.native_layer_norm")(lower_native_layer_norm)
     patterns.register("torch.aten.native_group_norm")(lower_native_group_norm)
     patterns.register("torch.aten.softmax", "torch.aten._softmax", "torch.aten.log_softmax", "torch.aten._log_softmax")(lower_softmax)

@@ -99,6 +99,19 @@ def _frozen_batch_norm_block() -> nn.Module:
     return nn.Sequential(nn.Conv2d(4, 5, 3), norm.eval())
 
 
+class _BatchNormWithUpdate(nn.Module):
+    """ATen's _batch_norm_with_update on trained scale and shift, running statistics in buffers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight, self.bias = nn.Parameter(torch.linspace(0.5, 1.5, 4)), nn.Parameter(torch.linspace(-1, 1, 4))
+        self.register_buffer("running_mean", torch.zeros(4))
+        self.register_buffer("running_var", torch.ones(4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.aten._batch_norm_with_update(x, self.weight, self.bias, self.running_mean, self.running_var, 0.1, 1e-5)[0]
+
+
 def _seeded(factory: Callable[[], nn.Module]) -> Callable[[], nn.Module]:
     def make() -> nn.Module:
         torch.manual_seed(3)
@@ -146,6 +159,7 @@ CASES: dict[str, tuple[Callable[[], nn.Module], tuple]] = {
                           (_randn(2, 6, 3),)),  # the gradient of a sum is an expanded tensor
     "group_norm_of_expanded_input": (lambda: Weighted(lambda x: F.group_norm(x.expand(2, 6, 3), 3), (1, 6, 3)), (_randn(1, 6, 3),)),
     "batch_norm_frozen_in_training": (_seeded(lambda: _frozen_batch_norm_block()), (IMAGE,)),
+    "batch_norm_with_update": (lambda: _BatchNormWithUpdate(), (IMAGE,)),
     "layer_norm_negative_eps": (lambda: Weighted(lambda x: F.layer_norm(x, [9], eps=-1e-3), SEQ.shape), (SEQ * 5,)),
     "instance_norm2d": (lambda: Weighted(nn.InstanceNorm2d(4), IMAGE.shape), (IMAGE,)),
     "instance_norm1d_affine": (_seeded(lambda: nn.InstanceNorm1d(4, affine=True)), (SEQ,)),
