@@ -13,25 +13,6 @@ func.func @int_result(%x: !torch.vtensor<[2,3],f32>) -> !torch.int {
 
 // -----
 
-// max_pool2d_with_indices lowers to a pool without indices (the gradient recomputes
-// them), so the indices cannot be returned. The message names the value by its number
-// in the Torch function: the results of max_pool2d_with_indices are %8#0 and %8#1.
-func.func @pool_indices(%x: !torch.vtensor<[1,4,8,8],f32>) -> (!torch.vtensor<[1,4,4,4],f32>, !torch.vtensor<[1,4,4,4],si64>) {
-  %int2 = torch.constant.int 2
-  %int0 = torch.constant.int 0
-  %int1 = torch.constant.int 1
-  %false = torch.constant.bool false
-  %kernel = torch.prim.ListConstruct %int2, %int2 : (!torch.int, !torch.int) -> !torch.list<int>
-  %stride = torch.prim.ListConstruct %int2, %int2 : (!torch.int, !torch.int) -> !torch.list<int>
-  %padding = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
-  %dilation = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
-  %values, %indices = torch.aten.max_pool2d_with_indices %x, %kernel, %stride, %padding, %dilation, %false : !torch.vtensor<[1,4,8,8],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool -> !torch.vtensor<[1,4,4,4],f32>, !torch.vtensor<[1,4,4,4],si64>
-  // expected-error @+1 {{cannot return: operand %8#1 is not a tensor this lowering knows}}
-  return %values, %indices : !torch.vtensor<[1,4,4,4],f32>, !torch.vtensor<[1,4,4,4],si64>
-}
-
-// -----
-
 // An element type the IPU Model does not have (x.to(torch.uint16)) is named.
 func.func @uint16_result(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],ui16> {
   %int27 = torch.constant.int 27

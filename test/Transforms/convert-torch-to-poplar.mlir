@@ -84,15 +84,33 @@ func.func @matmul_broadcast_batch(%arg0: !torch.vtensor<[2,1,3,4],f32>, %arg1: !
 
 // -----
 
-// addmm with beta = 0.5: alpha * (a @ b) + beta * c in one map.
+// addmm with beta = 0.5: beta * c + alpha * (a @ b) in one poplin_matmul_acc (poplin::matMulAcc).
 // CHECK-LABEL: sym_name = "addmm"
-// CHECK: %[[MM:.*]] = "poplar.poplin_matmul"(%arg0, %arg1) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
-// CHECK: "poplar.popops_map"(%[[MM]], %arg2) {expr = "add(mul(_1, 1.0), mul(_2, 0.5))", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+// CHECK: "poplar.poplin_matmul_acc"(%arg2, %arg0, %arg1) {alpha = 1.000000e+00 : f64, beta = 5.000000e-01 : f64} : (tensor<4xf32>, tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
 func.func @addmm(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.vtensor<[3,4],f32>, %arg2: !torch.vtensor<[4],f32>) -> !torch.vtensor<[2,4],f32> {
   %float5.000000e-01 = torch.constant.float 5.000000e-01
   %int1 = torch.constant.int 1
   %0 = torch.aten.addmm %arg2, %arg0, %arg1, %float5.000000e-01, %int1 : !torch.vtensor<[4],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[3,4],f32>, !torch.float, !torch.int -> !torch.vtensor<[2,4],f32>
   return %0 : !torch.vtensor<[2,4],f32>
+}
+
+// -----
+
+// max_pool2d_with_indices whose indices the program returns: the pool keeps its argmax.
+// CHECK-LABEL: sym_name = "pool_indices"
+// CHECK: %[[P:.*]]:2 = "poplar.popnn_max_pool_with_indices"(%arg0) {ceil_mode = false, kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>)
+// CHECK-NEXT: "func.return"(%[[P]]#0, %[[P]]#1)
+func.func @pool_indices(%x: !torch.vtensor<[1,4,8,8],f32>) -> (!torch.vtensor<[1,4,4,4],f32>, !torch.vtensor<[1,4,4,4],si64>) {
+  %int2 = torch.constant.int 2
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %kernel = torch.prim.ListConstruct %int2, %int2 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int2, %int2 : (!torch.int, !torch.int) -> !torch.list<int>
+  %padding = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %dilation = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %values, %indices = torch.aten.max_pool2d_with_indices %x, %kernel, %stride, %padding, %dilation, %false : !torch.vtensor<[1,4,8,8],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool -> !torch.vtensor<[1,4,4,4],f32>, !torch.vtensor<[1,4,4,4],si64>
+  return %values, %indices : !torch.vtensor<[1,4,4,4],f32>, !torch.vtensor<[1,4,4,4],si64>
 }
 
 // -----

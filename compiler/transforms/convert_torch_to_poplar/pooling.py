@@ -220,11 +220,10 @@ def lower_max_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
     _check_padding(kernel, padding)
     out = _result(op)
     if all(d == 1 for d in dilation):
-        pooled = lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), string("max"), boolean(True), out)
-        indices = None
         if len(op.results) > 1 and _has_forward_users(op.results[1]):
-            pooled, indices = _max_pool_with_indices(lw, x, kernel, stride, padding, ceil, out, _result(op, 1))
-        return [pooled, indices] if len(op.results) > 1 else [pooled]
+            return list(_max_pool_with_indices(lw, x, kernel, stride, padding, ceil, out, _result(op, 1)))
+        pooled = lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(stride), i64_array(padding), boolean(ceil), string("max"), boolean(True), out)
+        return [pooled, None] if len(op.results) > 1 else [pooled]
     windows = [_dilated_windows(shape[2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil) for i in range(len(kernel))]
     return _pool_blocks_with_indices(lw, op, x, windows, out)
 
