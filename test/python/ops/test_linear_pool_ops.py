@@ -1,15 +1,16 @@
-"""Pooling, distances, embedding bags, FFTs and convolution variants end to end: each op
-in a tiny model through ``poptorch.inferenceModel`` against eager PyTorch (FP32 for floats,
-integers exact, eager's dtypes and shapes), one SGD step through it with
-``poptorch.trainingModel`` against ``torch.optim.SGD`` (every parameter compared), and the
-refusals.
+"""Pooling, distances, embedding bags, FFTs, matrix products, norms and convolution
+variants end to end: each op in a tiny model through ``poptorch.inferenceModel`` against
+eager PyTorch (FP32 for floats, NaN where eager has NaN, integers exact, eager's dtypes and
+shapes), one SGD step through it with ``poptorch.trainingModel`` against
+``torch.optim.SGD`` (every parameter compared), and the refusals.
 
 Covers the Core ATen ops _adaptive_avg_pool2d_backward, _adaptive_avg_pool3d,
 _cdist_forward, _pdist_forward, _embedding_bag, _fft_r2c and _fft_c2r, and what reaches the
-lowering from nn.ConvTranspose1d/2d/3d, padding="same"/"valid", nn.EmbeddingBag,
-torch.cdist / F.pdist, adaptive and dilated pooling, avg_pool options, baddbmm / addmv /
-addbmm, nn.Bilinear, F.normalize, torch.norm / linalg.vector_norm, nn.InstanceNorm1d/2d and
-nn.LocalResponseNorm.
+lowering from nn.ConvTranspose1d/2d/3d, padding="same"/"valid", unbatched inputs,
+nn.EmbeddingBag, torch.cdist / F.pdist, adaptive and dilated pooling, avg_pool options,
+baddbmm / addmv / addbmm / addmm, nn.Bilinear, F.normalize, torch.norm /
+linalg.vector_norm, instance / group / frozen batch norm, nn.LocalResponseNorm, complex
+spectra (conj, angle, view_as_real / view_as_complex) and half-precision variants.
 """
 
 from __future__ import annotations
