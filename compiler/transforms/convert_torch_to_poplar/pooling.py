@@ -318,8 +318,12 @@ def _adaptive_sizes(lw: Lowering, op: ir.Operation, shape: list[int]) -> list[in
     return sizes
 
 
-def _divisible(shape: list[int], sizes: list[int]) -> bool:
-    return all(shape[2 + i] % s == 0 for i, s in enumerate(sizes))
+def _equal_windows(shape: list[int], sizes: list[int]) -> list[int] | None:
+    """The kernel (= stride) of an adaptive pool whose output sizes divide the input's
+    spatial sizes, so one popnn pool with equal windows does it; None otherwise."""
+    if all(shape[2 + i] % s == 0 for i, s in enumerate(sizes)):
+        return [shape[2 + i] // s for i, s in enumerate(sizes)]
+    return None
 
 
 def lower_adaptive_avg_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -327,8 +331,7 @@ def lower_adaptive_avg_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
     shape = shape_of(x)
     sizes = _adaptive_sizes(lw, op, shape)
     out = _result(op)
-    if _divisible(shape, sizes):  # equal windows: one popnn pool
-        kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
+    if (kernel := _equal_windows(shape, sizes)) is not None:
         return [lw.emit(pd.PoolOp, x, i64_array(kernel), i64_array(kernel), i64_array([0] * len(sizes)), boolean(False),
                         string("avg"), boolean(True), out)]
     windows = [_adaptive_windows(shape[2 + i], s) for i, s in enumerate(sizes)]
@@ -341,8 +344,7 @@ def lower_adaptive_avg_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     grad, x = _operand(lw, op, 0), _operand(lw, op, 1)
     shape = shape_of(x)
     sizes = shape_of(grad)[2:]
-    if _divisible(shape, sizes):
-        kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
+    if (kernel := _equal_windows(shape, sizes)) is not None:
         return [lw.emit(pd.PoolGradOp, x, i64_array(kernel), i64_array(kernel), i64_array([0] * len(sizes)), boolean(False),
                         string("avg"), boolean(True), grad, _result(op))]
     windows = [_adaptive_windows(shape[2 + i], s) for i, s in enumerate(sizes)]
@@ -356,8 +358,7 @@ def lower_adaptive_max_pool(lw: Lowering, op: ir.Operation) -> list[Any]:
     shape = shape_of(x)
     sizes = _adaptive_sizes(lw, op, shape)
     out = _result(op)
-    if _divisible(shape, sizes):
-        kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
+    if (kernel := _equal_windows(shape, sizes)) is not None:
         zeros = [0] * len(sizes)
         if len(op.results) > 1 and _has_forward_users(op.results[1]):
             return list(_max_pool_with_indices(lw, x, kernel, kernel, zeros, False, out, _result(op, 1)))
@@ -372,8 +373,7 @@ def lower_adaptive_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     grad, x = _operand(lw, op, 0), _operand(lw, op, 1)
     shape = shape_of(x)
     sizes = shape_of(grad)[2:]
-    if _divisible(shape, sizes):
-        kernel = [shape[2 + i] // s for i, s in enumerate(sizes)]
+    if (kernel := _equal_windows(shape, sizes)) is not None:
         return [lw.emit(pd.PoolGradOp, x, i64_array(kernel), i64_array(kernel), i64_array([0] * len(sizes)), boolean(False),
                         string("max"), boolean(True), grad, _result(op))]
     windows = [_adaptive_windows(shape[2 + i], s) for i, s in enumerate(sizes)]
