@@ -10,8 +10,10 @@ location carrying its module path, user source line and block metadata (see
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
+from collections.abc import Iterator
 import warnings
 from typing import Any
 
@@ -127,6 +129,40 @@ def _spec(name: str, value: Any) -> TensorSpec:
     return TensorSpec(name, tuple(int(d) for d in val.shape), val.dtype)
 
 
+@contextlib.contextmanager
+def unchecked_linalg_errors() -> Iterator[None]:
+    """While a model is captured, ``aten._linalg_check_errors`` is an ordinary op without
+    effects, so functionalisation drops it like any op whose result nobody reads.
+
+    Eager ``torch.linalg`` functions (inv, solve, cholesky, lu_factor, ...) compute an
+    ``info`` code and call that op, which raises on a singular or non positive-definite
+    matrix. torch registers it as effectful, and the export threads an effect token
+    through it (a TOKEN input and output) to keep it. An IPU program cannot raise on
+    data, so the compiled program does not check: a singular input gives whatever the
+    factorisation computes (inf / nan), as the ``*_ex`` functions do in eager. Every
+    other effectful op keeps its effect and is refused with a CaptureError
+    (``effectful_ops_error``)."""
+    from torch._library.simple_registry import singleton
+
+    effects = singleton.find("aten::_linalg_check_errors").effect
+    prior = effects.effect
+    effects.register(None)
+    try:
+        yield
+    finally:
+        effects.register(prior)
+
+
+def effectful_ops_error(graph: torch.fx.Graph) -> CaptureError:
+    """The error for a graph that threads effect tokens: it names the effectful ops."""
+    called = sorted({str(node.args[1]) for node in graph.nodes
+                     if node.op == "call_function" and node.target is torch.ops.higher_order.with_effects})
+    names = ", ".join(called) or "an op with side effects"
+    return CaptureError(
+        f"the model calls {names}, which has side effects (torch threads an effect token through it); an IPU "
+        "program runs without the host and cannot perform them: remove the call from the model's forward")
+
+
 def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functionalize: bool = True) -> ExportedProgram:
     """Non-strict export with node metadata kept, then (by default) functionalised, with
     every op that has no lowering decomposed into Core ATen ops (``decompositions.py``).
@@ -135,7 +171,8 @@ def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functiona
     functionalises it together with the backward pass."""
     prepare_for_export(model)
     try:
-        with fxtb.preserve_node_meta(), tracing(), fresh_blocks_per_run(model), warnings.catch_warnings(), refusing_backward():
+        with (fxtb.preserve_node_meta(), tracing(), fresh_blocks_per_run(model), warnings.catch_warnings(), refusing_backward(),
+              unchecked_linalg_errors()):
             # torch.export's own deprecation chatter is not the user's concern.
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
@@ -200,6 +237,8 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
             kinds.append(kind_names[spec.kind])
             if spec.kind == InputKind.CONSTANT_TENSOR:
                 constants[spec.target] = program.constants[spec.target]
+        elif spec.kind == InputKind.TOKEN:
+            raise effectful_ops_error(graph)
         else:
             raise CaptureError(f"unsupported model input kind {spec.kind.name} for '{spec.target}'")
 

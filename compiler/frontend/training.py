@@ -30,7 +30,16 @@ from torch_mlir import ir
 from ipu_mlir.dialects.ipu import ARGUMENTS, RESULTS, RoleKind
 
 from . import custom_ops  # noqa: F401 - registers poptorch:: ops
-from .capture import CaptureError, TensorSpec, check_imported, export_model, import_program, set_roles
+from .capture import (
+    CaptureError,
+    TensorSpec,
+    check_imported,
+    effectful_ops_error,
+    export_model,
+    import_program,
+    set_roles,
+    unchecked_linalg_errors,
+)
 from .decompositions import decomposition_table, lowered_ops_whole
 from .losses import find_loss, marking_losses
 from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
@@ -244,7 +253,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
     try:
         with (fxtb.preserve_node_meta(), tracing(), _exporting(), fresh_blocks_per_run(model), _math_attention(),
-              lowered_ops_whole(), _tensor_constants(), _no_mkldnn(), warnings.catch_warnings()):
+              lowered_ops_whole(), _tensor_constants(), _no_mkldnn(), unchecked_linalg_errors(), warnings.catch_warnings()):
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             joint = aot_export_joint_with_descriptors(stack, wrapper, args, kwargs, decompositions=_decompositions())
@@ -283,6 +292,8 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
             arguments.append((RoleKind.LOSS_GRAD, "loss_grad", spec))
         elif desc == "PlainAOTInput":
             arguments.append((RoleKind.INPUT, node.name, spec))
+        elif desc in ("ForwardTokenAOTInput", "BackwardTokenAOTInput"):
+            raise effectful_ops_error(graph)
         else:
             raise CaptureError(f"unsupported input of the joint graph: {node.meta.get('desc')}")
 
