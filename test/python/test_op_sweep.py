@@ -41,12 +41,6 @@ SLICE = (
 )
 SAMPLES = 2
 
-# Core ATen packets without a lowering when this test was written; the lowering helpers
-# are adding them. When the list is empty the xfail below turns into a failure (strict):
-# remove the mark then.
-STILL_MISSING = ("resize_",)
-
-
 def _modes(name: str) -> list[str]:
     op = op_sweep.float32_entries()[name]
     return [op_sweep.FORWARD, op_sweep.BACKWARD] if op.supports_autograd else [op_sweep.FORWARD]
@@ -166,7 +160,6 @@ def test_core_aten_packets_are_enumerated_from_every_schema() -> None:
     assert all(all(torch.Tag.core in o.tags for o in overloads) for overloads in core.values())
 
 
-@pytest.mark.xfail(strict=True, reason="Core ATen packets still without a lowering: " + ", ".join(STILL_MISSING))
 def test_every_core_aten_packet_has_a_lowering() -> None:
     """Every torch.Tag.core packet but nonzero, _local_scalar_dense and sym_* lowers
     (each of its core overloads has a pattern in convert-torch-to-poplar)."""

@@ -115,6 +115,8 @@ def lower_cat(lw: Lowering, op: ir.Operation) -> list[Any]:
     tensors = lw.list_operand(op.operands[0])
     dim = dim_arg(lw.const(op.operands[1], "dim"), len(out.shape))
     tensors = [lw.cast(t, out.element_type) for t in tensors if math.prod(shape_of(t)) > 0 or len(tensors) == 1]
+    if not tensors:  # every piece empty (glu's gradient of a [0, 2] input): an empty result
+        return [lw.zeros_or_ones(0, out.shape, out.element_type)]
     return [lw.reshape(lw.concat(tensors, dim), out.shape)]
 
 
@@ -222,6 +224,23 @@ def lower_pad(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.emit(pd.PadOp, x, i64_array(low), i64_array(high), f64(value or 0.0), result_type(op))]
 
 
+def lower_resize(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """resize (self, size, memory_format) and resize_ (``x.resize_(size)``,
+    ``x.resize_as_(y)``): the result holds self's first elements in row-major order, as
+    eager's storage does; a resize that grows the tensor leaves the new elements
+    uninitialised in eager (no program may depend on them) and zero on the IPU, as
+    ``empty`` does."""
+    x, out = lw.v(op.operands[0]), result_type(op)
+    have, want = math.prod(shape_of(x)), math.prod(out.shape)
+    flat = lw.reshape(x, [have])
+    if want < have:
+        flat = lw.emit(pd.SliceOp, flat, i64_array([0]), i64_array([want]), i64_array([1]), tensor_type([want], element_of(x)))
+    elif want > have:
+        zeros = lw.zeros_or_ones(0, [want - have], element_of(x))
+        flat = lw.concat([flat, zeros], 0) if have else zeros
+    return [lw.reshape(flat, out.shape)]
+
+
 def lower_literal(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     attr = op.attributes["value"]
@@ -295,6 +314,7 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.index_select")(lower_index_select)
     patterns.register("torch.aten.embedding")(lower_embedding)
     patterns.register("torch.aten.constant_pad_nd")(lower_pad)
+    patterns.register("torch.aten.resize", "torch.aten.resize_")(lower_resize)
     patterns.register("torch.vtensor.literal")(lower_literal)
     patterns.register("torch.aten.full", "torch.aten.zeros", "torch.aten.ones", "torch.aten.full_like", "torch.aten.zeros_like",
         "torch.aten.ones_like", "torch.aten.new_zeros", "torch.aten.new_ones", "torch.aten.new_full", "torch.aten.scalar_tensor")(lower_full)
