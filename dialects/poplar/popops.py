@@ -34,6 +34,22 @@ MAP_FUNCTIONS: dict[str, int] = {
     "max": 2, "min": 2, "rem": 2, "fmod": 2, "atan2": 2, "eq": 2, "ne": 2, "lt": 2,
     "le": 2, "gt": 2, "ge": 2, "and": 2, "or": 2, "xor": 2, "bitwise_and": 2,
     "bitwise_or": 2, "bitwise_xor": 2,
+    # special functions and the remaining element-wise math (the unary ones as
+    # torch.special names them; ``frexp_mantissa`` / ``frexp_exponent`` are frexp's two
+    # results; polygamma's first argument is the order n, an integer literal)
+    "lgamma": 1, "digamma": 1, "erfc": 1, "erfcx": 1, "erfinv": 1, "exp2": 1, "i0": 1,
+    "i0e": 1, "i1": 1, "i1e": 1, "ndtri": 1, "log_ndtr": 1, "bessel_j0": 1, "bessel_j1": 1,
+    "bessel_y0": 1, "bessel_y1": 1, "modified_bessel_i0": 1, "modified_bessel_i1": 1,
+    "modified_bessel_k0": 1, "modified_bessel_k1": 1, "scaled_modified_bessel_k0": 1,
+    "scaled_modified_bessel_k1": 1, "spherical_bessel_j0": 1, "airy_ai": 1, "signbit": 1,
+    "frexp_mantissa": 1, "frexp_exponent": 1,
+    "polygamma": 2, "igamma": 2, "igammac": 2, "zeta": 2, "hypot": 2, "copysign": 2,
+    "nextafter": 2, "fmax": 2, "fmin": 2, "ldexp": 2,
+    "chebyshev_polynomial_t": 2, "chebyshev_polynomial_u": 2, "chebyshev_polynomial_v": 2,
+    "chebyshev_polynomial_w": 2, "shifted_chebyshev_polynomial_t": 2,
+    "shifted_chebyshev_polynomial_u": 2, "shifted_chebyshev_polynomial_v": 2,
+    "shifted_chebyshev_polynomial_w": 2, "hermite_polynomial_h": 2, "hermite_polynomial_he": 2,
+    "laguerre_polynomial_l": 2, "legendre_polynomial_p": 2,
     # ternary
     "select": 3, "clamp": 3,
 }
@@ -87,6 +103,8 @@ def parse_map_expression(expr: str) -> tuple:
             index += 1
             if len(args) != MAP_FUNCTIONS[text]:
                 raise ValueError(f"'{text}' takes {MAP_FUNCTIONS[text]} arguments, got {len(args)}")
+            if text == "polygamma" and not (args[0][0] == "const" and args[0][1] >= 0 and args[0][1].is_integer()):
+                raise ValueError(f"'polygamma' takes its order n as a non-negative integer literal (at offset {at})")
             return ("call", text, args)
         raise ValueError(f"unexpected '{text}' at offset {at}")
 

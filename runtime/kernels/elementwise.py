@@ -65,6 +65,48 @@ _MAP_FUNCTIONS: dict[str, Callable[..., torch.Tensor]] = {
 }
 
 
+def _polygamma(n: Any, x: torch.Tensor) -> torch.Tensor:
+    """polygamma(n, x): the order is a literal (a Python float here); eager takes an int."""
+    if isinstance(n, torch.Tensor) or not float(n).is_integer() or n < 0:
+        raise ValueError(f"polygamma's order must be a non-negative integer literal, got {n!r}")
+    return torch.polygamma(int(n), x)
+
+
+# Special functions and the remaining element-wise math: the torch function eager calls.
+_MAP_FUNCTIONS.update({
+    "lgamma": torch.lgamma, "digamma": torch.digamma, "erfc": torch.erfc, "erfcx": torch.special.erfcx,
+    "erfinv": torch.erfinv, "exp2": torch.exp2, "i0": torch.i0, "i0e": torch.special.i0e,
+    "i1": torch.special.i1, "i1e": torch.special.i1e, "ndtri": torch.special.ndtri,
+    "log_ndtr": torch.special.log_ndtr, "bessel_j0": torch.special.bessel_j0,
+    "bessel_j1": torch.special.bessel_j1, "bessel_y0": torch.special.bessel_y0,
+    "bessel_y1": torch.special.bessel_y1, "modified_bessel_i0": torch.special.modified_bessel_i0,
+    "modified_bessel_i1": torch.special.modified_bessel_i1, "modified_bessel_k0": torch.special.modified_bessel_k0,
+    "modified_bessel_k1": torch.special.modified_bessel_k1,
+    "scaled_modified_bessel_k0": torch.special.scaled_modified_bessel_k0,
+    "scaled_modified_bessel_k1": torch.special.scaled_modified_bessel_k1,
+    "spherical_bessel_j0": torch.special.spherical_bessel_j0, "airy_ai": torch.special.airy_ai,
+    "signbit": torch.signbit, "frexp_mantissa": lambda x: torch.frexp(x).mantissa,
+    "frexp_exponent": lambda x: torch.frexp(x).exponent, "polygamma": _polygamma,
+    **{name: _as_tensor_first(fn) for name, fn in {
+        "igamma": torch.special.gammainc, "igammac": torch.special.gammaincc, "zeta": torch.special.zeta,
+        "hypot": torch.hypot, "copysign": torch.copysign, "nextafter": torch.nextafter, "fmax": torch.fmax,
+        "fmin": torch.fmin, "ldexp": torch.ldexp,
+        "chebyshev_polynomial_t": torch.special.chebyshev_polynomial_t,
+        "chebyshev_polynomial_u": torch.special.chebyshev_polynomial_u,
+        "chebyshev_polynomial_v": torch.special.chebyshev_polynomial_v,
+        "chebyshev_polynomial_w": torch.special.chebyshev_polynomial_w,
+        "shifted_chebyshev_polynomial_t": torch.special.shifted_chebyshev_polynomial_t,
+        "shifted_chebyshev_polynomial_u": torch.special.shifted_chebyshev_polynomial_u,
+        "shifted_chebyshev_polynomial_v": torch.special.shifted_chebyshev_polynomial_v,
+        "shifted_chebyshev_polynomial_w": torch.special.shifted_chebyshev_polynomial_w,
+        "hermite_polynomial_h": torch.special.hermite_polynomial_h,
+        "hermite_polynomial_he": torch.special.hermite_polynomial_he,
+        "laguerre_polynomial_l": torch.special.laguerre_polynomial_l,
+        "legendre_polynomial_p": torch.special.legendre_polynomial_p,
+    }.items()},
+})
+
+
 def _scalar_of(value: Any) -> float | int | None:
     """A Python number for a Python scalar or a one-element (0-dim) tensor, else None."""
     if isinstance(value, int | float) and not isinstance(value, bool):

@@ -36,10 +36,12 @@ from . import (
     reductions,
     resampling,
     sorting,
+    special,
 )
 
 FAMILIES = (elementwise, reductions, data_movement, indexing, linear, distances, embedding_bag, fft, normalization,
-            pooling, losses, random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops)
+            pooling, losses, random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops,
+            special)
 
 # Torch scalars: users read them as constants (``Lowering.const``); they produce no tensor.
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",

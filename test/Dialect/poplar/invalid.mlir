@@ -660,6 +660,22 @@ func.func @case30(%a0: tensor<3xf32>) {
 
 // -----
 
+func.func @case30_polygamma_operand_order(%a0: tensor<3xf32>) {
+  // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "polygamma(_1, _1)": 'polygamma' takes its order n as a non-negative integer literal (at offset 0)}}
+  %0 = "poplar.popops_map"(%a0) {expr = "polygamma(_1, _1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @case30_polygamma_fractional_order(%a0: tensor<3xf32>) {
+  // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "polygamma(1.5, _1)": 'polygamma' takes its order n as a non-negative integer literal (at offset 0)}}
+  %0 = "poplar.popops_map"(%a0) {expr = "polygamma(1.5, _1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
 func.func @case31(%a0: tensor<3xf32>) {
   // expected-error@+1 {{'poplar.popops_map' op has an invalid expression "exp(_1": expected ')' to close 'exp' at offset 0}}
   %0 = "poplar.popops_map"(%a0) {expr = "exp(_1", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3xf32>) -> tensor<3xf32>

@@ -267,6 +267,13 @@
 // A map reads any subset of its operands: this one fills the shape of in1 with 2.5.
 // FLAT: %[[FILL:.*]] = "poplar.popops_map"(%[[A]]) {expr = "2.5", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
 %fill = "poplar.popops_map"(%a) {expr = "2.5", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// Special functions are map functions too; polygamma's order n is an integer literal.
+// FLAT: %[[POLYGAMMA:.*]] = "poplar.popops_map"(%[[A]]) {expr = "polygamma(2, lgamma(_1))", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+%polygamma = "poplar.popops_map"(%a) {expr = "polygamma(2, lgamma(_1))", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// FLAT: %[[ZETA:.*]] = "poplar.popops_map"(%[[A]], %[[ROW]]) {expr = "zeta(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+%zeta = "poplar.popops_map"(%a, %row) {expr = "zeta(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// FLAT: %[[EXPONENT:.*]] = "poplar.popops_map"(%[[A]]) {expr = "frexp_exponent(_1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xi32>
+%exponent = "poplar.popops_map"(%a) {expr = "frexp_exponent(_1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xi32>
 // FLAT: %[[HALF:.*]] = "poplar.popops_cast"(%[[MAP]]) : (tensor<2x3xf32>) -> tensor<2x3xf16>
 %half = "poplar.popops_cast"(%map) : (tensor<2x3xf32>) -> tensor<2x3xf16>
 // FLAT: %[[MEAN:.*]] = "poplar.popops_reduce"(%[[A]]) {dims = array<i64: 0, 1>, keep_dims = true, op = "add", scale = 0.16666666666666666 : f64} : (tensor<2x3xf32>) -> tensor<1x1xf32>

@@ -125,3 +125,76 @@ def test_hyperbolic_and_logarithm_map_functions_are_torchs(kernel_of, name, refe
                    f'%0 = "poplar.popops_map"(%a) {{expr = "{name}(_1)", operandSegmentSizes = array<i32: 1, 0, 0>}} : (tensor<5xf32>) -> tensor<5xf32>')
     a = torch.tensor([1.5, 0.25, 0.5, 0.75, 3.0])
     torch.testing.assert_close(fn(a), reference(a), **EXACT, equal_nan=True)
+
+
+_UNARY_SPECIAL = {
+    "lgamma": torch.lgamma, "digamma": torch.digamma, "erfc": torch.erfc, "erfcx": torch.special.erfcx,
+    "erfinv": torch.erfinv, "exp2": torch.exp2, "i0": torch.i0, "i0e": torch.special.i0e, "i1": torch.special.i1,
+    "i1e": torch.special.i1e, "ndtri": torch.special.ndtri, "log_ndtr": torch.special.log_ndtr,
+    "bessel_j0": torch.special.bessel_j0, "bessel_j1": torch.special.bessel_j1, "bessel_y0": torch.special.bessel_y0,
+    "bessel_y1": torch.special.bessel_y1, "modified_bessel_i0": torch.special.modified_bessel_i0,
+    "modified_bessel_i1": torch.special.modified_bessel_i1, "modified_bessel_k0": torch.special.modified_bessel_k0,
+    "modified_bessel_k1": torch.special.modified_bessel_k1,
+    "scaled_modified_bessel_k0": torch.special.scaled_modified_bessel_k0,
+    "scaled_modified_bessel_k1": torch.special.scaled_modified_bessel_k1,
+    "spherical_bessel_j0": torch.special.spherical_bessel_j0, "airy_ai": torch.special.airy_ai,
+    "frexp_mantissa": lambda x: torch.frexp(x).mantissa,
+}
+
+
+@pytest.mark.parametrize("name", list(_UNARY_SPECIAL))
+def test_special_map_functions_are_torchs(kernel_of, name: str) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<5xf32>",
+                   f'%0 = "poplar.popops_map"(%a) {{expr = "{name}(_1)", operandSegmentSizes = array<i32: 1, 0, 0>}} : (tensor<5xf32>) -> tensor<5xf32>')
+    a = torch.tensor([0.3, -0.6, 0.9, 1.5, 4.0])
+    torch.testing.assert_close(fn(a), _UNARY_SPECIAL[name](a), **EXACT, equal_nan=True)
+
+
+_BINARY_SPECIAL = {
+    "igamma": torch.igamma, "igammac": torch.igammac, "zeta": torch.special.zeta, "hypot": torch.hypot,
+    "copysign": torch.copysign, "nextafter": torch.nextafter, "fmax": torch.fmax, "fmin": torch.fmin,
+    "ldexp": torch.ldexp,
+    **{name: getattr(torch.special, name) for name in (
+        "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+        "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+        "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+        "legendre_polynomial_p")},
+}
+
+
+@pytest.mark.parametrize("name", list(_BINARY_SPECIAL))
+def test_binary_special_map_functions_are_torchs_with_a_broadcast_operand(kernel_of, name: str) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<2x3xf32>, %b: tensor<3xf32>",
+                   f'%0 = "poplar.popops_map"(%a, %b) {{expr = "{name}(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>}}'
+                   " : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>")
+    a, b = torch.tensor([[0.5, -0.25, 2.0], [1.5, 3.0, -0.75]]), torch.tensor([2.0, 3.0, 1.0])
+    torch.testing.assert_close(fn(a, b), _BINARY_SPECIAL[name](a, b), **EXACT, equal_nan=True)
+
+
+def test_polynomial_of_a_literal_degree(kernel_of) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<4xf32>",
+                   '%0 = "poplar.popops_map"(%a) {expr = "hermite_polynomial_h(_1, 3.0)", operandSegmentSizes = array<i32: 1, 0, 0>}'
+                   " : (tensor<4xf32>) -> tensor<4xf32>")
+    a = torch.tensor([0.5, -1.0, 2.0, 0.0])
+    torch.testing.assert_close(fn(a), torch.special.hermite_polynomial_h(a, 3), **EXACT)
+
+
+@pytest.mark.parametrize("order", [0, 1, 3])
+def test_polygamma_takes_its_order_as_an_integer_literal(kernel_of, order: int) -> None:  # noqa: ANN001
+    fn = kernel_of("%a: tensor<4xf32>",
+                   f'%0 = "poplar.popops_map"(%a) {{expr = "polygamma({order}, _1)", operandSegmentSizes = array<i32: 1, 0, 0>}}'
+                   " : (tensor<4xf32>) -> tensor<4xf32>")
+    a = torch.tensor([0.5, 1.0, 2.5, 7.0])
+    torch.testing.assert_close(fn(a), torch.polygamma(order, a), **EXACT)
+
+
+def test_frexp_exponent_and_signbit_keep_their_integer_and_bool_results(kernel_of) -> None:  # noqa: ANN001
+    exponent = kernel_of("%a: tensor<5xf32>",
+                         '%0 = "poplar.popops_map"(%a) {expr = "frexp_exponent(_1)", operandSegmentSizes = array<i32: 1, 0, 0>}'
+                         " : (tensor<5xf32>) -> tensor<5xi32>")
+    signbit = kernel_of("%a: tensor<5xf32>",
+                        '%0 = "poplar.popops_map"(%a) {expr = "signbit(_1)", operandSegmentSizes = array<i32: 1, 0, 0>}'
+                        " : (tensor<5xf32>) -> tensor<5xi1>")
+    a = torch.tensor([0.0, -0.0, 3.0, -0.375, 1e-30])
+    assert exponent(a).dtype == torch.int32 and exponent(a).tolist() == torch.frexp(a).exponent.tolist()
+    assert signbit(a).tolist() == [False, True, False, True, False]
