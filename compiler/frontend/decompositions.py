@@ -51,6 +51,53 @@ def _weight_norm_interface_backward(grad_w: torch.Tensor, saved_v: torch.Tensor,
 _OWN = {torch.ops.aten._weight_norm_interface_backward.default: _weight_norm_interface_backward}
 
 
+# -- helper D (random distributions, copies, complex): ------------------------------------
+# torch's own decompositions outside the Core ATen table, into ops the poplar dialect lowers:
+# the *_copy ops into their views, and the distributions into a map over rand_like /
+# randn_like (poprand_uniform / poprand_normal from the program's generator).
+_TORCH_EXTRA = ("as_strided_copy", "permute_copy", "unbind_copy", "view_copy", "cauchy", "geometric", "log_normal",
+                "rrelu_with_noise_backward")
+
+
+def _rrelu_with_noise_functional(self: torch.Tensor, noise: torch.Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                                 training: bool = False, generator: object = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """rrelu as ATen's CPU kernel computes it: in training every element ``<= 0`` is scaled
+    by its own slope drawn uniformly from ``[lower, upper)`` (the noise records the slopes,
+    1 elsewhere); in eval it is leaky_relu with the mean slope and the noise is unchanged."""
+    if generator is not None:
+        raise NotImplementedError("rrelu with an explicit generator: the IPU draws from the program's generator")
+    if not training:
+        return torch.nn.functional.leaky_relu(self, (lower + upper) / 2), noise
+    slopes = torch.rand_like(self) * (upper - lower) + lower
+    noise_out = torch.where(self <= 0, slopes, torch.ones_like(self))
+    return self * noise_out, noise_out.to(noise.dtype)
+
+
+def _complex(real: torch.Tensor, imag: torch.Tensor) -> torch.Tensor:
+    """complex(real, imag): the pairs (real, imag) as one complex tensor (view_as_complex)."""
+    return torch.view_as_complex(torch.stack(torch.broadcast_tensors(real, imag), -1).contiguous())
+
+
+def _polar(abs: torch.Tensor, angle: torch.Tensor) -> torch.Tensor:  # noqa: A002 - ATen's argument name
+    """polar(abs, angle) = abs * (cos(angle) + i sin(angle))."""
+    return _complex(abs * torch.cos(angle), abs * torch.sin(angle))
+
+
+_OWN.update({
+    torch.ops.aten.rrelu_with_noise_functional.default: _rrelu_with_noise_functional,
+    torch.ops.aten.complex.default: _complex,
+    torch.ops.aten.polar.default: _polar,
+})
+# -- end helper D ----------------------------------------------------------------------------
+
+
+# -- helper C (sorting, scans, dist): ---------------------------------------------------------
+# torch's own decompositions outside the Core ATen table, into ops the poplar dialect lowers:
+# dist(a, b, p) is norm(a - b, p), as ATen computes it.
+_TORCH_EXTRA_C = ("dist",)
+# -- end helper C ----------------------------------------------------------------------------
+
+
 @functools.cache
 def _table() -> dict:
     from torch._decomp import core_aten_decompositions, get_decompositions
@@ -59,6 +106,8 @@ def _table() -> dict:
     # Not in the Core ATen table, but in captured programs: autograd's backward of an
     # indexed assignment (``h[:, 0] = v``) allocates with new_empty_strided.
     table.update(get_decompositions([torch.ops.aten.new_empty_strided.default]))
+    table.update(get_decompositions([getattr(torch.ops.aten, name) for name in _TORCH_EXTRA]))
+    table.update(get_decompositions([getattr(torch.ops.aten, name) for name in _TORCH_EXTRA_C]))
     table.update(_OWN)
     for op in list(table.keys()):
         if isinstance(op, torch._ops.OpOverload) and is_lowered(op):

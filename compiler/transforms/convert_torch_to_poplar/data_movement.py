@@ -9,7 +9,7 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
-from ipu_mlir.support.ir_build import f64, i64, i64_array, tensor_type
+from ipu_mlir.support.ir_build import boolean, f64, i64, i64_array, tensor_type
 from ipu_mlir.support.registry import Registry
 
 from ... import torch_ir
@@ -20,6 +20,7 @@ from ...lowering import (
     dim_arg,
     element_of,
     is_float,
+    literal,
     result_type,
     shape_of,
 )
@@ -241,6 +242,45 @@ def lower_resize(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.reshape(flat, out.shape)]
 
 
+def lower_nonzero_static(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """nonzero_static (self, size, fill_value): the coordinates of self's first ``size``
+    non-zero elements in row-major order (an int64 ``[size, rank]`` tensor, as ``nonzero``),
+    rows past the non-zero count filled with ``fill_value``. A stable ``popops_sort_key_value``
+    of the keys "element is zero" (0 / 1) carries the flat positions of the non-zero elements
+    to the front; each coordinate is ``position // stride % extent``."""
+    x, out = lw.v(op.operands[0]), result_type(op)
+    size, fill = lw.const(op.operands[1], "size"), lw.const(op.operands[2], "fill_value")
+    shape = shape_of(x)
+    n, rank, index = math.prod(shape), len(shape), out.element_type
+    if size == 0 or rank == 0 and n == 0:
+        return [lw.zeros_or_ones(fill, out.shape, index)]
+    if rank == 0:  # a scalar has no coordinate: [size, 0]
+        return [lw.zeros_or_ones(0, out.shape, index)]
+    if n == 0:
+        return [lw.zeros_or_ones(fill, out.shape, index)]
+    flat = lw.reshape(x, [n])
+    zero = "not(_1)" if isinstance(element_of(x), ir.IntegerType) and ir.IntegerType(element_of(x)).width == 1 else "eq(_1, 0)"
+    keys = lw.cast(lw.map(zero, [flat], tensor_type([n], ir.IntegerType.get_signless(1))), index)
+    vector = tensor_type([n], index)
+    iota = lw.emit(pd.ConstantOp, ir.DenseElementsAttr.get([ir.IntegerAttr.get(index, i) for i in range(n)], type=vector), i64(0), vector)
+    sort = lw.emit(pd.SortKeyValueOp, keys, iota, i64(0), boolean(False), boolean(True), vector, vector)
+    is_zero, positions = list(sort.operation.results)
+    taken = min(size, n)
+    if taken < n:
+        part = tensor_type([taken], index)
+        is_zero, positions = (lw.emit(pd.SliceOp, t, i64_array([0]), i64_array([taken]), i64_array([1]), part) for t in (is_zero, positions))
+    if size > n:  # more rows than elements: the rest are padding
+        is_zero = lw.concat([is_zero, lw.zeros_or_ones(1, [size - n], index)], 0)
+        positions = lw.concat([positions, lw.zeros_or_ones(0, [size - n], index)], 0)
+    column = tensor_type([size], index)
+    columns = []
+    for dim in range(rank):
+        stride = math.prod(shape[dim + 1 :])
+        expr = f"select(eq(_2, 1), {literal(int(fill))}, rem(floor_div(_1, {stride}), {shape[dim]}))"
+        columns.append(lw.reshape(lw.map(expr, [positions, is_zero], column), [size, 1]))
+    return [lw.concat(columns, 1) if rank > 1 else columns[0]]
+
+
 def lower_literal(lw: Lowering, op: ir.Operation) -> list[Any]:
     out = result_type(op)
     attr = op.attributes["value"]
@@ -315,6 +355,7 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.embedding")(lower_embedding)
     patterns.register("torch.aten.constant_pad_nd")(lower_pad)
     patterns.register("torch.aten.resize", "torch.aten.resize_")(lower_resize)
+    patterns.register("torch.aten.nonzero_static")(lower_nonzero_static)
     patterns.register("torch.vtensor.literal")(lower_literal)
     patterns.register("torch.aten.full", "torch.aten.zeros", "torch.aten.ones", "torch.aten.full_like", "torch.aten.zeros_like",
         "torch.aten.ones_like", "torch.aten.new_zeros", "torch.aten.new_ones", "torch.aten.new_full", "torch.aten.scalar_tensor")(lower_full)

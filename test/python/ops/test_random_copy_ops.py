@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 import torch
-from helpers.op_runs import FunctionModel, check_inference
+from helpers.op_runs import FunctionModel, check_inference, check_training_step
 
 import poptorch
 
@@ -28,6 +28,24 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     "resize_functional": (lambda x: torch.ops.aten.resize(x, [6]), (X,)),
     # eager leaves the grown elements uninitialised: only the first 12 are compared
     "resize_grows": (lambda x: torch.ops.aten.resize(x, [4, 4]).flatten()[:12], (X,)),
+    # -- nonzero_static: coordinates of the first `size` non-zero elements, then fill_value ----
+    "nonzero_static_pads": (lambda x: torch.nonzero_static(x, size=20), (torch.where(X > 0, X, 0),)),
+    "nonzero_static_truncates": (lambda x: torch.nonzero_static(x, size=3, fill_value=7), (torch.where(X > 0, X, 0),)),
+    "nonzero_static_3d_bools": (lambda b: torch.nonzero_static(b, size=10, fill_value=-5), (X.reshape(2, 3, 2) > 0,)),
+    "nonzero_static_1d_ints": (lambda a: torch.nonzero_static(a, size=4), (torch.tensor([0, 3, 0, 0, 2, 0]),)),
+    "nonzero_static_nan_is_nonzero": (lambda x: torch.nonzero_static(x, size=3), (torch.tensor([0.0, float("nan"), 0.0]),)),
+    "nonzero_static_scalar": (lambda x: torch.nonzero_static(x, size=2), (torch.tensor(1.5),)),
+    # -- copies: their views (torch's decompositions) -------------------------------------------
+    "permute_copy": (lambda x: torch.permute_copy(x, (1, 0)), (X,)),
+    "view_copy": (lambda x: torch.view_copy(x, (2, 6)), (X,)),
+    "unbind_copy": (lambda x: torch.unbind_copy(x, 1), (X,)),
+    "as_strided_copy": (lambda x: torch.as_strided_copy(x, (2, 2), (1, 2), 1), (X,)),
+    # -- complex tensors from real ones ---------------------------------------------------------
+    "complex": (lambda x: torch.complex(x, 2 * x), (X,)),
+    "complex_broadcasts": (lambda x: torch.view_as_real(torch.complex(x, x[0])), (X,)),
+    "polar": (lambda x: torch.polar(x.abs(), x), (X,)),
+    # -- rrelu in eval: leaky_relu with the mean slope ------------------------------------------
+    "rrelu_eval": (lambda x: torch.nn.functional.rrelu(x, 0.1, 0.3, training=False), (X,)),
 }
 
 
@@ -40,3 +58,68 @@ def test_op_matches_eager(name: str) -> None:
 def test_a_grown_resize_is_zero_beyond_the_old_elements() -> None:
     got = poptorch.inferenceModel(FunctionModel(lambda x: torch.ops.aten.resize(x, [4, 4])))(X)
     assert torch.equal(got.flatten()[12:], torch.zeros(4))
+
+
+@pytest.mark.parametrize("name", ["permute_copy", "view_copy", "as_strided_copy", "rrelu_eval"])
+def test_training_step_through_op_matches_eager(name: str) -> None:
+    check_training_step(CASES[name][0], X)
+
+
+# -- random draws ----------------------------------------------------------------------
+# name -> (function of X, check of the drawn values)
+DRAWS: dict[str, tuple[Callable, Callable[[torch.Tensor], bool]]] = {
+    "cauchy_": (lambda x: torch.empty(200, 100).cauchy_(1.0, 2.0),
+                lambda t: abs(t.median() - 1) < 0.15 and abs((t - 1).abs().median() - 2) < 0.15),
+    "geometric_": (lambda x: torch.empty(200, 100).geometric_(0.25),
+                   lambda t: t.min() >= 1 and torch.equal(t, t.round()) and abs(t.mean() - 4) < 0.15),
+    "log_normal_": (lambda x: torch.empty(200, 100).log_normal_(0.5, 0.2),
+                    lambda t: t.min() > 0 and abs(t.log().mean() - 0.5) < 0.01 and abs(t.log().std() - 0.2) < 0.01),
+    "rrelu_training": (lambda x: torch.nn.functional.rrelu(-x.abs().expand(50, 3, 4), 0.1, 0.3, training=True),
+                       lambda t: _slopes_in(t / -X.abs().double(), 0.1, 0.3)),
+}
+
+
+def _slopes_in(slopes: torch.Tensor, lower: float, upper: float) -> bool:
+    return bool(slopes.min() >= lower and slopes.max() < upper and abs(slopes.mean() - (lower + upper) / 2) < 0.01)
+
+
+def _draw(fn: Callable, seed: int) -> torch.Tensor:
+    return poptorch.inferenceModel(FunctionModel(fn), poptorch.Options().randomSeed(seed))(X)
+
+
+@pytest.mark.parametrize("name", list(DRAWS))
+def test_random_draw_has_eagers_type_repeats_per_seed_and_follows_its_distribution(name: str) -> None:
+    fn, follows_distribution = DRAWS[name]
+    want = fn(X)
+    first, again, other = _draw(fn, 5), _draw(fn, 5), _draw(fn, 6)
+    assert (first.dtype, first.shape) == (want.dtype, want.shape)
+    assert torch.equal(first, again), "the same randomSeed must draw the same values"
+    assert not torch.equal(first, other), "another randomSeed must draw other values"
+    assert follows_distribution(first.double()), f"values do not follow the distribution: {first.flatten()[:8]}"
+
+
+def test_rrelu_training_step_uses_the_slopes_it_drew() -> None:
+    """``out = x * slope`` for negative x (a slope drawn per element), ``x`` elsewhere; the
+    loss ``sum(rrelu(x * w))`` gives ``w`` the gradient ``slope * x``: one SGD step with
+    lr 1 moves ``w`` by exactly the slopes the forward pass drew."""
+    x = torch.cat([X.abs() + 0.5, -X.abs() - 0.5])
+
+    class Model(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.ones_like(x))
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            out = torch.nn.functional.rrelu(x * self.w, 0.1, 0.3, training=True)
+            return out, poptorch.identity_loss(out.sum(), reduction="sum")
+
+    model = Model()
+    training = poptorch.trainingModel(model, poptorch.Options().randomSeed(1), poptorch.optim.SGD(model.parameters(), lr=1.0))
+    out, _ = training(x)
+    training.copyWeightsToHost()
+    slopes = (1.0 - model.w.detach()) / x  # the gradient of sum(out) over w
+    negative = x < 0
+    torch.testing.assert_close(out, x * slopes, rtol=1e-5, atol=1e-5)
+    assert torch.equal(slopes[~negative], torch.ones(12))
+    assert slopes[negative].min() >= 0.1 and slopes[negative].max() < 0.3
+    assert len(slopes[negative].unique()) > 1, "every element draws its own slope"
