@@ -96,20 +96,59 @@ def _data_dependent(value: Any) -> bool:
     return any(isinstance(v, torch.Tensor) and any(isinstance(d, torch.SymInt) for d in v.shape) for v in values)
 
 
+def _node_where(node: torch.fx.Node) -> str:
+    """`` at file:line (`source`)`` of the user's line that made ``node``, or ''."""
+    frames = traceback.StackSummary.from_list(
+        [(f, int(n), "", None) for f, n in re.findall(r'File "([^"]+)", line (\d+)', node.meta.get("stack_trace") or "")]
+    )
+    return _where(_user_line(list(frames)))
+
+
+def check_supported_tensors(graph: torch.fx.Graph) -> None:
+    """:class:`CaptureMistake` naming the first op that makes a tensor the IPU cannot hold:
+    a sparse layout, or an element type outside ``support/element_types.py`` (uint64,
+    complex32...), or that takes a dtype argument Torch-MLIR cannot import (complex128)."""
+    from torch_mlir.extras.fx_importer import TORCH_DTYPE_TO_INT
+
+    from ipu_mlir.support.element_types import ELEMENT_TYPES
+
+    supported = {getattr(torch, name) for _, _, name in ELEMENT_TYPES}
+    names = ", ".join(name for _, _, name in ELEMENT_TYPES)
+    for node in graph.nodes:
+        what = f"{'input ' + node.name if node.op == 'placeholder' else str(node.target)}{_node_where(node)}"
+        value = node.meta.get("val")
+        for tensor in (v for v in (value if isinstance(value, list | tuple) else [value]) if isinstance(v, torch.Tensor)):
+            if tensor.layout != torch.strided:
+                raise CaptureMistake(
+                    f"{what} gives a tensor with the {str(tensor.layout).removeprefix('torch.')} layout: sparse layouts "
+                    "are not supported on the IPU. Use dense tensors (x.to_dense(); keep a dense tensor and a mask "
+                    "instead of x.to_sparse())")
+            if tensor.dtype not in supported:
+                raise CaptureMistake(
+                    f"{what} gives a {tensor.dtype} tensor, an element type the IPU does not support (it supports "
+                    f"{names}). Convert to a supported type first (x.to(torch.int64), x.to(torch.complex64)...)")
+        if node.op != "call_function":
+            continue
+        for arg in [*node.args, *node.kwargs.values()]:
+            if isinstance(arg, torch.dtype) and arg not in TORCH_DTYPE_TO_INT:
+                raise CaptureMistake(
+                    f"{what} takes dtype={arg} as an argument, which the compiler cannot import (Torch-MLIR has no "
+                    f"number for it). Use {'torch.complex64' if arg.is_complex else 'one of ' + names} instead")
+
+
 def check_static_shapes(program: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
     """``program`` itself, or :class:`CaptureMistake` naming the first op whose result's
-    shape depends on the input's values (``torch.nonzero``, ``x[mask]``, ...)."""
+    shape depends on the input's values (``torch.nonzero``, ``x[mask]``, ...), or whose
+    tensors the IPU cannot hold (:func:`check_supported_tensors`)."""
+    check_supported_tensors(program.graph)
     for node in program.graph.nodes:
         if node.op != "call_function" or not _data_dependent(node.meta.get("val")):
             continue
         packet = getattr(node.target, "_overloadpacket", None)
         name = getattr(packet, "__name__", str(node.target))
         shown = _OP_NAMES.get(name, f"torch.{name}")
-        frames = traceback.StackSummary.from_list(
-            [(f, int(n), "", None) for f, n in re.findall(r'File "([^"]+)", line (\d+)', node.meta.get("stack_trace") or "")]
-        )
         raise CaptureMistake(
-            f"{shown}{_where(_user_line(list(frames)))} gives a tensor whose size depends on the input's values "
+            f"{shown}{_node_where(node)} gives a tensor whose size depends on the input's values "
             f"(a data-dependent shape). {_STATIC_SHAPES}, so this cannot be compiled. "
             f"Instead: {_OP_ADVICE.get(name, _FIXED_ADVICE)}"
         )

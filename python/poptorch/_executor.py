@@ -518,6 +518,10 @@ class PoplarExecutor:
 
         factor = self._factor()
         for leaf in leaves:
+            if isinstance(leaf.value, torch.Tensor) and leaf.value.layout != torch.strided:
+                raise ValueError(
+                    f"input '{leaf.name}' is a tensor with the {str(leaf.value.layout).removeprefix('torch.')} layout: "
+                    f"sparse layouts are not supported on the IPU. Pass dense tensors ({leaf.name}.to_dense())")
             if isinstance(leaf.value, torch.Tensor):
                 batch = leaf.value.shape[0] if leaf.value.dim() else 1
                 if batch % factor and leaf.value.dim() == 0:

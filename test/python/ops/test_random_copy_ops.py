@@ -123,3 +123,20 @@ def test_rrelu_training_step_uses_the_slopes_it_drew() -> None:
     assert torch.equal(slopes[~negative], torch.ones(12))
     assert slopes[negative].min() >= 0.1 and slopes[negative].max() < 0.3
     assert len(slopes[negative].unique()) > 1, "every element draws its own slope"
+
+
+# -- what the IPU cannot hold: our errors, naming the op and the way out --------------------
+@pytest.mark.parametrize(("fn", "inputs", "message"), [
+    (lambda x: x.to_sparse() * 2, (X,), r"aten\.to_sparse.* gives a tensor with the sparse_coo layout: sparse layouts are "
+                                        r"not supported on the IPU\. Use dense tensors"),
+    (lambda x: x * 2, (X.to_sparse_csr(),), r"input 'inputs' is a tensor with the sparse_csr layout: sparse layouts "
+                                              r"are not supported on the IPU\. Pass dense tensors"),
+    (lambda x: (x * 100).to(torch.uint64), (X,), r"gives a torch\.uint64 tensor, an element type the IPU does not support"),
+    (lambda x: x.to(torch.complex128), (X,), r"takes dtype=torch\.complex128 as an argument, which the compiler cannot "
+                                              r"import .* Use torch\.complex64 instead"),
+    (lambda x: x.chalf(), (X,), r"gives a torch\.complex32 tensor, an element type the IPU does not support"),
+], ids=["to_sparse", "sparse_input", "uint64", "complex128_argument", "chalf"])
+def test_unsupported_tensors_are_refused_by_name(fn: Callable, inputs: tuple, message: str) -> None:
+    with pytest.raises(Exception, match=message) as error:
+        poptorch.inferenceModel(FunctionModel(fn))(*inputs)
+    assert error.type.__name__ in ("CaptureError", "ValueError")
