@@ -184,6 +184,210 @@ module {
       %10 = irdl.base "!builtin.tensor" 
       irdl.results(grad_input: variadic %8, grad_weights: variadic %9, grad_bias: variadic %10)
     }
+    irdl.operation @poplin_cholesky {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"upper" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(factor: %2, info: %3)
+    }
+    irdl.operation @poplin_lu_factor {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"pivot" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(lu: %2, pivots: %3, info: %4)
+    }
+    irdl.operation @poplin_lu_unpack {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lu: %0, pivots: %1)
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"unpack_data" = %2, "unpack_pivots" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      irdl.results(p: %4, l: %5, u: %6)
+    }
+    irdl.operation @poplin_qr {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"mode" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(q: %2, r: %3)
+    }
+    irdl.operation @poplin_geqrf {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(a: %1, tau: %2)
+    }
+    irdl.operation @poplin_householder_product {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, tau: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @poplin_ldl_factor {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hermitian" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(ld: %2, pivots: %3, info: %4)
+    }
+    irdl.operation @poplin_svd {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"full_matrices" = %1, "compute_uv" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(u: %3, s: %4, vh: %5)
+    }
+    irdl.operation @poplin_eigh {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"uplo" = %1, "compute_v" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(eigenvalues: %3, eigenvectors: %4)
+    }
+    irdl.operation @poplin_eig {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(eigenvalues: %1, eigenvectors: %2)
+    }
+    irdl.operation @poplin_triangular_solve {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(a: %0, b: %1)
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"upper" = %2, "left" = %3, "unitriangular" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5)
+    }
+    irdl.operation @poplin_lu_solve {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(lu: %0, pivots: %1, b: %2)
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"left" = %3, "adjoint" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5)
+    }
+    irdl.operation @poplin_solve {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(a: %0, b: %1)
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"left" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3, lu: %4, pivots: %5, info: %6)
+    }
+    irdl.operation @poplin_inverse {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(inverse: %1, info: %2)
+    }
+    irdl.operation @poplin_determinant {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(det: %1, lu: %2, pivots: %3)
+    }
+    irdl.operation @poplin_sign_log_determinant {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(sign: %1, logabsdet: %2, lu: %3, pivots: %4)
+    }
+    irdl.operation @poplin_cholesky_solve {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(b: %0, factor: %1)
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"upper" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @poplin_cholesky_inverse {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(factor: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"upper" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @poplin_ormqr {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(reflectors: %0, tau: %1, c: %2)
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"left" = %3, "transpose" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %5)
+    }
+    irdl.operation @poplin_ldl_solve {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(ld: %0, pivots: %1, b: %2)
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hermitian" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @poplin_pseudo_inverse {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, atol: %1, rtol: %2)
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"hermitian" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
+    }
+    irdl.operation @poplin_matrix_exp {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
     irdl.operation @poplin_dft_r2c {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)
@@ -360,23 +564,25 @@ module {
     irdl.operation @popnn_nll_loss {
       %0 = irdl.base "!builtin.tensor" 
       %1 = irdl.base "!builtin.tensor" 
-      irdl.operands(log_probs: %0, target: %1)
-      %2 = irdl.base "#builtin.string" 
-      %3 = irdl.base "#builtin.integer" 
-      irdl.attributes {"reduction" = %2, "ignore_index" = %3}
-      %4 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %4)
-    }
-    irdl.operation @popnn_nll_loss_grad {
-      %0 = irdl.base "!builtin.tensor" 
-      %1 = irdl.base "!builtin.tensor" 
       %2 = irdl.base "!builtin.tensor" 
-      irdl.operands(grad: %0, log_probs: %1, target: %2)
+      irdl.operands(log_probs: %0, target: %1, weight: variadic %2)
       %3 = irdl.base "#builtin.string" 
       %4 = irdl.base "#builtin.integer" 
       irdl.attributes {"reduction" = %3, "ignore_index" = %4}
       %5 = irdl.base "!builtin.tensor" 
       irdl.results(result: %5)
+    }
+    irdl.operation @popnn_nll_loss_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, log_probs: %1, target: %2, weight: variadic %3)
+      %4 = irdl.base "#builtin.string" 
+      %5 = irdl.base "#builtin.integer" 
+      irdl.attributes {"reduction" = %4, "ignore_index" = %5}
+      %6 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %6)
     }
     irdl.operation @popops_add {
       %0 = irdl.base "!builtin.tensor" 
@@ -526,6 +732,46 @@ module {
       %6 = irdl.base "!builtin.tensor" 
       irdl.results(result: %6)
     }
+    irdl.operation @popops_histogram {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, weight: variadic %1, given_edges: variadic %2)
+      %3 = irdl.base "#builtin.string" 
+      %4 = irdl.base "#builtin.dense_array" 
+      %5 = irdl.base "#builtin.array" 
+      %6 = irdl.base "#builtin.integer" 
+      irdl.attributes {"convention" = %3, "bins" = %4, "range" = %5, "density" = %6}
+      %7 = irdl.base "!builtin.tensor" 
+      %8 = irdl.base "!builtin.tensor" 
+      irdl.results(hist: %7, bin_edges: variadic %8)
+    }
+    irdl.operation @popops_segment_reduce {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(data: %0, segments: %1)
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.string" 
+      %4 = irdl.base "#builtin.integer" 
+      %5 = irdl.base "#builtin.array" 
+      irdl.attributes {"reduce" = %2, "segments_by" = %3, "axis" = %4, "initial" = %5}
+      %6 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %6)
+    }
+    irdl.operation @popops_segment_reduce_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.operands(grad: %0, output: %1, data: %2, segments: %3)
+      %4 = irdl.base "#builtin.string" 
+      %5 = irdl.base "#builtin.string" 
+      %6 = irdl.base "#builtin.integer" 
+      %7 = irdl.base "#builtin.array" 
+      irdl.attributes {"reduce" = %4, "segments_by" = %5, "axis" = %6, "initial" = %7}
+      %8 = irdl.base "!builtin.tensor" 
+      irdl.results(grad_data: %8)
+    }
     irdl.operation @popops_cumulative_sum {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)
@@ -541,6 +787,32 @@ module {
       irdl.attributes {"dim" = %1}
       %2 = irdl.base "!builtin.tensor" 
       irdl.results(result: %2)
+    }
+    irdl.operation @popops_cumulative_log_sum_exp {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @popops_cumulative_max {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(values: %2, indices: %3)
+    }
+    irdl.operation @popops_cumulative_min {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"dim" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(values: %2, indices: %3)
     }
     irdl.operation @popops_sort_key_value {
       %0 = irdl.base "!builtin.tensor" 
@@ -565,6 +837,28 @@ module {
       %5 = irdl.base "!builtin.tensor" 
       %6 = irdl.base "!builtin.tensor" 
       irdl.results(values: %5, indices: %6)
+    }
+    irdl.operation @popops_order_statistic {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"statistic" = %1, "dim" = %2, "k" = %3, "keep_dims" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      irdl.results(values: %5, indices: %6)
+    }
+    irdl.operation @popops_search_sorted {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(sorted_sequence: %0, input: %1, sorter: variadic %2)
+      %3 = irdl.base "#builtin.integer" 
+      irdl.attributes {"right" = %3}
+      %4 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %4)
     }
     irdl.operation @poprand_dropout {
       %0 = irdl.base "!builtin.tensor" 

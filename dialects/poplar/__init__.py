@@ -13,7 +13,7 @@ Op names mirror the C++ API with the namespace joined by an underscore
 (``poplar.popops_add`` for ``popops::add``, ``poplar.program_copy`` for
 ``poplar::program::Copy``): IRDL, which defines our dialects, allows no dot inside an
 op name. The ops live in one module per Poplar library (``graph``: the graph, its data
-and programs; ``popops`` (and ``popops_indexing``: indexed updates and scatters; ``popops_scan``: cumulative sums and products; ``popops_sort``: sort and top-k), ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
+and programs; ``popops`` (and ``popops_indexing``: indexed updates and scatters; ``popops_scan``: cumulative sums, products, log-sum-exps, maxima and minima; ``popops_sort``: sort, top-k, order statistics and searchsorted; ``popops_histogram``: histograms and segment reductions), ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
 methods of ``poplar::Tensor``, and ``POPLAR_VIEWS``, the one list of their names); this package re-exports all of them, with the graph's
 typed attributes (``attributes``: ``#poplar.interface``, ``#poplar.memory_plan``) and the
 dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, copy
@@ -97,8 +97,15 @@ from .popops import (
     parse_map_expression,
 )
 from .popops_indexing import MULTI_UPDATE_OPS, SCATTER_OPS, MultiUpdateOp, ScatterOp
-from .popops_scan import CumulativeProductOp, CumulativeSumOp
-from .popops_sort import SortKeyValueOp, TopKOp
+from .popops_histogram import HISTOGRAM_CONVENTIONS, SEGMENT_REDUCTIONS, HistogramOp, SegmentReduceGradOp, SegmentReduceOp
+from .popops_scan import (
+    CumulativeLogSumExpOp,
+    CumulativeMaxOp,
+    CumulativeMinOp,
+    CumulativeProductOp,
+    CumulativeSumOp,
+)
+from .popops_sort import ORDER_STATISTICS, OrderStatisticOp, SearchSortedOp, SortKeyValueOp, TopKOp
 from .poprand import DropoutOp, NormalOp, UniformOp
 from .views import POPLAR_VIEWS, BroadcastOp, ConcatOp, DimShuffleOp, ReshapeOp, ReverseOp, SliceOp
 
@@ -123,5 +130,7 @@ __all__ = [
     "SequenceOp", "SliceOp", "SortKeyValueOp", "StreamCopyOp", "SubOp", "SyncOp", "Tensor", "TensorResult", "TopKOp",
     "UniformOp", "VariableOp",
     "MULTI_UPDATE_OPS", "SCATTER_OPS", "MultiUpdateOp", "ReverseOp", "ScatterOp",
+    "CumulativeLogSumExpOp", "CumulativeMaxOp", "CumulativeMinOp", "HISTOGRAM_CONVENTIONS", "HistogramOp", "ORDER_STATISTICS",
+    "OrderStatisticOp", "SEGMENT_REDUCTIONS", "SearchSortedOp", "SegmentReduceGradOp", "SegmentReduceOp",
     "broadcast_shapes", "map_expression_args", "parse_map_expression", "register_traits",
 ]

@@ -1,6 +1,7 @@
-"""Scan ``popops`` ops of the ``poplar`` dialect: running sums and products along one dim
-(``torch.cumsum`` / ``torch.cumprod``), lowered from the Torch dialect by the reductions
-family and run by the IPU Model's reduction kernels."""
+"""Scan ``popops`` ops of the ``poplar`` dialect: running sums, products and log-sum-exps
+along one dim (``torch.cumsum`` / ``torch.cumprod`` / ``torch.logcumsumexp``) and running
+maxima / minima with their positions (``torch.cummax`` / ``torch.cummin``), lowered from the
+Torch dialect by the reductions family and run by the IPU Model's reduction kernels."""
 
 from torch_mlir import ir
 from torch_mlir.dialects import ext
@@ -50,4 +51,71 @@ class CumulativeProductOp(_ScanOp, name="popops_cumulative_product", traits=[ext
 
     Example:
       %p = "poplar.popops_cumulative_product"(%a) {dim = 0 : i64} : (tensor<4xi64>) -> tensor<4xi64>
+    """
+
+
+class CumulativeLogSumExpOp(_ScanOp, name="popops_cumulative_log_sum_exp", traits=[ext.Pure]):
+    """Running log-sum-exp along ``dim``:
+    ``result[..., i, ...] = log(sum(exp(input[..., :i+1, ...])))`` (``torch.logcumsumexp``).
+
+    Semantics: floating-point elements only (input and result of one type). Computed
+    stably, as eager does: each step combines the running value ``a`` and the next
+    element ``b`` as ``max(a, b) + log1p(exp(-|a - b|))``, so large inputs do not overflow;
+    ``-inf`` elements add nothing, ``+inf`` gives ``+inf`` and NaN propagates. A rank-0
+    input is its own result. On the IPU this is a log-step scan of that combination
+    (``ceil(log2(n))`` shifted ``popops::map``s).
+
+    Example:
+      %l = "poplar.popops_cumulative_log_sum_exp"(%a) {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    """
+
+    def check(self, v: Rules) -> None:
+        super().check(v)
+        v.require(isinstance(element_of(self.input), ir.FloatType), f"input must have floating-point elements, got {element_of(self.input)}")
+        v.require(self.result.type == self.input.type, f"result type {self.result.type} must equal the input type {self.input.type}")
+
+
+class _CumulativeExtremumOp(PoplarOp):
+    """A running maximum or minimum along ``dim`` with the position it was found at."""
+
+    input: Tensor
+    dim: ir.IntegerAttr
+    values: TensorResult
+    indices: TensorResult
+
+    def check(self, v: Rules) -> None:
+        shape = shape_of(self.input, "input")
+        check_dim(v, v.int("dim", min=0), len(shape))
+        v.require(self.values.type == self.input.type, f"values type {self.values.type} must equal the input type {self.input.type}")
+        v.require(shape_of(self.indices, "indices") == shape, f"indices shape {shape_of(self.indices, 'indices')} must equal the input shape {shape}")
+        element = element_of(self.indices)
+        v.require(isinstance(element, ir.IntegerType) and ir.IntegerType(element).width > 1,
+                  f"indices must have integer elements, got {element}")
+
+
+class CumulativeMaxOp(_CumulativeExtremumOp, name="popops_cumulative_max", traits=[ext.Pure]):
+    """Running maximum along ``dim`` and the position of each running maximum
+    (``torch.cummax``).
+
+    Semantics: ``values[..., i, ...] = max(input[..., :i+1, ...])``; ``indices[..., i, ...]``
+    is the position along ``dim`` of the element that value came from: the last one
+    when it occurs several times (an element equal to the running maximum takes over).
+    NaN is larger than every number: once a NaN is met, the values are NaN and the index
+    is that of the latest NaN. A rank-0 input is its own maximum at index 0. On the IPU
+    this is a log-step scan over (value, index) pairs with ``popops::map`` selects.
+
+    Example:
+      %v, %i = "poplar.popops_cumulative_max"(%a) {dim = 1 : i64} : (tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xi64>)
+    """
+
+
+class CumulativeMinOp(_CumulativeExtremumOp, name="popops_cumulative_min", traits=[ext.Pure]):
+    """Running minimum along ``dim`` and the position of each running minimum
+    (``torch.cummin``).
+
+    Semantics: as ``popops_cumulative_max`` with the minimum: an element equal to the
+    running minimum takes over (the index is its last occurrence), NaN takes over too.
+
+    Example:
+      %v, %i = "poplar.popops_cumulative_min"(%a) {dim = 0 : i64} : (tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi64>)
     """

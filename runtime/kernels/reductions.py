@@ -1,6 +1,6 @@
 """Reduction kernels: ``popops_reduce`` (sum, mean, product, min, max, logical), the
 arg-max / arg-min of ``popops_arg_max`` / ``popops_arg_min``, and the scans
-``popops_cumulative_sum`` / ``popops_cumulative_product``."""
+``popops_cumulative_sum`` / ``_product`` / ``_log_sum_exp`` / ``_max`` / ``_min``."""
 
 from __future__ import annotations
 
@@ -66,3 +66,21 @@ def _scan(op: ir.Operation) -> Kernel:
     fn = torch.cumsum if op.name.endswith("sum") else torch.cumprod
     dim, dtype = attr(op, "dim"), result_dtype(op)
     return lambda x: fn(x, dim, dtype=dtype)
+
+
+@KERNELS.register("poplar.popops_cumulative_log_sum_exp")
+def _log_sum_exp_scan(op: ir.Operation) -> Kernel:
+    dim = attr(op, "dim")
+    return lambda x: torch.logcumsumexp(x, dim)
+
+
+@KERNELS.register("poplar.popops_cumulative_max", "poplar.popops_cumulative_min")
+def _extremum_scan(op: ir.Operation) -> Kernel:
+    fn = torch.cummax if op.name.endswith("max") else torch.cummin
+    dim, index_dtype = attr(op, "dim"), tensor_type(op.results[1])[1]
+
+    def scan(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        values, indices = fn(x, dim)
+        return values, indices.to(index_dtype)
+
+    return scan

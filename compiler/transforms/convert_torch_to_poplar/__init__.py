@@ -24,9 +24,11 @@ from . import (
     embedding_bag,
     fft,
     grid_sample,
+    histograms,
     im2col,
     indexing,
     ipu_ops,
+    linalg,
     linear,
     losses,
     normalization,
@@ -39,9 +41,9 @@ from . import (
     special,
 )
 
-FAMILIES = (elementwise, reductions, data_movement, indexing, linear, distances, embedding_bag, fft, normalization,
+FAMILIES = (elementwise, reductions, data_movement, indexing, linear, linalg, distances, embedding_bag, fft, normalization,
             pooling, losses, random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops,
-            special)
+            special, histograms)
 
 # Torch scalars: users read them as constants (``Lowering.const``); they produce no tensor.
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",

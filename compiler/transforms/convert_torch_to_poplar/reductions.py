@@ -1,5 +1,5 @@
 """Reduction lowerings: sum, mean, prod, amax/amin, any/all, max/min (with indices),
-argmax/argmin, variance, and the scans cumsum/cumprod, as ``poplar.popops_reduce``,
+argmax/argmin, variance, and the scans cumsum/cumprod/logcumsumexp/cummax/cummin, as ``poplar.popops_reduce``,
 ``poplar.popops_arg_*`` and ``poplar.popops_cumulative_*``."""
 
 from __future__ import annotations
@@ -155,6 +155,25 @@ def lower_scan(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.emit(cls, x, i64(dim), out)]
 
 
+def lower_extremum_scan(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """cummax / cummin (self, dim): the running extremum and the position it came from."""
+    x = lw.v(op.operands[0])
+    dim = dim_arg(lw.const(op.operands[1], "dim"), len(shape_of(x)))
+    cls = pd.CumulativeMaxOp if base_name(torch_ir.aten_name(op)) == "torch.aten.cummax" else pd.CumulativeMinOp
+    scan = lw.emit(cls, x, i64(dim), result_type(op, 0), result_type(op, 1))
+    return [scan.results[0], scan.results[1]]
+
+
+def lower_logcumsumexp(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """logcumsumexp(self, dim): floating-point inputs only, as in eager."""
+    out = result_type(op)
+    if not is_float(out.element_type):
+        raise Unsupported(f"logcumsumexp of {out.element_type} elements (eager computes it in floating point only)")
+    x = lw.cast(lw.v(op.operands[0]), out.element_type)
+    dim = dim_arg(lw.const(op.operands[1], "dim"), len(shape_of(x)))
+    return [lw.emit(pd.CumulativeLogSumExpOp, x, i64(dim), out)]
+
+
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: reductions over dims, arg-max / arg-min, variance and scans."""
     patterns.register("torch.aten.sum", "torch.aten.sum.dim_IntList", "torch.aten.mean", "torch.aten.mean.dim", "torch.aten.amax",
@@ -166,3 +185,5 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.var")(lower_var)
     patterns.register("torch.aten.var_mean")(lower_var_mean)
     patterns.register("torch.aten.cumsum", "torch.aten.cumprod")(lower_scan)
+    patterns.register("torch.aten.cummax", "torch.aten.cummin")(lower_extremum_scan)
+    patterns.register("torch.aten.logcumsumexp")(lower_logcumsumexp)

@@ -43,6 +43,47 @@ func.func @scan_without_dim(%a: tensor<4xf32>) {
 
 // -----
 
+// ===== poplar.popops_cumulative_log_sum_exp / _max / _min
+func.func @log_sum_exp_of_integers(%a: tensor<4xi64>) {
+  // expected-error@+1 {{'poplar.popops_cumulative_log_sum_exp' op input must have floating-point elements, got i64}}
+  %0 = "poplar.popops_cumulative_log_sum_exp"(%a) {dim = 0 : i64} : (tensor<4xi64>) -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @log_sum_exp_into_another_type(%a: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popops_cumulative_log_sum_exp' op result type tensor<4xf64> must equal the input type tensor<4xf32>}}
+  %0 = "poplar.popops_cumulative_log_sum_exp"(%a) {dim = 0 : i64} : (tensor<4xf32>) -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @cumulative_max_float_indices(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popops_cumulative_max' op indices must have integer elements, got f32}}
+  %0:2 = "poplar.popops_cumulative_max"(%a) {dim = 1 : i64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  return
+}
+
+// -----
+
+func.func @cumulative_min_values_of_another_type(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popops_cumulative_min' op values type tensor<2x3xf16> must equal the input type tensor<2x3xf32>}}
+  %0:2 = "poplar.popops_cumulative_min"(%a) {dim = 1 : i64} : (tensor<2x3xf32>) -> (tensor<2x3xf16>, tensor<2x3xi64>)
+  return
+}
+
+// -----
+
+func.func @cumulative_max_dim_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.popops_cumulative_max' op attribute 'dim' must be in [0, 2), got 2}}
+  %0:2 = "poplar.popops_cumulative_max"(%a) {dim = 2 : i64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+  return
+}
+
+// -----
+
 // ===== poplar.poprand_uniform
 func.func @uniform_reversed_bounds() {
   // expected-error@+1 {{'poplar.poprand_uniform' op attribute 'min_val' (2.0) must be <= 'max_val' (1.0)}}

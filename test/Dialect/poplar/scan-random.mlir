@@ -1,4 +1,4 @@
-// Round trip of the scan ops (popops_cumulative_sum / popops_cumulative_product) and the
+// Round trip of the scan ops (popops_cumulative_sum / _product / _log_sum_exp / _max / _min) and the
 // random draws (poprand_uniform / poprand_normal): ipu-opt parses and
 // verifies them, prints them, and parses its own output again; the stock torch-mlir-opt
 // reads them through dialects/poplar.irdl.mlir. Invalid cases: scan-random-invalid.mlir.
@@ -18,6 +18,14 @@ func.func @scans(%a: tensor<2x3xf32>, %i: tensor<4xi32>, %s: tensor<f32>) {
   %2 = "poplar.popops_cumulative_sum"(%s) {dim = 0 : i64} : (tensor<f32>) -> tensor<f64>
   // CHECK: "poplar.popops_cumulative_product"(%{{.*}}) {dim = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %3 = "poplar.popops_cumulative_product"(%a) {dim = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // A running log-sum-exp (torch.logcumsumexp); running max / min with their positions
+  // (torch.cummax over floats, torch.cummin over integers).
+  // CHECK: "poplar.popops_cumulative_log_sum_exp"(%{{.*}}) {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = "poplar.popops_cumulative_log_sum_exp"(%a) {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: "poplar.popops_cumulative_max"(%{{.*}}) {dim = 0 : i64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+  %5:2 = "poplar.popops_cumulative_max"(%a) {dim = 0 : i64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+  // CHECK: "poplar.popops_cumulative_min"(%{{.*}}) {dim = 0 : i64} : (tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi64>)
+  %6:2 = "poplar.popops_cumulative_min"(%i) {dim = 0 : i64} : (tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi64>)
   return
 }
 
