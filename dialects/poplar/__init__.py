@@ -13,7 +13,8 @@ Op names mirror the C++ API with the namespace joined by an underscore
 (``poplar.popops_add`` for ``popops::add``, ``poplar.program_copy`` for
 ``poplar::program::Copy``): IRDL, which defines our dialects, allows no dot inside an
 op name. The ops live in one module per Poplar library (``graph``: the graph, its data
-and programs; ``popops`` (and ``popops_indexing``: indexed updates and scatters; ``popops_scan``: cumulative sums, products, log-sum-exps, maxima and minima; ``popops_sort``: sort, top-k, order statistics and searchsorted; ``popops_histogram``: histograms and segment reductions), ``poplin``, ``popnn``, ``poprand``, ``gcl``; ``views``: the
+and programs; ``popops`` (and ``popops_indexing``: indexed updates and scatters; ``popops_scan``: cumulative sums, products, log-sum-exps, maxima and minima; ``popops_sort``: sort, top-k, order statistics and searchsorted; ``popops_histogram``: histograms and segment reductions), ``poplin`` (and ``poplin_linalg``: matrix
+factorisations; ``poplin_linalg_solve``: solves, inverses, determinants), ``popnn``, ``poprand``, ``gcl``; ``views``: the
 methods of ``poplar::Tensor``, and ``POPLAR_VIEWS``, the one list of their names); this package re-exports all of them, with the graph's
 typed attributes (``attributes``: ``#poplar.interface``, ``#poplar.memory_plan``) and the
 dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, copy
@@ -58,6 +59,32 @@ from .graph import (
 )
 from .poplin import ConvGradOp, ConvOp, LinearOp, MatMulOp
 from .poplin_conv_transpose import ConvTransposeGradOp, ConvTransposeOp
+from .poplin_linalg import (
+    CholeskyOp,
+    EighOp,
+    EigOp,
+    GeqrfOp,
+    HouseholderProductOp,
+    LdlFactorOp,
+    LuFactorOp,
+    LuUnpackOp,
+    QrOp,
+    SvdOp,
+)
+from .poplin_linalg_solve import (
+    CholeskyInverseOp,
+    CholeskySolveOp,
+    DeterminantOp,
+    InverseOp,
+    LdlSolveOp,
+    LuSolveOp,
+    MatrixExpOp,
+    OrmqrOp,
+    PseudoInverseOp,
+    SignLogDeterminantOp,
+    SolveOp,
+    TriangularSolveOp,
+)
 from .poplin_fft import DftComplexToComplexOp, DftComplexToRealOp, DftRealToComplexOp, ViewAsComplexOp, ViewAsRealOp
 from .poplin_matmul_acc import MatMulAccOp
 from .popnn import (
@@ -132,5 +159,8 @@ __all__ = [
     "MULTI_UPDATE_OPS", "SCATTER_OPS", "MultiUpdateOp", "ReverseOp", "ScatterOp",
     "CumulativeLogSumExpOp", "CumulativeMaxOp", "CumulativeMinOp", "HISTOGRAM_CONVENTIONS", "HistogramOp", "ORDER_STATISTICS",
     "OrderStatisticOp", "SEGMENT_REDUCTIONS", "SearchSortedOp", "SegmentReduceGradOp", "SegmentReduceOp",
+    "CholeskyInverseOp", "CholeskyOp", "CholeskySolveOp", "DeterminantOp", "EigOp", "EighOp", "GeqrfOp",
+    "HouseholderProductOp", "InverseOp", "LdlFactorOp", "LdlSolveOp", "LuFactorOp", "LuSolveOp", "LuUnpackOp",
+    "MatrixExpOp", "OrmqrOp", "PseudoInverseOp", "QrOp", "SignLogDeterminantOp", "SolveOp", "SvdOp", "TriangularSolveOp",
     "broadcast_shapes", "map_expression_args", "parse_map_expression", "register_traits",
 ]
