@@ -1,7 +1,8 @@
 """Random-op lowerings: dropout draws a ``poplar.poprand_dropout`` mask in training
 programs and is the identity in inference; ``rand`` / ``randn`` / ``randint`` /
-``randperm`` and the in-place draws ``uniform_`` / ``normal_`` draw with
-``poplar.poprand_*`` (a permutation sorts random keys) from the program's generator (seeded by ``Options.randomSeed``), in
+``randperm``, ``multinomial`` and the in-place draws ``uniform_`` / ``normal_`` draw with
+``poplar.poprand_*`` (a permutation sorts random keys; multinomial inverts the CDF or takes
+the top-k of exponential keys) from the program's generator (seeded by ``Options.randomSeed``), in
 inference and training alike."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
-from ipu_mlir.support.ir_build import boolean, f64, i64, tensor_type
+from ipu_mlir.support.ir_build import boolean, f64, i64, i64_array, tensor_type
 from ipu_mlir.support.registry import Registry
 
 from ... import torch_ir
@@ -20,9 +21,11 @@ from ...lowering import (
     Pattern,
     Unsupported,
     base_name,
+    element_of,
     is_float,
     literal,
     result_type,
+    shape_of,
 )
 
 
@@ -170,6 +173,43 @@ def lower_randperm(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [sort.operation.results[1]]
 
 
+def lower_multinomial(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """multinomial (self, num_samples, replacement): ``num_samples`` category indices per row
+    of the (unnormalised) weights ``self``, int64.
+
+    With replacement, each sample counts the categories whose running weight
+    (``popops_cumulative_sum``) is at most ``u * total`` for a uniform ``u`` in [0, 1) (the
+    inverse of the CDF). Without replacement, as eager draws it: the ``num_samples`` largest
+    keys ``p / e`` (``popops_top_k``) for exponential draws ``e = -log1p(-u)``, which picks
+    categories one after another with probability proportional to the weights left."""
+    probs, out = lw.v(op.operands[0]), result_type(op)
+    count, replacement = lw.const(op.operands[1], "num_samples"), lw.const(op.operands[2], "replacement")
+    element = element_of(probs)
+    if not is_float(element):
+        raise Unsupported(f"multinomial of {element} weights (eager takes float weights)")
+    shape = shape_of(probs)
+    batch, categories = shape[:-1], shape[-1]
+    last = len(shape) - 1
+    if not replacement:
+        if count > categories:
+            raise Unsupported(f"multinomial of {count} samples without replacement from {categories} categories")
+        u = _draw(lw, pd.UniformOp, 0.0, 1.0, probs.type)
+        keys = lw.map("div(_2, neg(log1p(neg(_1))))", [u, probs], probs.type)
+        top = lw.emit(pd.TopKOp, keys, i64(last), i64(count), boolean(True), boolean(True),
+                      tensor_type([*batch, count], element), out)
+        return [top.operation.results[1]]
+    running = lw.emit(pd.CumulativeSumOp, probs, i64(last), probs.type)
+    total = lw.emit(pd.SliceOp, running, i64_array([0] * last + [categories - 1]), i64_array(shape), i64_array([1] * len(shape)),
+                    tensor_type([*batch, 1], element))
+    u = _draw(lw, pd.UniformOp, 0.0, 1.0, tensor_type([*batch, count, 1], element))
+    threshold = lw.map("mul(_1, _2)", [u, lw.reshape(total, [*batch, 1, 1])], u.type)
+    below = lw.map("le(_1, _2)", [lw.reshape(running, [*batch, 1, categories]), threshold],
+                   tensor_type([*batch, count, categories], ir.IntegerType.get_signless(1)))
+    index = out.element_type
+    passed = lw.reduce(lw.cast(below, index), "add", [last + 1], False, 1.0, tensor_type([*batch, count], index))
+    return [lw.map(f"min(_1, {categories - 1})", [passed], out)]  # u * total rounding up to the total
+
+
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: dropout and random draws."""
     patterns.register("torch.aten.native_dropout")(lower_native_dropout)
@@ -180,3 +220,4 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("torch.aten.bernoulli.p", "torch.aten.bernoulli.Tensor")(lower_bernoulli)
     patterns.register("torch.aten.exponential")(lower_exponential)
     patterns.register("torch.aten.randperm")(lower_randperm)
+    patterns.register("torch.aten.multinomial")(lower_multinomial)

@@ -74,9 +74,25 @@ DRAWS: dict[str, tuple[Callable, Callable[[torch.Tensor], bool]]] = {
                    lambda t: t.min() >= 1 and torch.equal(t, t.round()) and abs(t.mean() - 4) < 0.15),
     "log_normal_": (lambda x: torch.empty(200, 100).log_normal_(0.5, 0.2),
                     lambda t: t.min() > 0 and abs(t.log().mean() - 0.5) < 0.01 and abs(t.log().std() - 0.2) < 0.01),
+    "multinomial_with_replacement": (lambda x: torch.multinomial(WEIGHTS, 20000, replacement=True),
+                                     lambda t: _frequencies_near(t, WEIGHTS / WEIGHTS.sum(-1, keepdim=True), 0.015)),
+    "multinomial_1d": (lambda x: torch.multinomial(WEIGHTS[0], 20000, True), lambda t: _frequencies_near(t[None], WEIGHTS[:1] / 1.0, 0.015)),
+    # without replacement: distinct categories, never one of weight 0; the first pick follows the weights
+    "multinomial_without_replacement": (lambda x: torch.multinomial(WEIGHTS.repeat(5000, 1), 3),
+                                        lambda t: all(len(set(row)) == 3 and 1 not in row for row in t.long().tolist()[::2])
+                                        and _frequencies_near(t[::2, :1].T, WEIGHTS[:1], 0.02)),
     "rrelu_training": (lambda x: torch.nn.functional.rrelu(-x.abs().expand(50, 3, 4), 0.1, 0.3, training=True),
                        lambda t: _slopes_in(t / -X.abs().double(), 0.1, 0.3)),
 }
+
+
+WEIGHTS = torch.tensor([[0.1, 0.0, 0.6, 0.3], [2.0, 2.0, 1.0, 3.0]])
+
+
+def _frequencies_near(samples: torch.Tensor, probabilities: torch.Tensor, tolerance: float) -> bool:
+    """Each row's category frequencies are within ``tolerance`` of its probabilities."""
+    counts = torch.stack([torch.bincount(row.long(), minlength=probabilities.shape[-1]) for row in samples])
+    return bool(((counts / samples.shape[-1]).double() - probabilities.double()).abs().max() < tolerance)
 
 
 def _slopes_in(slopes: torch.Tensor, lower: float, upper: float) -> bool:
@@ -96,6 +112,17 @@ def test_random_draw_has_eagers_type_repeats_per_seed_and_follows_its_distributi
     assert torch.equal(first, again), "the same randomSeed must draw the same values"
     assert not torch.equal(first, other), "another randomSeed must draw other values"
     assert follows_distribution(first.double()), f"values do not follow the distribution: {first.flatten()[:8]}"
+
+
+def test_multinomial_without_replacement_of_every_category_is_a_permutation() -> None:
+    got = poptorch.inferenceModel(FunctionModel(lambda w: torch.multinomial(w, 4)))(WEIGHTS)
+    assert got.dtype == torch.int64
+    assert all(sorted(row) == [0, 1, 2, 3] for row in got[1:].tolist())
+
+
+def test_multinomial_without_replacement_of_too_many_samples_is_refused() -> None:
+    with pytest.raises(Exception, match=r"multinomial of 5 samples without replacement from 4 categories"):
+        poptorch.inferenceModel(FunctionModel(lambda w: torch.ops.aten.multinomial(w, 5, False)))(WEIGHTS)
 
 
 def test_rrelu_training_step_uses_the_slopes_it_drew() -> None:
