@@ -11,14 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import copy
+
 import pytest
 import torch
+import torch.nn.functional as F
+from helpers import FP32
 from helpers.op_runs import FunctionModel, check_inference, check_training_step
 
 import poptorch
 
 _G = torch.Generator().manual_seed(0)
 X = torch.randn(3, 4, generator=_G)
+
+VOLUME = torch.randn(2, 3, 4, 5, 6, generator=_G)  # [N, C, D, H, W]
+GRID3 = torch.rand(2, 3, 4, 2, 3, generator=_G) * 3.2 - 1.6  # [N, D_out, H_out, W_out, 3], past every face
+GRID_OPTIONS = [
+    {"align_corners": False}, {"align_corners": True}, {"padding_mode": "border", "align_corners": False},
+    {"padding_mode": "reflection", "align_corners": False}, {"padding_mode": "reflection", "align_corners": True},
+    {"mode": "nearest", "align_corners": False}, {"mode": "nearest", "padding_mode": "border", "align_corners": True},
+]
 
 CASES: dict[str, tuple[Callable, tuple]] = {
     # -- resize: self's first elements in row-major order ----------------------------------
@@ -44,6 +56,9 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     "complex": (lambda x: torch.complex(x, 2 * x), (X,)),
     "complex_broadcasts": (lambda x: torch.view_as_real(torch.complex(x, x[0])), (X,)),
     "polar": (lambda x: torch.polar(x.abs(), x), (X,)),
+    # -- grid_sample of volumes (grid_sampler_3d) ---------------------------------------------
+    **{f"grid_sample_3d_{'-'.join(str(v) for v in o.values())}": (lambda x, g, o=o: F.grid_sample(x, g, **o), (VOLUME, GRID3))
+       for o in GRID_OPTIONS},
     # -- rrelu in eval: leaky_relu with the mean slope ------------------------------------------
     "rrelu_eval": (lambda x: torch.nn.functional.rrelu(x, 0.1, 0.3, training=False), (X,)),
 }
@@ -63,6 +78,38 @@ def test_a_grown_resize_is_zero_beyond_the_old_elements() -> None:
 @pytest.mark.parametrize("name", ["permute_copy", "view_copy", "as_strided_copy", "rrelu_eval"])
 def test_training_step_through_op_matches_eager(name: str) -> None:
     check_training_step(CASES[name][0], X)
+
+
+class _GridSample3d(torch.nn.Module):
+    """``grid_sample(x * a, g * b)`` of a volume: both the volume and the grid train."""
+
+    def __init__(self, **options: object) -> None:
+        super().__init__()
+        self.options = options
+        generator = torch.Generator().manual_seed(1)
+        self.a = torch.nn.Parameter(1.0 + 0.25 * torch.randn(VOLUME.shape, generator=generator))
+        self.b = torch.nn.Parameter(1.0 + 0.1 * torch.randn(GRID3.shape, generator=generator))
+
+    def forward(self, x: torch.Tensor, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = F.grid_sample(x * self.a, g * self.b, **self.options)
+        return out, poptorch.identity_loss((out * out).sum(), reduction="sum")
+
+
+@pytest.mark.parametrize("options", GRID_OPTIONS, ids=lambda options: "-".join(str(v) for v in options.values()))
+def test_grid_sample_3d_training_step_updates_volume_and_grid_as_eager(options: dict) -> None:
+    model = _GridSample3d(**options)
+    reference = copy.deepcopy(model)
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.01)
+    want_out, want_loss = reference(VOLUME, GRID3)
+    want_loss.backward()
+    optimizer.step()
+    training = poptorch.trainingModel(model, optimizer=poptorch.optim.SGD(model.parameters(), lr=0.01))
+    out, loss = training(VOLUME, GRID3)
+    torch.testing.assert_close(out, want_out.detach(), **FP32)
+    torch.testing.assert_close(loss, want_loss.detach(), **FP32)
+    torch.testing.assert_close(model.a.detach(), reference.a.detach(), **FP32, msg=lambda m: f"volume weight: {m}")
+    torch.testing.assert_close(model.b.detach(), reference.b.detach(), **FP32, msg=lambda m: f"grid weight: {m}")
+    training.destroy()
 
 
 # -- random draws ----------------------------------------------------------------------
