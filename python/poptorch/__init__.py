@@ -8,6 +8,7 @@ from __future__ import annotations
 import torch
 
 from . import enums, optim  # noqa: F401
+from ._dataloader import DataLoader
 from ._executor import PoplarExecutor
 from ._logging import setLogLevel
 from .annotations import BeginBlock, Block, BlockFunction, removeBlocks
@@ -66,6 +67,7 @@ __all__ = [
     "BeginBlock",
     "Block",
     "BlockFunction",
+    "DataLoader",
     "ExecutionStrategy",
     "NameScope",
     "Options",
