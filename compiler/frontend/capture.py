@@ -31,7 +31,7 @@ from ipu_mlir.support.ir_build import boolean, i64, string
 from .. import location_metadata as meta
 from . import custom_ops  # noqa: F401 - registers the poptorch:: ops before export
 from .capture_errors import capture_error_message, check_static_shapes, refusing_backward
-from .decompositions import decomposition_table
+from .decompositions import decomposition_table, reference_linear_cross_entropy
 from .integrations import prepare_for_export
 from .literals import DenseLiterals
 from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
@@ -172,7 +172,7 @@ def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functiona
     prepare_for_export(model)
     try:
         with (fxtb.preserve_node_meta(), tracing(), fresh_blocks_per_run(model), warnings.catch_warnings(), refusing_backward(),
-              unchecked_linalg_errors()):
+              unchecked_linalg_errors(), reference_linear_cross_entropy()):
             # torch.export's own deprecation chatter is not the user's concern.
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
@@ -182,9 +182,19 @@ def export_model(model: torch.nn.Module, args: tuple, kwargs: dict, *, functiona
         raise CaptureError(capture_error_message(error)) from error
 
 
+def _unsafe_index_puts_with_gaps(graph: torch.fx.Graph) -> None:
+    """``_unsafe_index_put(x, [None, None, i, j], v)`` (the gradient of bicubic upsampling)
+    becomes ``index_put``, the same op with bounds checks: torch-mlir's importer turns
+    ``_unsafe_index_put`` into its ``hacked_twin``, whose ``Tensor[]`` indices cannot hold None."""
+    for node in graph.nodes:
+        if node.target is torch.ops.aten._unsafe_index_put.default and any(i is None for i in node.args[1]):
+            node.target = torch.ops.aten.index_put.default
+
+
 def import_program(program: ExportedProgram | torch.fx.GraphModule, context: ir.Context, func_name: str = MAIN_FUNC) -> ir.Module:
     """Import an exported program's (or a joint graph module's) graph as ``func @main``."""
     graph = program.graph if isinstance(program, torch.fx.GraphModule) else program.graph_module.graph
+    _unsafe_index_puts_with_gaps(graph)
     importer = FxImporter(context=context, hooks=DenseLiterals())
     importer._cc = _LocatingContextCache(context, py_attr_tracker=importer._py_attr_tracker)
     importer.import_stateless_graph(graph, func_name=func_name)

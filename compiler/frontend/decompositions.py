@@ -168,3 +168,33 @@ def lowered_ops_whole() -> Iterator[None]:
         for op, key, kernel in removed:
             op.py_kernels[key] = kernel
             op._dispatch_cache.clear()
+
+
+# -- linear_cross_entropy's chunked ops (helper E) -------------------------------------------
+@contextlib.contextmanager
+def reference_linear_cross_entropy() -> Iterator[None]:
+    """While a model is traced, F.linear_cross_entropy's chunked path (``options`` given:
+    the custom ops ``torch_nn::_linear_cross_entropy_batch_chunked[_no_reduction]``, which
+    precompute gradients in the forward and have no decomposition) computes its reference
+    form, ``cross_entropy(linear(input, weight, bias), target, ...)``: the same loss, and
+    gradients autograd derives from ops the poplar dialect has. The chunking only bounds
+    eager's memory; the compiled program's memory is planned as a whole."""
+    import torch.nn.functional as F
+    from torch.nn.modules import linear_cross_entropy as chunked_ops
+
+    saved = chunked_ops._linear_cross_entropy_batch_chunked, chunked_ops._linear_cross_entropy_batch_chunked_no_reduction
+
+    def reduced(input, linear_weight, target, linear_bias, weight, reduction, ignore_index, label_smoothing, *_):  # noqa: ANN001, ANN202
+        logits = F.linear(input, linear_weight, linear_bias)
+        return (F.cross_entropy(logits, target, weight, reduction=reduction, ignore_index=ignore_index,
+                                label_smoothing=label_smoothing),)
+
+    def unreduced(input, linear_weight, target, linear_bias, weight, ignore_index, *_):  # noqa: ANN001, ANN202
+        logits = F.linear(input, linear_weight, linear_bias)
+        return F.cross_entropy(logits, target, weight, reduction="none", ignore_index=ignore_index)
+
+    chunked_ops._linear_cross_entropy_batch_chunked, chunked_ops._linear_cross_entropy_batch_chunked_no_reduction = reduced, unreduced
+    try:
+        yield
+    finally:
+        chunked_ops._linear_cross_entropy_batch_chunked, chunked_ops._linear_cross_entropy_batch_chunked_no_reduction = saved

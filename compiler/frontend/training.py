@@ -40,7 +40,7 @@ from .capture import (
     set_roles,
     unchecked_linalg_errors,
 )
-from .decompositions import decomposition_table, lowered_ops_whole
+from .decompositions import decomposition_table, lowered_ops_whole, reference_linear_cross_entropy
 from .losses import find_loss, marking_losses
 from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
 from .tracing import fresh_blocks_per_run, tracing
@@ -253,7 +253,8 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
     try:
         with (fxtb.preserve_node_meta(), tracing(), _exporting(), fresh_blocks_per_run(model), _math_attention(),
-              lowered_ops_whole(), _tensor_constants(), _no_mkldnn(), unchecked_linalg_errors(), warnings.catch_warnings()):
+              lowered_ops_whole(), _tensor_constants(), _no_mkldnn(), unchecked_linalg_errors(), reference_linear_cross_entropy(),
+              warnings.catch_warnings()):
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             joint = aot_export_joint_with_descriptors(stack, wrapper, args, kwargs, decompositions=_decompositions())

@@ -373,16 +373,21 @@ class NonLinearityGradOp(PoplarOp, name="popnn_nonlinearity_grad", traits=[ext.P
         check_same_type(v, self.result, self.grad, "result", "grad")
 
 
-def _check_nll_loss_operands(v: Rules, log_probs: ir.Value, target: ir.Value) -> list[int]:
-    """Check ``reduction``, ``ignore_index``, ``log_probs`` ``[N, C]`` or ``[C]`` and the
-    integer ``target`` ``[N]``; returns the loss's shape: one per sample (``log_probs``
-    without its class dim) for ``"none"``, else a scalar."""
+def _check_nll_loss_operands(v: Rules, log_probs: ir.Value, target: ir.Value, weight: Sequence[ir.Value]) -> list[int]:
+    """Check ``reduction``, ``ignore_index``, ``log_probs`` ``[N, C]`` or ``[C]``, the
+    integer ``target`` ``[N]`` and the optional class ``weight`` ``[C]``; returns the loss's
+    shape: one per sample (``log_probs`` without its class dim) for ``"none"``, else a scalar."""
     reduction = v.string("reduction", choices=("mean", "sum", "none"))
     v.int("ignore_index")
     x, t = shape_of(log_probs, "log_probs"), shape_of(target, "target")
     v.require(len(x) in (1, 2), f"log_probs must be [N, C] or [C], got rank {len(x)}")
     v.require(isinstance(element_of(target), ir.IntegerType), "target must have integer elements")
     v.require(t == x[:-1], f"target shape must be {x[:-1]}, got {t}")
+    weights = list(weight)
+    v.require(len(weights) <= 1, f"expects at most one weight, got {len(weights)}")
+    if weights:
+        v.require(shape_of(weights[0], "weight") == x[-1:], f"weight shape must be {x[-1:]}, got {shape_of(weights[0], 'weight')}")
+        v.require(element_of(weights[0]) == element_of(log_probs), "weight must have the element type of log_probs")
     return x[:-1] if reduction == "none" else []
 
 
@@ -390,40 +395,52 @@ class NllLossOp(PoplarOp, name="popnn_nll_loss", traits=[ext.Pure]):
     """Negative log-likelihood of ``log_probs`` ``[N, C]`` (or ``[C]``) at integer ``target``
     ``[N]`` (``popnn::calcLoss`` with ``CROSS_ENTROPY`` on log-probabilities).
 
-    Semantics: ``reduction`` ``"mean"`` (over targets not equal to ``ignore_index``),
-    ``"sum"`` or ``"none"`` (one loss per sample).
+    Semantics: sample ``i`` loses ``-w[t_i] * log_probs[i, t_i]`` (0 where ``t_i`` is
+    ``ignore_index``), with ``w`` the optional class ``weight`` ``[C]`` (zero or one
+    operand; all ones without it). ``reduction`` ``"mean"`` divides the sum by the sum of
+    the selected weights (the number of targets not equal to ``ignore_index`` without
+    ``weight``), ``"sum"`` sums, ``"none"`` gives one loss per sample.
 
     Example:
-      %l = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+      %l = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64,
+             operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+      %lw = "poplar.popnn_nll_loss"(%lp, %t, %w) {reduction = "mean", ignore_index = -100 : i64,
+             operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4x3xf32>, tensor<4xi64>, tensor<3xf32>) -> tensor<f32>
     """
 
     log_probs: Tensor
     target: Tensor
+    weight: Sequence[Tensor]
     reduction: ir.StringAttr
     ignore_index: ir.IntegerAttr
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        expected = _check_nll_loss_operands(v, self.log_probs, self.target)
+        expected = _check_nll_loss_operands(v, self.log_probs, self.target, self.weight)
         v.require(shape_of(self.result, "result") == expected, f"result shape must be {expected}, got {shape_of(self.result, 'result')}")
 
 
 class NllLossGradOp(PoplarOp, name="popnn_nll_loss_grad", traits=[ext.Pure]):
     """Gradient of ``popnn_nll_loss`` with respect to ``log_probs`` (the result has its type).
 
+    Semantics: ``-w[t_i] * grad`` (``grad_i`` for ``"none"``, divided by the sum of the
+    selected weights for ``"mean"``) at ``[i, t_i]``, zeros elsewhere and in ignored rows;
+    ``weight`` as for ``popnn_nll_loss``.
+
     Example:
-      %g = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64}
-             : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+      %g = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64,
+             operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
     """
 
     grad: Tensor
     log_probs: Tensor
     target: Tensor
+    weight: Sequence[Tensor]
     reduction: ir.StringAttr
     ignore_index: ir.IntegerAttr
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        expected = _check_nll_loss_operands(v, self.log_probs, self.target)
+        expected = _check_nll_loss_operands(v, self.log_probs, self.target, self.weight)
         v.require(shape_of(self.grad, "grad") == expected, f"grad shape must be {expected}, got {shape_of(self.grad, 'grad')}")
         check_same_type(v, self.result, self.log_probs, "result", "log_probs")

@@ -75,9 +75,10 @@ def _conv_grad(op: ir.Operation) -> Kernel:
 def _nll_loss_grad(op: ir.Operation) -> Kernel:
     reduction, ignore = REDUCTIONS[attr(op, "reduction")], attr(op, "ignore_index")
 
-    def grad(g: torch.Tensor, logp: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        total = (target != ignore).sum().to(logp.dtype)
-        return aten.nll_loss_backward(g, logp, target, None, reduction, ignore, total)
+    def grad(g: torch.Tensor, logp: torch.Tensor, target: torch.Tensor, *weight: torch.Tensor) -> torch.Tensor:
+        # total_weight as nll_loss_forward computes it: the selected weights' sum (or count)
+        total = aten.nll_loss_forward(logp.detach(), target, *(weight or (None,)), reduction, ignore)[1]
+        return aten.nll_loss_backward(g, logp, target, *(weight or (None,)), reduction, ignore, total)
 
     return grad
 

@@ -88,7 +88,8 @@ def constant_tensor(value: ir.Attribute, type_: ir.Type) -> torch.Tensor:
             scalar = ir.FloatAttr(splat).value
         return torch.full(shape, scalar, dtype=dtype)
     if dtype == torch.bool:
-        values = [bool(ir.IntegerAttr(dense[i]).value) for i in range(len(dense))]
+        bits = ir.DenseIntElementsAttr(value)  # a plain DenseElementsAttr is not indexable
+        values = [bool(bits[i]) for i in range(len(bits))]
         return torch.tensor(values, dtype=torch.bool).reshape(shape)
     array = np.array(dense)
     return torch.from_numpy(array.copy()).to(dtype).reshape(shape)

@@ -14,4 +14,5 @@ REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 @KERNELS.register("poplar.popnn_nll_loss")
 def _nll_loss(op: ir.Operation) -> Kernel:
     reduction, ignore = REDUCTIONS[attr(op, "reduction")], attr(op, "ignore_index")
-    return lambda logp, target: torch.ops.aten.nll_loss_forward(logp, target, None, reduction, ignore)[0]
+    # the optional class weight is a third operand
+    return lambda logp, target, *weight: torch.ops.aten.nll_loss_forward(logp, target, *(weight or (None,)), reduction, ignore)[0]

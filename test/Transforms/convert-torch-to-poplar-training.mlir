@@ -80,10 +80,10 @@ func.func @softmax_grads(%x: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3]
 // backward does not read it.
 // CHECK-LABEL: sym_name = "nll_loss"
 // CHECK: ^bb0(%[[LP:arg[0-9]+]]: tensor<2x3xf32>, %[[T:arg[0-9]+]]: tensor<2xi64>, %[[SEED:arg[0-9]+]]: tensor<f32>):
-// CHECK: %[[MEAN:.*]] = "poplar.popnn_nll_loss"(%[[LP]], %[[T]]) {ignore_index = -100 : i64, reduction = "mean"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
-// CHECK: %[[GMEAN:.*]] = "poplar.popnn_nll_loss_grad"(%[[SEED]], %[[LP]], %[[T]]) {ignore_index = -100 : i64, reduction = "mean"} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
-// CHECK: %[[SUM:.*]] = "poplar.popnn_nll_loss"(%[[LP]], %[[T]]) {ignore_index = 0 : i64, reduction = "sum"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
-// CHECK: %[[GSUM:.*]] = "poplar.popnn_nll_loss_grad"(%[[SEED]], %[[LP]], %[[T]]) {ignore_index = 0 : i64, reduction = "sum"} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+// CHECK: %[[MEAN:.*]] = "poplar.popnn_nll_loss"(%[[LP]], %[[T]]) {ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>, reduction = "mean"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
+// CHECK: %[[GMEAN:.*]] = "poplar.popnn_nll_loss_grad"(%[[SEED]], %[[LP]], %[[T]]) {ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, reduction = "mean"} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+// CHECK: %[[SUM:.*]] = "poplar.popnn_nll_loss"(%[[LP]], %[[T]]) {ignore_index = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 0>, reduction = "sum"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
+// CHECK: %[[GSUM:.*]] = "poplar.popnn_nll_loss_grad"(%[[SEED]], %[[LP]], %[[T]]) {ignore_index = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, reduction = "sum"} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
 // CHECK: "func.return"(%[[MEAN]], %[[GMEAN]], %[[SUM]], %[[GSUM]])
 func.func @nll_loss(%lp: !torch.vtensor<[2,3],f32>, %t: !torch.vtensor<[2],si64>, %seed: !torch.vtensor<[],f32>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[2,3],f32>) {
   %none = torch.constant.none
@@ -96,6 +96,36 @@ func.func @nll_loss(%lp: !torch.vtensor<[2,3],f32>, %t: !torch.vtensor<[2],si64>
   %output_1, %total_weight_1 = torch.aten.nll_loss_forward %lp, %t, %none, %int2, %int0 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2],si64>, !torch.none, !torch.int, !torch.int -> !torch.vtensor<[],f32>, !torch.vtensor<[],f32>
   %1 = torch.aten.nll_loss_backward %seed, %lp, %t, %none, %int2, %int0, %total_weight_1 : !torch.vtensor<[],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2],si64>, !torch.none, !torch.int, !torch.int, !torch.vtensor<[],f32> -> !torch.vtensor<[2,3],f32>
   return %output, %0, %output_1, %1 : !torch.vtensor<[],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[2,3],f32>
+}
+
+// -----
+
+// NLLLoss(weight): the class weights are the ops' third (optional) operand; the mean
+// divides by the selected weights' sum, which the gradient op recomputes.
+// CHECK-LABEL: sym_name = "weighted_nll_loss"
+// CHECK: ^bb0(%[[LP:arg[0-9]+]]: tensor<2x3xf32>, %[[T:arg[0-9]+]]: tensor<2xi64>, %[[W:arg[0-9]+]]: tensor<3xf32>, %[[SEED:arg[0-9]+]]: tensor<f32>):
+// CHECK: %[[L:.*]] = "poplar.popnn_nll_loss"(%[[LP]], %[[T]], %[[W]]) {ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1>, reduction = "mean"} : (tensor<2x3xf32>, tensor<2xi64>, tensor<3xf32>) -> tensor<f32>
+// CHECK: %[[G:.*]] = "poplar.popnn_nll_loss_grad"(%[[SEED]], %[[LP]], %[[T]], %[[W]]) {ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1>, reduction = "mean"} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK: "func.return"(%[[L]], %[[G]])
+func.func @weighted_nll_loss(%lp: !torch.vtensor<[2,3],f32>, %t: !torch.vtensor<[2],si64>, %w: !torch.vtensor<[3],f32>, %seed: !torch.vtensor<[],f32>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[2,3],f32>) {
+  %int1 = torch.constant.int 1
+  %int-100 = torch.constant.int -100
+  %output, %total_weight = torch.aten.nll_loss_forward %lp, %t, %w, %int1, %int-100 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2],si64>, !torch.vtensor<[3],f32>, !torch.int, !torch.int -> !torch.vtensor<[],f32>, !torch.vtensor<[],f32>
+  %0 = torch.aten.nll_loss_backward %seed, %lp, %t, %w, %int1, %int-100, %total_weight : !torch.vtensor<[],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2],si64>, !torch.vtensor<[3],f32>, !torch.int, !torch.int, !torch.vtensor<[],f32> -> !torch.vtensor<[2,3],f32>
+  return %output, %0 : !torch.vtensor<[],f32>, !torch.vtensor<[2,3],f32>
+}
+
+// -----
+
+// F.threshold(x, 0.5, v)'s gradient: the incoming gradient where x > 0.5, else 0.
+// CHECK-LABEL: sym_name = "threshold_grad"
+// CHECK: ^bb0(%[[G:arg[0-9]+]]: tensor<2x4xf32>, %[[X:arg[0-9]+]]: tensor<2x4xf32>):
+// CHECK: %[[GX:.*]] = "poplar.popops_map"(%[[G]], %[[X]]) {expr = "select(gt(_2, 0.5), _1, 0.0)", operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK: "func.return"(%[[GX]])
+func.func @threshold_grad(%g: !torch.vtensor<[2,4],f32>, %x: !torch.vtensor<[2,4],f32>) -> !torch.vtensor<[2,4],f32> {
+  %float5.000000e-01 = torch.constant.float 5.000000e-01
+  %0 = torch.aten.threshold_backward %g, %x, %float5.000000e-01 : !torch.vtensor<[2,4],f32>, !torch.vtensor<[2,4],f32>, !torch.float -> !torch.vtensor<[2,4],f32>
+  return %0 : !torch.vtensor<[2,4],f32>
 }
 
 // -----

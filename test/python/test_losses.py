@@ -353,3 +353,100 @@ def test_error_gaussian_nll_loss_with_tensor_variance() -> None:
     with pytest.raises(RuntimeError, match=r"the model's forward uses a tensor's value as a Python value at .*test_losses\.py:"
                                            r"\d+ \(`return F\.gaussian_nll_loss\(mean, t, var\.exp\(\)\)`\)"):
         _first_call(Model(), *_regression_batches(1)[0])
+
+
+# =======================================================================================
+# The class losses' variants: class weights, probabilities, label smoothing, K dims
+# =======================================================================================
+_CLASS_WEIGHT = torch.tensor([0.2, 1.5, 0.7, 3.0, 1.0])
+
+
+def _spatial_labels(*shape: int) -> torch.Tensor:
+    """Class indices in [0, 5) with some set to the ignore_index (2)."""
+    return torch.randint(0, 5, shape)
+
+
+def _probabilities(*shape: int) -> torch.Tensor:
+    return torch.rand(*shape).softmax(1)
+
+
+# name -> (loss of the [B, 5] or [B, 5, 2, 3] logits o and a target, the target of a batch, spatial)
+CLASS_LOSS_VARIANTS: dict[str, tuple[Callable[[torch.Tensor, torch.Tensor], torch.Tensor], Callable[[], torch.Tensor], bool]] = {
+    "nll_loss weighted mean": (lambda o, t: F.nll_loss(o.log_softmax(1), t, _CLASS_WEIGHT), lambda: _labels(B, 5), False),
+    "nll_loss weighted mean ignore_index": (lambda o, t: F.nll_loss(o.log_softmax(1), t, _CLASS_WEIGHT, ignore_index=2),
+                                            lambda: torch.tensor([2, 1, 2, 4]), False),
+    "nll_loss weighted sum": (lambda o, t: F.nll_loss(o.log_softmax(1), t, _CLASS_WEIGHT, reduction="sum"),
+                              lambda: _labels(B, 5), False),
+    "nll_loss weighted none": (lambda o, t: F.nll_loss(o.log_softmax(1), t, _CLASS_WEIGHT, reduction="none").sum(),
+                               lambda: _labels(B, 5), False),
+    "nll_loss N,C,d1,d2 weighted": (lambda o, t: F.nll_loss(o.log_softmax(1), t, _CLASS_WEIGHT, ignore_index=2),
+                                    lambda: _spatial_labels(B, 2, 3), True),
+    "cross_entropy probabilities": (lambda o, t: F.cross_entropy(o, t), lambda: _probabilities(B, 5), False),
+    "cross_entropy probabilities weighted smoothed": (
+        lambda o, t: F.cross_entropy(o, t, _CLASS_WEIGHT, label_smoothing=0.2), lambda: _probabilities(B, 5), False),
+    "cross_entropy indices weighted smoothed": (
+        lambda o, t: F.cross_entropy(o, t, _CLASS_WEIGHT, ignore_index=2, label_smoothing=0.1),
+        lambda: torch.tensor([2, 1, 0, 4]), False),
+    "cross_entropy indices smoothed sum": (lambda o, t: F.cross_entropy(o, t, reduction="sum", label_smoothing=0.3),
+                                           lambda: _labels(B, 5), False),
+    "cross_entropy N,C,d1,d2": (lambda o, t: F.cross_entropy(o, t), lambda: _spatial_labels(B, 2, 3), True),
+    "cross_entropy N,C,d1,d2 none": (lambda o, t: F.cross_entropy(o, t, reduction="none").sum(),
+                                     lambda: _spatial_labels(B, 2, 3), True),
+    "cross_entropy N,C,d1,d2 probabilities smoothed": (lambda o, t: F.cross_entropy(o, t, label_smoothing=0.1),
+                                                       lambda: _probabilities(B, 5, 2, 3), True),
+}
+
+
+class ClassLoss(nn.Module):
+    """A linear layer giving [B, 5] logits (or [B, 5, 2, 3] for a spatial case) and a class loss."""
+
+    def __init__(self, loss: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], spatial: bool) -> None:
+        super().__init__()
+        self.loss, self.spatial = loss, spatial
+        self.linear = nn.Linear(IN, 30 if spatial else 5)
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.linear(x)
+        if self.spatial:
+            out = out.reshape(B, 5, 2, 3)
+        return out, self.loss(out, target)
+
+
+@pytest.mark.parametrize("name", list(CLASS_LOSS_VARIANTS))
+def test_class_loss_variant_trains_as_eager(name: str) -> None:
+    loss, target, spatial = CLASS_LOSS_VARIANTS[name]
+    torch.manual_seed(0)
+    train_and_compare(ClassLoss(loss, spatial), [(torch.randn(B, IN), target()) for _ in range(2)])
+
+
+@pytest.mark.parametrize("name", list(CLASS_LOSS_VARIANTS))
+def test_class_loss_variant_infers_as_eager(name: str) -> None:
+    loss, target, spatial = CLASS_LOSS_VARIANTS[name]
+    torch.manual_seed(0)
+    model, x, t = ClassLoss(loss, spatial), torch.randn(B, IN), target()
+    with torch.no_grad():
+        want = model(x, t)[1]
+    got = poptorch.inferenceModel(model)(x, t)[1]
+    torch.testing.assert_close(got, want, **FP32)
+
+
+def test_chunked_linear_cross_entropy_trains_as_eager() -> None:
+    """F.linear_cross_entropy with ``options`` (torch's chunked custom ops) compiles as
+    its reference form, cross_entropy(linear(...)): the same loss and gradients."""
+
+    class Chunked(nn.Module):
+        def __init__(self, reduction: str) -> None:
+            super().__init__()
+            self.linear = nn.Linear(IN, 4)
+            self.classifier = nn.Parameter(torch.randn(5, 4) * 0.3)
+            self.reduction = reduction
+
+        def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            out = self.linear(x)
+            loss = F.linear_cross_entropy(out, self.classifier, target, reduction=self.reduction, weight=_CLASS_WEIGHT,
+                                          options=nn.LinearCrossEntropyOptions(batch_chunk_size=2))
+            return out, loss if self.reduction != "none" else poptorch.identity_loss(loss.sum(), reduction="sum")
+
+    for reduction in ("mean", "sum", "none"):
+        torch.manual_seed(0)
+        train_and_compare(Chunked(reduction), [(torch.randn(B, IN), _labels(B, 5)) for _ in range(2)])

@@ -25,8 +25,9 @@ from ...lowering import (
     result_type,
     shape_of,
 )
-from ...torch_ir import aten_name, is_none
+from ...torch_ir import aten_name
 from .indexing import place_along
+from .losses import class_weights
 from .normalization import batch_norm_grad_with_running_stats
 
 _GRAD_KINDS = {
@@ -41,8 +42,9 @@ def lower_activation_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     kind = _GRAD_KINDS[name]
     if kind == "relu":
         threshold = lw.const(op.operands[2], "threshold")
-        if threshold != 0:
-            raise Unsupported(f"threshold_backward with threshold {threshold} (only ReLU's 0)")
+        if threshold != 0:  # F.threshold's gradient: grad where x > threshold, else 0
+            x = lw.v(op.operands[1])
+            return [lw.map(f"select(gt(_2, {literal(float(threshold))}), _1, 0.0)", [lw.v(op.operands[0]), x], result_type(op))]
     if kind == "gelu":
         approximate = lw.const(op.operands[2], "approximate") if len(op.operands) > 2 else "none"
         kind = {"none": "gelu_erf", "tanh": "gelu_tanh"}[approximate]
@@ -57,11 +59,11 @@ def lower_softmax_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def lower_nll_loss_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
-    if not is_none(op.operands[3]):
-        raise Unsupported("nll_loss with class weights")
+    log_probs = lw.v(op.operands[1])
     reduction = LOSS_REDUCTIONS[lw.const(op.operands[4], "reduction")]
     ignore = lw.const(op.operands[5], "ignore_index")
-    return [lw.emit(pd.NllLossGradOp, lw.v(op.operands[0]), lw.v(op.operands[1]), lw.v(op.operands[2]), string(reduction),
+    weight = class_weights(lw, op.operands[3], log_probs)
+    return [lw.emit(pd.NllLossGradOp, lw.v(op.operands[0]), log_probs, lw.v(op.operands[2]), weight, string(reduction),
                     i64(ignore), result_type(op))]
 
 

@@ -1,5 +1,5 @@
-"""Loss lowerings: NLL, cross-entropy and MSE losses (their gradients are in
-``backward.py``)."""
+"""Loss lowerings: the NLL and MSE losses (their gradients are in ``backward.py``;
+cross-entropy is torch's decomposition into log_softmax and the NLL loss)."""
 
 from __future__ import annotations
 
@@ -16,54 +16,30 @@ from ...lowering import (
     LOSS_REDUCTIONS,
     Lowering,
     Pattern,
-    Unsupported,
     element_of,
-    is_float,
     result_type,
     shape_of,
 )
 from ...torch_ir import is_none
 
 
-def _refuse_class_weights(op: ir.Operation, what: str) -> None:
-    if not is_none(op.operands[2]):
-        raise Unsupported(f"{what} with class weights")
-
-
-def _nll_loss(lw: Lowering, op: ir.Operation, log_probs: ir.Value, target: ir.Value) -> ir.Value:
-    """``popnn_nll_loss`` with the op's reduction and ignore_index (operands 3 and 4)."""
-    reduction = LOSS_REDUCTIONS[lw.const(op.operands[3], "reduction")]
-    ignore = lw.const(op.operands[4], "ignore_index")
-    return lw.emit(pd.NllLossOp, log_probs, target, string(reduction), i64(ignore), result_type(op, 0))
+def class_weights(lw: Lowering, operand: ir.Value, log_probs: ir.Value) -> list[ir.Value]:
+    """The NLL ops' optional ``weight`` group: none, or the class weights in the
+    log-probabilities' element type."""
+    return [] if is_none(operand) else [lw.cast(lw.v(operand), element_of(log_probs))]
 
 
 def lower_nll_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
-    _refuse_class_weights(op, "nll_loss")
-    loss = _nll_loss(lw, op, lw.v(op.operands[0]), lw.v(op.operands[1]))
+    """``nll_loss_forward(log_probs, target, weight, reduction, ignore_index)``: one
+    ``popnn_nll_loss``. nll_loss_nd and cross_entropy_loss have no lowering of their own:
+    torch decomposes them into log_softmax, this op (or nll_loss2d_forward's gathers) and,
+    for class probabilities or label smoothing, sums of products, as eager computes them."""
+    log_probs = lw.v(op.operands[0])
+    reduction = LOSS_REDUCTIONS[lw.const(op.operands[3], "reduction")]
+    ignore = lw.const(op.operands[4], "ignore_index")
+    weight = class_weights(lw, op.operands[2], log_probs)
+    loss = lw.emit(pd.NllLossOp, log_probs, lw.v(op.operands[1]), weight, string(reduction), i64(ignore), result_type(op, 0))
     return [loss, None]  # total_weight: popnn_nll_loss_grad recomputes it
-
-
-def lower_nll_loss_nd(lw: Lowering, op: ir.Operation) -> list[Any]:
-    _refuse_class_weights(op, "nll_loss")
-    x = lw.v(op.operands[0])
-    if len(shape_of(x)) > 2:
-        raise Unsupported("nll_loss over more than one batch dimension")
-    return [_nll_loss(lw, op, x, lw.v(op.operands[1]))]
-
-
-def lower_cross_entropy(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """cross_entropy = nll_loss(log_softmax(x, class dim)) (no class weights or label smoothing)."""
-    _refuse_class_weights(op, "cross_entropy")
-    if len(op.operands) > 5 and lw.const(op.operands[5], "label_smoothing"):
-        raise Unsupported("cross_entropy with label smoothing")
-    x = lw.v(op.operands[0])
-    if len(shape_of(x)) > 2:
-        raise Unsupported("cross_entropy over more than one batch dimension")
-    target = lw.v(op.operands[1])
-    if is_float(element_of(target)):
-        raise Unsupported("cross_entropy with class probabilities as the target")
-    log_probs = lw.emit(pd.NonLinearityOp, x, string("log_softmax"), i64(len(shape_of(x)) - 1), x.type)
-    return [_nll_loss(lw, op, log_probs, target)]
 
 
 def lower_mse_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -78,8 +54,6 @@ def lower_mse_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def populate(patterns: Registry[Pattern]) -> None:
-    """Register the lowerings of this family: nLL, cross-entropy and MSE losses."""
+    """Register the lowerings of this family: the NLL and MSE losses."""
     patterns.register("torch.aten.nll_loss_forward")(lower_nll_loss)
-    patterns.register("torch.aten.nll_loss_nd", "torch.aten.nll_loss", "torch.aten.nll_loss2d")(lower_nll_loss_nd)
-    patterns.register("torch.aten.cross_entropy_loss")(lower_cross_entropy)
     patterns.register("torch.aten.mse_loss")(lower_mse_loss)

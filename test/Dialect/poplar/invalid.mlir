@@ -1871,9 +1871,17 @@ func.func @case174(%x: tensor<1x3x8x8xf32>, %g: tensor<3x1x4x4xf32>) {
 
 // ===== poplar.popnn_nll_loss
 
+func.func @nll_loss_weight_per_class(%lp: tensor<4x3xf32>, %t: tensor<4xi64>, %w: tensor<4xf32>) {
+  // expected-error@+1 {{'poplar.popnn_nll_loss' op weight shape must be [3], got [4]}}
+  %0 = "poplar.popnn_nll_loss"(%lp, %t, %w) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4x3xf32>, tensor<4xi64>, tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
 func.func @case175(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss' op attribute 'reduction' must be one of "mean", "sum", "none", got "batchmean"}}
-  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "batchmean", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "batchmean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
   return
 }
 
@@ -1881,7 +1889,7 @@ func.func @case175(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
 
 func.func @case176(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss' op attribute 'ignore_index' must be an integer, got -1.000000e+02 : f64}}
-  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100.0 : f64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100.0 : f64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
   return
 }
 
@@ -1890,7 +1898,7 @@ func.func @case176(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
 // No spatial form: [N, C, d] log-probabilities are not supported.
 func.func @case177(%lp: tensor<2x4x3xf32>, %t: tensor<2x4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss' op log_probs must be [N, C] or [C], got rank 3}}
-  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<2x4x3xf32>, tensor<2x4xi64>) -> tensor<f32>
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x4x3xf32>, tensor<2x4xi64>) -> tensor<f32>
   return
 }
 
@@ -1899,7 +1907,7 @@ func.func @case177(%lp: tensor<2x4x3xf32>, %t: tensor<2x4xi64>) {
 // Class indices, not probabilities.
 func.func @case178(%lp: tensor<4x3xf32>, %t: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss' op target must have integer elements}}
-  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xf32>) -> tensor<f32>
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4x3xf32>, tensor<4xf32>) -> tensor<f32>
   return
 }
 
@@ -1907,7 +1915,7 @@ func.func @case178(%lp: tensor<4x3xf32>, %t: tensor<4xf32>) {
 
 func.func @case179(%lp: tensor<4x3xf32>, %t: tensor<4x1xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss' op target shape must be [4], got [4, 1]}}
-  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4x1xi64>) -> tensor<f32>
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4x3xf32>, tensor<4x1xi64>) -> tensor<f32>
   return
 }
 
@@ -1915,7 +1923,7 @@ func.func @case179(%lp: tensor<4x3xf32>, %t: tensor<4x1xi64>) {
 
 func.func @case180(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss' op result shape must be [4], got []}}
-  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "none", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "none", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
   return
 }
 
@@ -1923,7 +1931,7 @@ func.func @case180(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
 
 func.func @case181(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss' op result shape must be [], got [4]}}
-  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "sum", ignore_index = -100 : i64} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<4xf32>
+  %0 = "poplar.popnn_nll_loss"(%lp, %t) {reduction = "sum", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<4xf32>
   return
 }
 
@@ -1933,7 +1941,7 @@ func.func @case181(%lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
 
 func.func @case182(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op attribute 'reduction' must be one of "mean", "sum", "none", got "avg"}}
-  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "avg", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "avg", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
   return
 }
 
@@ -1941,7 +1949,7 @@ func.func @case182(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
 
 func.func @case183(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op attribute 'ignore_index' must be an integer, got true}}
-  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = true} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = true, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
   return
 }
 
@@ -1950,7 +1958,7 @@ func.func @case183(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
 // The grad of an unreduced loss has one entry per sample.
 func.func @case184(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op grad shape must be [4], got []}}
-  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "none", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "none", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
   return
 }
 
@@ -1958,7 +1966,7 @@ func.func @case184(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
 
 func.func @case185(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<*xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op target must be a ranked tensor, got tensor<*xi64>}}
-  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<*xi64>) -> tensor<4x3xf32>
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x3xf32>, tensor<*xi64>) -> tensor<4x3xf32>
   return
 }
 
@@ -1966,7 +1974,7 @@ func.func @case185(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<*xi64>) {
 
 func.func @case186(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op target must have integer elements}}
-  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>
   return
 }
 
@@ -1975,7 +1983,7 @@ func.func @case186(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xf32>) {
 // The grad checks log_probs and target as the loss does.
 func.func @case186_target_shape(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<3xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op target shape must be [4], got [3]}}
-  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
   return
 }
 
@@ -1983,7 +1991,7 @@ func.func @case186_target_shape(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tens
 
 func.func @case187(%gl: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>) {
   // expected-error@+1 {{'poplar.popnn_nll_loss_grad' op result type tensor<4x3xf16> must equal log_probs type tensor<4x3xf32>}}
-  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf16>
+  %0 = "poplar.popnn_nll_loss_grad"(%gl, %lp, %t) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf16>
   return
 }
 

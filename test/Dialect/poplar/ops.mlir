@@ -367,18 +367,23 @@
 // rank-0 target (sum); gradients with the reductions' grad shapes.
 // FLAT: %[[LSM:.*]] = "poplar.popnn_nonlinearity"(%[[A]]) {dim = 1 : i64, kind = "log_softmax"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
 %lsm = "poplar.popnn_nonlinearity"(%a) {kind = "log_softmax", dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
-// FLAT: %[[NLL:.*]] = "poplar.popnn_nll_loss"(%[[LSM]], %[[AMAX]]) {ignore_index = -100 : i64, reduction = "mean"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
-%nll = "poplar.popnn_nll_loss"(%lsm, %amax) {reduction = "mean", ignore_index = -100 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
-// FLAT: %[[NLL_N:.*]] = "poplar.popnn_nll_loss"(%[[LSM]], %[[AMAX]]) {ignore_index = 1 : i64, reduction = "none"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
-%nll_n = "poplar.popnn_nll_loss"(%lsm, %amax) {reduction = "none", ignore_index = 1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
+// FLAT: %[[NLL:.*]] = "poplar.popnn_nll_loss"(%[[LSM]], %[[AMAX]]) {ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>, reduction = "mean"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
+%nll = "poplar.popnn_nll_loss"(%lsm, %amax) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
+// FLAT: %[[NLL_N:.*]] = "poplar.popnn_nll_loss"(%[[LSM]], %[[AMAX]]) {ignore_index = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0>, reduction = "none"} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
+%nll_n = "poplar.popnn_nll_loss"(%lsm, %amax) {reduction = "none", ignore_index = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
+// Class weights [3]: the mean divides by the sum of the selected weights.
+// FLAT: %[[NLL_W:.*]] = "poplar.popnn_nll_loss"(%[[LSM]], %[[AMAX]], %[[ROW]]) {ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1>, reduction = "mean"} : (tensor<2x3xf32>, tensor<2xi64>, tensor<3xf32>) -> tensor<f32>
+%nll_w = "poplar.popnn_nll_loss"(%lsm, %amax, %row) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3xf32>, tensor<2xi64>, tensor<3xf32>) -> tensor<f32>
+// FLAT: %[[NLL_WG:.*]] = "poplar.popnn_nll_loss_grad"(%[[NLL_W]], %[[LSM]], %[[AMAX]], %[[ROW]]) {ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1>, reduction = "mean"} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>, tensor<3xf32>) -> tensor<2x3xf32>
+%nll_wg = "poplar.popnn_nll_loss_grad"(%nll_w, %lsm, %amax, %row) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>, tensor<3xf32>) -> tensor<2x3xf32>
 // FLAT: %[[CLS:.*]] = "poplar.popops_arg_max"(%[[ROW]]) {dim = 0 : i64, keep_dims = false} : (tensor<3xf32>) -> tensor<i64>
 %cls = "poplar.popops_arg_max"(%row) {dim = 0 : i64, keep_dims = false} : (tensor<3xf32>) -> tensor<i64>
-// FLAT: %[[NLL_C:.*]] = "poplar.popnn_nll_loss"(%[[ROW]], %[[CLS]]) {ignore_index = -100 : i64, reduction = "sum"} : (tensor<3xf32>, tensor<i64>) -> tensor<f32>
-%nll_c = "poplar.popnn_nll_loss"(%row, %cls) {reduction = "sum", ignore_index = -100 : i64} : (tensor<3xf32>, tensor<i64>) -> tensor<f32>
-// FLAT: %[[NLL_G:.*]] = "poplar.popnn_nll_loss_grad"(%[[LO]], %[[LSM]], %[[AMAX]]) {ignore_index = -100 : i64, reduction = "mean"} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
-%nll_g = "poplar.popnn_nll_loss_grad"(%lo, %lsm, %amax) {reduction = "mean", ignore_index = -100 : i64} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
-// FLAT: %[[NLL_NG:.*]] = "poplar.popnn_nll_loss_grad"(%[[NLL_N]], %[[LSM]], %[[AMAX]]) {ignore_index = 1 : i64, reduction = "none"} : (tensor<2xf32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
-%nll_ng = "poplar.popnn_nll_loss_grad"(%nll_n, %lsm, %amax) {reduction = "none", ignore_index = 1 : i64} : (tensor<2xf32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+// FLAT: %[[NLL_C:.*]] = "poplar.popnn_nll_loss"(%[[ROW]], %[[CLS]]) {ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>, reduction = "sum"} : (tensor<3xf32>, tensor<i64>) -> tensor<f32>
+%nll_c = "poplar.popnn_nll_loss"(%row, %cls) {reduction = "sum", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<3xf32>, tensor<i64>) -> tensor<f32>
+// FLAT: %[[NLL_G:.*]] = "poplar.popnn_nll_loss_grad"(%[[LO]], %[[LSM]], %[[AMAX]]) {ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, reduction = "mean"} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+%nll_g = "poplar.popnn_nll_loss_grad"(%lo, %lsm, %amax) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+// FLAT: %[[NLL_NG:.*]] = "poplar.popnn_nll_loss_grad"(%[[NLL_N]], %[[LSM]], %[[AMAX]]) {ignore_index = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, reduction = "none"} : (tensor<2xf32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+%nll_ng = "poplar.popnn_nll_loss_grad"(%nll_n, %lsm, %amax) {reduction = "none", ignore_index = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2xf32>, tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
 // Embedding weight gradients: [2] ids of a [5, 3] table, and [2, 3] ids of a [10] table
 // (scalar rows) with row 0 as padding.
 // FLAT: %[[EMB_G:.*]] = "poplar.popops_multi_update_add"(%[[A]], %[[AMAX]]) {padding_index = -1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<5x3xf32>

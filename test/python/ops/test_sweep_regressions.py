@@ -7,7 +7,11 @@ through ``poptorch`` against eager PyTorch (FP32; NaN and inf where eager gives 
 - empty ``arange`` and ``eye`` with a 0 dim: an invalid constant attribute before;
 - ``round(x, decimals=d)``: a KeyError before;
 - means of no elements (``var_mean`` / ``std_mean`` of an empty tensor): 0 before, NaN
-  in eager; variances whose correction leaves no degrees of freedom: inf or NaN.
+  in eager; variances whose correction leaves no degrees of freedom: inf or NaN;
+- the training steps of glu on an empty batch (every concatenated piece empty: an
+  IndexError), bicubic upsampling (an ``_unsafe_index_put`` with None indices the
+  importer refused) and F.threshold with a non-zero threshold (refused); causal attention
+  of unequal lengths (a non-splat boolean constant the IPU Model could not read).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Callable
 
 import pytest
 import torch
+import torch.nn.functional as F
 from helpers.op_runs import check_inference, check_training_step
 
 _G = torch.Generator().manual_seed(0)
@@ -87,3 +92,32 @@ def test_mean_of_nothing_is_nan_not_zero() -> None:
     """The sweep's var_mean.unbiased sample: eager's NaN mean of an empty tensor, not 0."""
     variance, mean = check_inference(lambda x: torch.var_mean(x, unbiased=False), torch.empty(0))
     assert torch.isnan(variance) and torch.isnan(mean)
+
+
+# -- helper E: the sweep's known failing cases ------------------------------------------------
+_Q = torch.randn(2, 3, 4, 8, generator=_G)
+_KEY = torch.randn(2, 3, 5, 8, generator=_G)
+_MASK = torch.rand(4, 5, generator=_G) > 0.4
+
+
+@pytest.mark.parametrize(("name", "fn", "x"), [
+    ("glu_empty_batch", lambda x: F.glu(x, 1), torch.randn(0, 2, generator=_G)),
+    ("glu", lambda x: F.glu(x, -1), torch.randn(3, 4, generator=_G)),
+    ("bicubic_align_corners", lambda x: F.interpolate(x, size=(3, 5), mode="bicubic", align_corners=True),
+     torch.randn(2, 3, 4, 4, generator=_G)),
+    ("bicubic_scale", lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic"), torch.randn(1, 2, 4, 4, generator=_G)),
+    ("threshold_negative", lambda x: F.threshold(x, -0.4, 2.5), torch.randn(3, 4, generator=_G)),
+    ("threshold_positive", lambda x: F.threshold(x, 0.3, -1.0), torch.randn(3, 4, generator=_G)),
+])
+def test_sweep_training_step_matches_eager(name: str, fn: Callable, x: torch.Tensor) -> None:
+    check_training_step(fn, x)
+
+
+def test_causal_attention_of_unequal_lengths_matches_eager() -> None:
+    """Causal attention of 4 queries over 5 keys: its mask is a non-splat boolean constant."""
+    check_inference(lambda q, k: F.scaled_dot_product_attention(q, k, k, is_causal=True), _Q, _KEY)
+
+
+def test_attention_with_boolean_mask_matches_eager() -> None:
+    mask = _MASK
+    check_inference(lambda q, k: F.scaled_dot_product_attention(q, k, k, attn_mask=mask), _Q, _KEY)

@@ -93,11 +93,22 @@ def test_average_pool_gradient(kernel_of) -> None:  # noqa: ANN001
 
 def test_nll_loss_gradient(kernel_of) -> None:  # noqa: ANN001
     fn = kernel_of("%g: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>",
-                   '%0 = "poplar.popnn_nll_loss_grad"(%g, %lp, %t) {reduction = "mean", ignore_index = 1 : i64}'
+                   '%0 = "poplar.popnn_nll_loss_grad"(%g, %lp, %t) {reduction = "mean", ignore_index = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>}'
                    " : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>")
     log_probs, target, g = torch.log_softmax(torch.randn(4, 3), 1), torch.tensor([0, 1, 2, 2]), torch.tensor(1.5)
     expected = _grad(lambda t: F.nll_loss(t, target, ignore_index=1), log_probs, grad=g)[0]
     torch.testing.assert_close(fn(g, log_probs, target), expected, **EXACT)
+
+
+def test_weighted_nll_loss_gradient(kernel_of) -> None:  # noqa: ANN001
+    """With class weights, the mean's gradient divides by the selected weights' sum."""
+    fn = kernel_of("%g: tensor<f32>, %lp: tensor<4x3xf32>, %t: tensor<4xi64>, %w: tensor<3xf32>",
+                   '%0 = "poplar.popnn_nll_loss_grad"(%g, %lp, %t, %w) {reduction = "mean", ignore_index = 1 : i64, '
+                   'operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<f32>, tensor<4x3xf32>, tensor<4xi64>, tensor<3xf32>) -> tensor<4x3xf32>')
+    log_probs, target, g = torch.log_softmax(torch.randn(4, 3), 1), torch.tensor([0, 1, 2, 2]), torch.tensor(1.5)
+    weight = torch.tensor([0.5, 3.0, 2.0])
+    expected = _grad(lambda t: F.nll_loss(t, target, weight, ignore_index=1), log_probs, grad=g)[0]
+    torch.testing.assert_close(fn(g, log_probs, target, weight), expected, **EXACT)
 
 
 def test_embedding_gradient_skips_the_padding_row(kernel_of) -> None:  # noqa: ANN001
