@@ -63,3 +63,56 @@ def test_top_k_indices_take_the_result_element_type(kernel_of) -> None:  # noqa:
     want_values, want_indices = torch.topk(x, 3, sorted=False)
     assert indices.dtype == torch.int32
     assert torch.equal(values, want_values) and indices.tolist() == want_indices.tolist()
+
+
+def _statistic(kernel_of, statistic: str, k: int = 0, keep: bool = False, index: str = "i64"):  # noqa: ANN001, ANN202
+    out = "4x1" if keep else "4"
+    return kernel_of("%a: tensor<4x9xf32>",
+                     f'%0:2 = "poplar.popops_order_statistic"(%a) {{statistic = "{statistic}", dim = 1 : i64, k = {k} : i64, '
+                     f'keep_dims = {str(keep).lower()}}} : (tensor<4x9xf32>) -> (tensor<{out}xf32>, tensor<{out}x{index}>)')
+
+
+def test_order_statistics_give_eager_values_and_positions_of_repeats(kernel_of) -> None:  # noqa: ANN001
+    generator = torch.Generator().manual_seed(3)
+    x = torch.randint(0, 3, (4, 9), generator=generator).float()
+    x[1, 2], x[2] = float("nan"), float("nan")  # a line with a NaN, a line of NaNs
+    cases = {
+        ("kth_value", 4): torch.kthvalue(x, 4, dim=1),
+        ("median", 0): torch.median(x, dim=1),
+        ("nan_median", 0): torch.nanmedian(x, dim=1),
+        ("mode", 0): torch.mode(x, dim=1),
+    }
+    for (statistic, k), (want_values, want_indices) in cases.items():
+        values, indices = _statistic(kernel_of, statistic, k)(x)
+        torch.testing.assert_close(values, want_values, **EXACT, equal_nan=True, msg=statistic)
+        assert torch.equal(indices, want_indices), statistic
+
+
+def test_order_statistic_keeps_the_dim_and_takes_the_index_type(kernel_of) -> None:  # noqa: ANN001
+    x = torch.randn(4, 9)
+    values, indices = _statistic(kernel_of, "median", keep=True, index="i32")(x)
+    want_values, want_indices = torch.median(x, dim=1, keepdim=True)
+    torch.testing.assert_close(values, want_values, **EXACT)
+    assert indices.dtype == torch.int32 and torch.equal(indices, want_indices.int())
+
+
+def test_search_sorted_left_right_and_sorter(kernel_of) -> None:  # noqa: ANN001
+    sequence = torch.tensor([3.0, -1.0, 0.0, 0.0, 2.0])
+    order = torch.argsort(sequence)
+    x = torch.tensor([[0.0, -5.0, 2.5], [3.0, 1.0, float("nan")]])
+    for right in (False, True):
+        fn = kernel_of("%s: tensor<5xf32>, %x: tensor<2x3xf32>, %o: tensor<5xi64>",
+                       f'%0 = "poplar.popops_search_sorted"(%s, %x, %o) {{right = {str(right).lower()}, '
+                       'operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<5xf32>, tensor<2x3xf32>, tensor<5xi64>) -> tensor<2x3xi32>')
+        got = fn(sequence, x, order)
+        assert got.dtype == torch.int32
+        assert torch.equal(got, torch.searchsorted(sequence, x, right=right, sorter=order, out_int32=True))
+
+
+def test_search_sorted_one_line_per_row(kernel_of) -> None:  # noqa: ANN001
+    lines = torch.sort(torch.randn(2, 4), dim=1).values
+    x = torch.randn(2, 3)
+    fn = kernel_of("%s: tensor<2x4xf32>, %x: tensor<2x3xf32>",
+                   '%0 = "poplar.popops_search_sorted"(%s, %x) {right = false, operandSegmentSizes = array<i32: 1, 1, 0>}'
+                   " : (tensor<2x4xf32>, tensor<2x3xf32>) -> tensor<2x3xi64>")
+    assert torch.equal(fn(lines, x), torch.searchsorted(lines, x))
