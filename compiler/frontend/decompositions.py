@@ -51,13 +51,6 @@ def _weight_norm_interface_backward(grad_w: torch.Tensor, saved_v: torch.Tensor,
 _OWN = {torch.ops.aten._weight_norm_interface_backward.default: _weight_norm_interface_backward}
 
 
-# -- helper C (sorting, scans, dist): ---------------------------------------------------------
-# torch's own decompositions outside the Core ATen table, into ops the poplar dialect lowers:
-# dist(a, b, p) is norm(a - b, p), as ATen computes it.
-_TORCH_EXTRA_C = ("dist",)
-# -- end helper C ----------------------------------------------------------------------------
-
-
 # -- helper D (random distributions, copies, complex): ------------------------------------
 # torch's own decompositions outside the Core ATen table, into ops the poplar dialect lowers:
 # the *_copy ops into their views, and the distributions into a map over rand_like /
@@ -113,7 +106,6 @@ def _table() -> dict:
     # Not in the Core ATen table, but in captured programs: autograd's backward of an
     # indexed assignment (``h[:, 0] = v``) allocates with new_empty_strided.
     table.update(get_decompositions([torch.ops.aten.new_empty_strided.default]))
-    table.update(get_decompositions([getattr(torch.ops.aten, name) for name in _TORCH_EXTRA_C]))
     table.update(get_decompositions([getattr(torch.ops.aten, name) for name in _TORCH_EXTRA]))
     table.update(get_decompositions([getattr(torch.ops.aten, name) for name in _TORCH_EXTRA_C]))
     table.update(_OWN)
