@@ -1,5 +1,5 @@
-"""Resampling lowerings: nearest, nearest-exact and (bi/tri)linear upsampling
-(``F.interpolate``, ``nn.Upsample``) and their gradients.
+"""Resampling lowerings: nearest, nearest-exact, (bi/tri)linear and antialiased bilinear
+upsampling (``F.interpolate``, ``nn.Upsample``) and their gradients.
 
 Resampling is separable: each spatial dim whose size changes is resampled on its own,
 the last dim first, as PyTorch's CPU kernels do. Source positions and weights are
@@ -8,6 +8,9 @@ a gather of input slices at constant indices (``popops::multiSlice``; a broadcas
 when every input element repeats k times) and, for linear modes, a weighted sum of two
 such gathers (``popops::map``). The gradients scatter-add the incoming gradient back
 (``popops::multiUpdateAdd``; a reduction when every element repeated k times).
+Antialiased bilinear resampling mixes up to 2 * ceil(scale) + 1 inputs per output: each
+dim is a matmul with a constant weight matrix (``poplin::matMul``), its gradient one with
+the transposed matrix.
 """
 
 from __future__ import annotations
@@ -211,7 +214,95 @@ def lower_upsample_backward(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [g]
 
 
+# -- antialiased bilinear (F.interpolate(..., mode="bilinear", antialias=True)) ----------
+def aa_weights(in_size: int, out_size: int, align_corners: bool, scale: float | None) -> np.ndarray:
+    """The [out_size, in_size] float32 matrix of the antialiased bilinear resampling of one
+    dim, as ATen's ``_compute_weights_aa`` computes it (a triangle filter stretched by the
+    scale when downsampling, normalised per output element), in its float32 / double steps."""
+    if align_corners:
+        s = _F32(in_size - 1) / _F32(out_size - 1) if out_size > 1 else _F32(0.0)
+    else:
+        s = _scale(in_size, out_size, scale)
+    support = _F32(s) if s >= 1.0 else _F32(1.0)  # interp_size (2) * 0.5, stretched by the scale
+    invscale = _F32(1.0 / float(s)) if s >= 1.0 else _F32(1.0)
+    limit = int(math.ceil(float(support))) * 2 + 1
+    matrix = np.zeros((out_size, in_size), dtype=_F32)
+    for i in range(out_size):
+        center = _F32(float(s) * (i + 0.5))
+        low = max(int(float(center - support) + 0.5), 0)
+        count = min(max(min(int(float(center + support) + 0.5), in_size) - low, 0), limit)
+        weights = []
+        for j in range(count):
+            x = abs(_F32((float(_F32(j + low) - center) + 0.5) * float(invscale)))
+            weights.append(_F32(1.0) - x if x < 1.0 else _F32(0.0))
+        total = _F32(0.0)
+        for w in weights:
+            total = _F32(total + w)
+        for j, w in enumerate(weights):
+            matrix[i, low + j] = w / total if total != 0.0 else w
+    return matrix
+
+
+def _apply_matrix(lw: Lowering, x: ir.Value, dim: int, matrix: np.ndarray) -> ir.Value:
+    """``x`` with dim ``dim`` (of size ``matrix``'s columns) replaced by ``matrix @`` it: a
+    ``poplin_matmul`` of x (that dim last) with the constant transposed matrix."""
+    shape, element = shape_of(x), element_of(x)
+    rank = len(shape)
+    order = [d for d in range(rank) if d != dim] + [dim]
+    moved = lw.dim_shuffle(x, order) if dim != rank - 1 else x
+    f32 = ir.F32Type.get()
+    transposed = np.ascontiguousarray(matrix.T)
+    constant = lw.emit(pd.ConstantOp, ir.DenseElementsAttr.get(transposed, type=tensor_type(list(transposed.shape), f32)), i64(0),
+                       tensor_type(list(transposed.shape), f32))
+    moved_shape = [shape[d] for d in order[:-1]] + [matrix.shape[0]]
+    product = lw.matmul(moved, lw.cast(constant, element), tensor_type(moved_shape, element))
+    if dim == rank - 1:
+        return product
+    return lw.dim_shuffle(product, [order.index(d) for d in range(rank)])
+
+
+def _aa_arguments(lw: Lowering, op: ir.Operation, position: int) -> tuple[bool, list[float | None]]:
+    """(align_corners, scale of each spatial dim) of ``_upsample_bilinear2d_aa(_backward)``."""
+    align_corners = bool(lw.const(op.operands[position], "align_corners"))
+    if torch_ir.aten_name(op).endswith(".vec"):
+        factors = lw.const(op.operands[position + 1], "scale_factors")
+        return align_corners, list(factors) if factors is not None else [None, None]
+    return align_corners, [lw.const(v, "scale") for v in op.operands[position + 1 : position + 3]]
+
+
+def lower_upsample_bilinear2d_aa(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``_upsample_bilinear2d_aa(input, output_size, align_corners, scales_h, scales_w)`` (and
+    ``.vec``): the width, then the height, each a matmul with its constant weight matrix
+    (a dim whose size does not change is left as it is, as the CPU kernel does)."""
+    x, out = lw.v(op.operands[0]), result_type(op)
+    if len(shape_of(x)) != 4:
+        raise Unsupported(f"antialiased bilinear upsampling of a rank-{len(shape_of(x))} input (it takes [N, C, H, W])")
+    align_corners, scales = _aa_arguments(lw, op, 2)
+    for dim in (3, 2):
+        size = shape_of(x)[dim]
+        if size != out.shape[dim]:
+            x = _apply_matrix(lw, x, dim, aa_weights(size, out.shape[dim], align_corners, scales[dim - 2]))
+    return [x]
+
+
+def lower_upsample_bilinear2d_aa_backward(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``_upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners,
+    scales_h, scales_w)``: the transposed weight matrices, height then width."""
+    g, out = lw.v(op.operands[0]), result_type(op)
+    if len(out.shape) != 4:
+        raise Unsupported(f"antialiased bilinear upsampling gradient of rank {len(out.shape)} (it takes [N, C, H, W])")
+    align_corners, scales = _aa_arguments(lw, op, 3)
+    for dim in (2, 3):
+        size = shape_of(g)[dim]
+        if size != out.shape[dim]:
+            g = _apply_matrix(lw, g, dim, aa_weights(out.shape[dim], size, align_corners, scales[dim - 2]).T)
+    return [g]
+
+
 def populate(patterns: Registry[Pattern]) -> None:
-    """Register the lowerings of this family: nearest, nearest-exact and linear upsampling and their gradients."""
+    """Register the lowerings of this family: nearest, nearest-exact, linear and antialiased
+    bilinear upsampling and their gradients."""
+    patterns.register("torch.aten._upsample_bilinear2d_aa")(lower_upsample_bilinear2d_aa)
+    patterns.register("torch.aten._upsample_bilinear2d_aa_backward")(lower_upsample_bilinear2d_aa_backward)
     patterns.register(*(f"torch.aten.{packet}" for packet in _UPSAMPLE))(lower_upsample)
     patterns.register(*(f"torch.aten.{packet}_backward" for packet in _UPSAMPLE))(lower_upsample_backward)

@@ -24,6 +24,7 @@ import poptorch
 _G = torch.Generator().manual_seed(0)
 X = torch.randn(3, 4, generator=_G)
 
+IMAGE = torch.randn(2, 3, 7, 9, generator=_G)  # [N, C, H, W]
 VOLUME = torch.randn(2, 3, 4, 5, 6, generator=_G)  # [N, C, D, H, W]
 GRID3 = torch.rand(2, 3, 4, 2, 3, generator=_G) * 3.2 - 1.6  # [N, D_out, H_out, W_out, 3], past every face
 GRID_OPTIONS = [
@@ -59,6 +60,14 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     # -- grid_sample of volumes (grid_sampler_3d) ---------------------------------------------
     **{f"grid_sample_3d_{'-'.join(str(v) for v in o.values())}": (lambda x, g, o=o: F.grid_sample(x, g, **o), (VOLUME, GRID3))
        for o in GRID_OPTIONS},
+    # -- antialiased bilinear resampling (_upsample_bilinear2d_aa) -----------------------------
+    "interpolate_antialias_down": (lambda x: F.interpolate(x, size=(3, 4), mode="bilinear", antialias=True), (IMAGE,)),
+    "interpolate_antialias_up_and_down": (lambda x: F.interpolate(x, size=(11, 2), mode="bilinear", antialias=True), (IMAGE,)),
+    "interpolate_antialias_align_corners": (lambda x: F.interpolate(x, size=(4, 3), mode="bilinear", align_corners=True,
+                                                                    antialias=True), (IMAGE,)),
+    "interpolate_antialias_scale_factor": (lambda x: F.interpolate(x, scale_factor=0.35, mode="bilinear", antialias=True),
+                                           (IMAGE,)),
+    "interpolate_antialias_width_only": (lambda x: F.interpolate(x, size=(7, 3), mode="bilinear", antialias=True), (IMAGE,)),
     # -- rrelu in eval: leaky_relu with the mean slope ------------------------------------------
     "rrelu_eval": (lambda x: torch.nn.functional.rrelu(x, 0.1, 0.3, training=False), (X,)),
 }
@@ -75,9 +84,11 @@ def test_a_grown_resize_is_zero_beyond_the_old_elements() -> None:
     assert torch.equal(got.flatten()[12:], torch.zeros(4))
 
 
-@pytest.mark.parametrize("name", ["permute_copy", "view_copy", "as_strided_copy", "rrelu_eval"])
+@pytest.mark.parametrize("name", ["permute_copy", "view_copy", "as_strided_copy", "rrelu_eval", "interpolate_antialias_down",
+                                  "interpolate_antialias_up_and_down", "interpolate_antialias_align_corners"])
 def test_training_step_through_op_matches_eager(name: str) -> None:
-    check_training_step(CASES[name][0], X)
+    fn, inputs = CASES[name]
+    check_training_step(fn, inputs[0])
 
 
 class _GridSample3d(torch.nn.Module):
