@@ -15,7 +15,16 @@ from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.support.ir_build import boolean, f64, i64, i64_array, string, tensor_type
 from ipu_mlir.support.registry import Registry
 
-from ...lowering import Lowering, Pattern, Unsupported, dim_arg, element_of, is_float, result_type, shape_of
+from ...lowering import (
+    Lowering,
+    Pattern,
+    Unsupported,
+    dim_arg,
+    element_of,
+    is_float,
+    result_type,
+    shape_of,
+)
 from ...torch_ir import is_none
 
 

@@ -16,7 +16,16 @@ from ipu_mlir.support.ir_build import boolean, i64, string, tensor_type
 from ipu_mlir.support.registry import Registry
 
 from ... import torch_ir
-from ...lowering import Lowering, Pattern, Unsupported, dim_arg, element_of, is_float, result_type, shape_of
+from ...lowering import (
+    Lowering,
+    Pattern,
+    Unsupported,
+    dim_arg,
+    element_of,
+    is_float,
+    result_type,
+    shape_of,
+)
 from ...torch_ir import is_none
 
 
