@@ -74,15 +74,68 @@ def _pairs(pads: list[int], rank: int, what: str) -> list[tuple[int, int, int]]:
     """(dim, low, high) of a torch padding list (last dim first)."""
     if len(pads) % 2 or len(pads) // 2 > rank:
         raise Unsupported(f"{what} padding {pads} must hold a (low, high) pair for each of at most {rank} dims")
-    if any(p < 0 for p in pads):
+    if any(p < 0 for p in pads) and what != "replicate":
         raise Unsupported(f"negative {what} padding {pads} (cropping); slice the tensor instead")
     return [(rank - 1 - i, pads[2 * i], pads[2 * i + 1]) for i in range(len(pads) // 2)]
 
 
+def _replicate_runs(n: int, low: int, high: int) -> tuple[int, tuple[int, int], int]:
+    """A replicate pad with a negative side (a crop): ATen's output element ``i`` copies
+    input ``clamp(i - low, 0, n - 1)``, which is ``a`` copies of element 0, the input
+    slice ``[begin, end)`` and ``c`` copies of element ``n - 1``; returns ``(a, (begin,
+    end), c)``."""
+    if n == 0:
+        raise Unsupported("replication padding of an empty dim")
+    m = n + low + high
+    a = min(max(low, 0), m)
+    first, last = max(low, 0), max(min(low + n, m), max(low, 0))
+    c = m - max(last, a)
+    return a, (first - low, last - low), c
+
+
+def _replicate_cropping(lw: Lowering, x: ir.Value, dim: int, low: int, high: int) -> ir.Value:
+    n = shape_of(x)[dim]
+    a, (begin, end), c = _replicate_runs(n, low, high)
+    pieces = [_repeat(lw, slice_dim(lw, x, dim, 0, 1), dim, a) if a else None,
+              slice_dim(lw, x, dim, begin, end) if end > begin else None,
+              _repeat(lw, slice_dim(lw, x, dim, n - 1, n), dim, c) if c else None]
+    pieces = [p for p in pieces if p is not None]
+    if not pieces:  # an empty result
+        shape = shape_of(x)
+        shape[dim] = 0
+        return lw.zeros_or_ones(0, shape, element_of(x))
+    return lw.concat(pieces, dim)
+
+
+def _replicate_cropping_grad(lw: Lowering, g: ir.Value, dim: int, low: int, high: int, n: int) -> ir.Value:
+    """The gradient of ``_replicate_cropping``: each run's gradient where it came from."""
+    a, (begin, end), c = _replicate_runs(n, low, high)
+    m = shape_of(g)[dim]
+    terms = []
+    if a:
+        terms.append(_place(lw, _sum_dim(lw, slice_dim(lw, g, dim, 0, a), dim), dim, 0, n - 1))
+    if end > begin:
+        terms.append(_place(lw, slice_dim(lw, g, dim, a, a + end - begin), dim, begin, n - end))
+    if c:
+        terms.append(_place(lw, _sum_dim(lw, slice_dim(lw, g, dim, m - c, m), dim), dim, n - 1, 0))
+    if not terms:
+        shape = shape_of(g)
+        shape[dim] = n
+        return lw.zeros_or_ones(0, shape, element_of(g))
+    total = terms[0]
+    for term in terms[1:]:
+        total = lw.map("add(_1, _2)", [total, term], total.type)
+    return total
+
+
 def pad(lw: Lowering, x: ir.Value, pads: list[int], mode: str) -> ir.Value:
-    """``F.pad(x, pads, mode)`` for the modes reflect, replicate and circular."""
+    """``F.pad(x, pads, mode)`` for the modes reflect, replicate and circular (replicate
+    also with negative pads, which crop)."""
     for dim, low, high in _pairs(pads, len(shape_of(x)), mode):
-        x = _pad_dim(lw, x, dim, low, high, mode)
+        if low < 0 or high < 0:
+            x = _replicate_cropping(lw, x, dim, low, high)
+        else:
+            x = _pad_dim(lw, x, dim, low, high, mode)
     return x
 
 
@@ -129,9 +182,12 @@ def _place(lw: Lowering, x: ir.Value, dim: int, before: int, after: int) -> ir.V
     return lw.emit(pd.PadOp, x, i64_array(low), i64_array(high), f64(0.0), tensor_type(shape, element_of(x)))
 
 
-def pad_grad(lw: Lowering, g: ir.Value, pads: list[int], mode: str) -> ir.Value:
+def pad_grad(lw: Lowering, g: ir.Value, pads: list[int], mode: str, input_shape: list[int]) -> ir.Value:
     for dim, low, high in _pairs(pads, len(shape_of(g)), mode):
-        g = _pad_grad_dim(lw, g, dim, low, high, mode)
+        if low < 0 or high < 0:
+            g = _replicate_cropping_grad(lw, g, dim, low, high, input_shape[dim])
+        else:
+            g = _pad_grad_dim(lw, g, dim, low, high, mode)
     return g
 
 
@@ -153,7 +209,8 @@ def _mode_pad(mode: str) -> Callable[[Lowering, ir.Operation], list[Any]]:
 def _mode_pad_grad(mode: str) -> Callable[[Lowering, ir.Operation], list[Any]]:
     def lower(lw: Lowering, op: ir.Operation) -> list[Any]:
         """``reflection_pad{1,2,3}d_backward`` / ``replication_pad{1,2,3}d_backward(grad_output, self, padding)``."""
-        return _checked(lw, op, pad_grad(lw, lw.v(op.operands[0]), lw.const(op.operands[2], "padding"), mode))
+        x = lw.v(op.operands[1])
+        return _checked(lw, op, pad_grad(lw, lw.v(op.operands[0]), lw.const(op.operands[2], "padding"), mode, shape_of(x)))
 
     return lower
 

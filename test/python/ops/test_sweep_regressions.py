@@ -11,7 +11,8 @@ through ``poptorch`` against eager PyTorch (FP32; NaN and inf where eager gives 
 - the training steps of glu on an empty batch (every concatenated piece empty: an
   IndexError), bicubic upsampling (an ``_unsafe_index_put`` with None indices the
   importer refused) and F.threshold with a non-zero threshold (refused); causal attention
-  of unequal lengths (a non-splat boolean constant the IPU Model could not read).
+  of unequal lengths (a non-splat boolean constant the IPU Model could not read);
+- replicate padding with negative pads (crops; refused before), forward and backward.
 """
 
 from __future__ import annotations
@@ -108,6 +109,9 @@ _MASK = torch.rand(4, 5, generator=_G) > 0.4
     ("bicubic_scale", lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic"), torch.randn(1, 2, 4, 4, generator=_G)),
     ("threshold_negative", lambda x: F.threshold(x, -0.4, 2.5), torch.randn(3, 4, generator=_G)),
     ("threshold_positive", lambda x: F.threshold(x, 0.3, -1.0), torch.randn(3, 4, generator=_G)),
+    ("replicate_crop_all_then_pad", lambda x: F.pad(x, [-4, 5, 0, 0], mode="replicate"), torch.randn(1, 2, 3, 4, generator=_G)),
+    ("replicate_crop_both_sides", lambda x: F.pad(x, [-1, -1, 2, -1], mode="replicate"), torch.randn(1, 2, 3, 5, generator=_G)),
+    ("replicate_crop_and_pad_1d", lambda x: F.pad(x, [3, -2], mode="replicate"), torch.randn(2, 3, 5, generator=_G)),
 ])
 def test_sweep_training_step_matches_eager(name: str, fn: Callable, x: torch.Tensor) -> None:
     check_training_step(fn, x)
@@ -121,3 +125,8 @@ def test_causal_attention_of_unequal_lengths_matches_eager() -> None:
 def test_attention_with_boolean_mask_matches_eager() -> None:
     mask = _MASK
     check_inference(lambda q, k: F.scaled_dot_product_attention(q, k, k, attn_mask=mask), _Q, _KEY)
+
+
+@pytest.mark.parametrize("pads", [[-4, 5, 0, 0], [-1, -1, 2, -1], [2, -3, -2, 1], [-5, 2, 0, 0]])
+def test_negative_replicate_padding_matches_eager(pads: list[int]) -> None:
+    check_inference(lambda x: F.pad(x, pads, mode="replicate"), torch.randn(1, 2, 3, 4, generator=_G))
