@@ -27,6 +27,8 @@ X = torch.randn(3, 4, generator=_G)
 IMAGE = torch.randn(2, 3, 7, 9, generator=_G)  # [N, C, H, W]
 VOLUME = torch.randn(2, 3, 4, 5, 6, generator=_G)  # [N, C, D, H, W]
 GRID3 = torch.rand(2, 3, 4, 2, 3, generator=_G) * 3.2 - 1.6  # [N, D_out, H_out, W_out, 3], past every face
+SAMPLES2 = torch.rand(2, 3, 2, generator=_G)  # fractional pooling: a sample per plane and dim
+SAMPLES3 = torch.rand(2, 3, 3, generator=_G)
 GRID_OPTIONS = [
     {"align_corners": False}, {"align_corners": True}, {"padding_mode": "border", "align_corners": False},
     {"padding_mode": "reflection", "align_corners": False}, {"padding_mode": "reflection", "align_corners": True},
@@ -68,6 +70,16 @@ CASES: dict[str, tuple[Callable, tuple]] = {
     "interpolate_antialias_scale_factor": (lambda x: F.interpolate(x, scale_factor=0.35, mode="bilinear", antialias=True),
                                            (IMAGE,)),
     "interpolate_antialias_width_only": (lambda x: F.interpolate(x, size=(7, 3), mode="bilinear", antialias=True), (IMAGE,)),
+    # -- fractional max pooling with given samples (the windows they choose are data) ----------
+    "fractional_max_pool2d": (lambda x, u: F.fractional_max_pool2d(x, 3, output_size=(5, 4), return_indices=True, _random_samples=u),
+                              (IMAGE, SAMPLES2)),
+    "fractional_max_pool2d_rect": (lambda x, u: F.fractional_max_pool2d(x, (2, 3), output_ratio=(0.5, 0.7), return_indices=True,
+                                                                        _random_samples=u), (IMAGE, SAMPLES2)),
+    "fractional_max_pool2d_unbatched": (lambda x, u: F.fractional_max_pool2d(x[0], 2, output_size=(4, 1), return_indices=True,
+                                                                             _random_samples=u[:1]), (IMAGE, SAMPLES2)),
+    "fractional_max_pool2d_full_size": (lambda x, u: F.fractional_max_pool2d(x, 1, output_size=(7, 9), _random_samples=u), (IMAGE, SAMPLES2)),
+    "fractional_max_pool3d": (lambda x, u: F.fractional_max_pool3d(x, 2, output_size=(2, 2, 4), return_indices=True, _random_samples=u),
+                              (VOLUME, SAMPLES3)),
     # -- rrelu in eval: leaky_relu with the mean slope ------------------------------------------
     "rrelu_eval": (lambda x: torch.nn.functional.rrelu(x, 0.1, 0.3, training=False), (X,)),
 }
@@ -89,6 +101,26 @@ def test_a_grown_resize_is_zero_beyond_the_old_elements() -> None:
 def test_training_step_through_op_matches_eager(name: str) -> None:
     fn, inputs = CASES[name]
     check_training_step(fn, inputs[0])
+
+
+@pytest.mark.parametrize(("pool", "x", "options"), [
+    (F.fractional_max_pool2d, IMAGE, {"kernel_size": 3, "output_size": (5, 4), "_random_samples": SAMPLES2}),
+    (F.fractional_max_pool2d, IMAGE, {"kernel_size": 2, "output_size": (6, 8), "_random_samples": SAMPLES2}),  # windows overlap
+    (F.fractional_max_pool3d, VOLUME, {"kernel_size": (2, 3, 2), "output_size": (2, 2, 4), "_random_samples": SAMPLES3}),
+], ids=["2d", "2d_overlapping", "3d"])
+def test_fractional_max_pool_training_step_matches_eager(pool: Callable, x: torch.Tensor, options: dict) -> None:
+    check_training_step(lambda t: pool(t, **options), x)
+
+
+def test_fractional_max_pool_draws_its_own_samples() -> None:
+    """Without samples, F.fractional_max_pool2d draws them (torch.rand: poprand_uniform):
+    each output is the maximum at its index, and another seed chooses other windows."""
+    fn = lambda x: F.fractional_max_pool2d(x, 2, output_size=(4, 5), return_indices=True)  # noqa: E731
+    (out, index), (again, _), (other, _) = (
+        poptorch.inferenceModel(FunctionModel(fn), poptorch.Options().randomSeed(seed))(IMAGE) for seed in (1, 1, 2))
+    assert out.shape == (2, 3, 4, 5) and index.dtype == torch.int64
+    assert torch.equal(out, IMAGE.flatten(2).gather(2, index.flatten(2)).reshape(out.shape))
+    assert torch.equal(out, again) and not torch.equal(out, other)
 
 
 class _GridSample3d(torch.nn.Module):
