@@ -23,6 +23,7 @@ from . import (
     elementwise,
     embedding_bag,
     fft,
+    fractional_pool,
     grid_sample,
     histograms,
     im2col,
@@ -42,7 +43,7 @@ from . import (
 )
 
 FAMILIES = (elementwise, reductions, data_movement, indexing, linear, linalg, distances, embedding_bag, fft, normalization,
-            pooling, losses, random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops,
+            pooling, fractional_pool, losses, random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops,
             special, histograms)
 
 # Torch scalars: users read them as constants (``Lowering.const``); they produce no tensor.

@@ -34,7 +34,6 @@ from ...lowering import (
     spatial_list,
 )
 from ...torch_ir import is_none
-from . import fractional_pool
 
 # A window per output position of one spatial dim: the input positions it reads, in order.
 Windows = list[list[int]]
@@ -383,9 +382,7 @@ def lower_adaptive_max_pool_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def populate(patterns: Registry[Pattern]) -> None:
-    """Register the lowerings of this family: pooling and its gradients (fractional max
-    pooling from ``fractional_pool.py``)."""
-    fractional_pool.populate(patterns)
+    """Register the lowerings of this family: pooling and its gradients."""
     patterns.register("torch.aten.max_pool1d", "torch.aten.max_pool2d", "torch.aten.max_pool3d", "torch.aten.max_pool2d_with_indices",
                       "torch.aten.max_pool3d_with_indices")(_accepts_unbatched(lower_max_pool))
     patterns.register("torch.aten.avg_pool1d", "torch.aten.avg_pool2d", "torch.aten.avg_pool3d")(_accepts_unbatched(lower_avg_pool))
