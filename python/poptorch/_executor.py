@@ -652,7 +652,7 @@ class PoplarExecutor:
         if not self._training:
             outputs = [_assemble(streams[interface.output_stream(i)]) for i in range(len(captured.outputs))]
             _write_back_inputs(streams, interface, len(outputs), captured, tensors)
-            return pytree.tree_unflatten(layout.assemble(outputs, tensors), captured.out_spec)
+            return _unflatten(layout.assemble(outputs, tensors), captured.out_spec)
         self._device_newer = True
         self._updates += self._options.device_iterations
         self._uploaded_version = _host_sync.bump_version(self._user_model)
@@ -661,7 +661,24 @@ class PoplarExecutor:
         loss, others = results[0], results[1:]
         at = layout.tensor_positions.index(captured.loss_index)  # the loss among the tensor outputs
         outputs = others[:at] + [loss] + others[at:]
-        return pytree.tree_unflatten(layout.assemble(outputs, tensors), captured.out_spec)
+        return _unflatten(layout.assemble(outputs, tensors), captured.out_spec)
+
+
+def _unflatten(leaves: list[Any], spec: pytree.TreeSpec) -> Any:
+    """``pytree.tree_unflatten``, except that a ``torch.Size`` comes back as a torch.Size
+    (torch's pytree rebuilds it as a plain tuple), as eager returns it."""
+    values = iter(leaves)
+
+    def build(node: pytree.TreeSpec) -> Any:
+        if node.is_leaf():
+            return next(values)
+        children = [build(child) for child in node.children_specs]
+        if node.type is torch.Size:
+            return torch.Size(children)
+        leaf = pytree.tree_structure(0)
+        return pytree.tree_unflatten(children, pytree.TreeSpec(node.type, node.context, [leaf] * len(children)))
+
+    return build(spec)
 
 
 def _write_back_inputs(streams: dict[str, list[torch.Tensor]], interface: Any, first: int, captured: Any,

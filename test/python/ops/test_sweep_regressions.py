@@ -12,7 +12,8 @@ through ``poptorch`` against eager PyTorch (FP32; NaN and inf where eager gives 
   IndexError), bicubic upsampling (an ``_unsafe_index_put`` with None indices the
   importer refused) and F.threshold with a non-zero threshold (refused); causal attention
   of unequal lengths (a non-splat boolean constant the IPU Model could not read);
-- replicate padding with negative pads (crops; refused before), forward and backward.
+- replicate padding with negative pads (crops; refused before), forward and backward;
+- torch.Size outputs (``broadcast_shapes``, ``x.shape``): plain tuples before.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from collections.abc import Callable
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers.op_runs import check_inference, check_training_step
+from helpers import FP32
+from helpers.op_runs import FunctionModel, check_inference, check_training_step
+
+import poptorch
 
 _G = torch.Generator().manual_seed(0)
 X = torch.randn(3, 4, generator=_G)
@@ -130,3 +134,12 @@ def test_attention_with_boolean_mask_matches_eager() -> None:
 @pytest.mark.parametrize("pads", [[-4, 5, 0, 0], [-1, -1, 2, -1], [2, -3, -2, 1], [-5, 2, 0, 0]])
 def test_negative_replicate_padding_matches_eager(pads: list[int]) -> None:
     check_inference(lambda x: F.pad(x, pads, mode="replicate"), torch.randn(1, 2, 3, 4, generator=_G))
+
+
+def test_size_outputs_come_back_as_torch_size() -> None:
+    """torch.broadcast_shapes and x.shape outputs are torch.Size, as in eager (torch's pytree
+    rebuilds a Size as a plain tuple)."""
+    got = poptorch.inferenceModel(FunctionModel(lambda x: (torch.broadcast_shapes((3, 1), (1, 4)), {"shape": x.shape, "y": x + 1})))(X)
+    assert type(got[0]) is torch.Size and type(got[1]["shape"]) is torch.Size
+    assert got[0] == torch.Size([3, 4]) and got[1]["shape"] == X.shape
+    torch.testing.assert_close(got[1]["y"], X + 1, **FP32)
