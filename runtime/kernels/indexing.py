@@ -5,6 +5,8 @@ tensor and leave their operands unchanged, as the ops' value semantics say."""
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch_mlir import ir
 
@@ -18,9 +20,10 @@ _SCATTER_REDUCE = {"add": "sum", "mul": "prod", "max": "amax", "min": "amin"}
 def _multi_update(op: ir.Operation) -> Kernel:
     dim, kind = attr(op, "dim"), attr(op, "op")
     table_shape, _ = tensor_type(op.operands[0])
-    _, index_dtype = tensor_type(op.operands[2])
-    # The updates with the indices' dims folded into one, as index_copy / index_add take them.
-    flat_shape = table_shape[:dim] + [-1] + table_shape[dim + 1:]
+    index_shape, index_dtype = tensor_type(op.operands[2])
+    # The updates with the indices' dims folded into one, as index_copy / index_add take them
+    # (the static index count, not -1, which an empty table cannot resolve).
+    flat_shape = table_shape[:dim] + [math.prod(index_shape)] + table_shape[dim + 1:]
     if kind not in ("copy", "add"):
         raise KernelError(f"popops_multi_update op '{kind}' has no kernel")
     update = torch.Tensor.index_copy if kind == "copy" else torch.Tensor.index_add

@@ -34,6 +34,16 @@ def test_multi_update_add_sums_repeated_indices_along_an_inner_dim(kernel_of) ->
     torch.testing.assert_close(fn(table, updates, indices), expected, rtol=1e-6, atol=1e-6)
 
 
+def test_multi_update_of_an_empty_table_is_empty(kernel_of) -> None:  # noqa: ANN001
+    """A zero-size batch (the gradient of eigh over a [0, 5, 5] input) has updates whose
+    folded shape -1 cannot be inferred: the kernel folds with the static index count."""
+    fn = kernel_of("%t: tensor<0x5xf32>, %u: tensor<0x2xf32>, %i: tensor<2xi64>",
+                   '%0 = "poplar.popops_multi_update"(%t, %u, %i) {dim = 1 : i64, op = "add"} '
+                   ': (tensor<0x5xf32>, tensor<0x2xf32>, tensor<2xi64>) -> tensor<0x5xf32>')
+    result = fn(torch.zeros(0, 5), torch.zeros(0, 2), torch.tensor([1, 3]))
+    assert result.shape == (0, 5)
+
+
 @pytest.mark.parametrize("op, include_self", [("copy", True), ("add", True), ("add", False), ("mul", True), ("mul", False),
                                               ("max", True), ("max", False), ("min", True), ("min", False)])
 def test_scatter_matches_torch(kernel_of, op: str, include_self: bool) -> None:  # noqa: ANN001
