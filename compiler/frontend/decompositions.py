@@ -98,6 +98,53 @@ _TORCH_EXTRA_C = ("dist",)
 # -- end helper C ----------------------------------------------------------------------------
 
 
+# -- helper E (losses): -------------------------------------------------------------------------
+def _multilabel_margin_loss_forward(input: torch.Tensor, target: torch.Tensor,  # noqa: A002 - ATen's argument name
+                                    reduction: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """multilabel_margin_loss as ATen computes it: for each sample, the sum over its target
+    classes ``t_j`` (up to the first -1) and its non-target classes ``i`` of
+    ``max(0, 1 - x[t_j] + x[i]) / C``. (torch's decomposition also counts the positions
+    after the first -1, as class 0: wrong numbers.)"""
+    shape = input.shape
+    input, target = torch.atleast_2d(input), torch.atleast_2d(target)
+    classes = input.shape[1]
+    idx = torch.arange(classes, device=target.device)
+    end = torch.amin(torch.where(target == -1, idx, classes), dim=-1, keepdim=True)
+    valid = idx < end  # [N, C]: target position j is before the first -1
+    is_target = torch.any(idx == torch.where(valid, target, -1).unsqueeze(-1), dim=1)  # [N, C]: class i is a target
+    u = torch.gather(input, -1, torch.where(valid, target, 0))  # [N, C]: x[t_j]
+    z = (1.0 - u.unsqueeze(-1) + input.unsqueeze(1)).clamp_min(0) / classes  # [N, j, i]
+    z = torch.where(valid.unsqueeze(-1) & ~is_target.unsqueeze(1), z, 0.0)
+    per_sample = z.sum(dim=(1, 2))
+    loss = per_sample.mean() if reduction == 1 else per_sample.sum() if reduction == 2 else per_sample.reshape(shape[:-1])
+    return loss, is_target.to(input.dtype).reshape(target.shape if len(shape) > 1 else shape)
+
+
+_OWN[torch.ops.aten.multilabel_margin_loss_forward.default] = _multilabel_margin_loss_forward
+
+
+@contextlib.contextmanager
+def own_autograd_decompositions() -> Iterator[None]:
+    """While the joint graph is traced, ops whose torch decomposition is also their
+    autograd kernel (``py_impl(Autograd)``, which runs before any decomposition table)
+    take ours instead: multilabel_margin_loss."""
+    from torch._C import DispatchKey
+
+    op = torch.ops.aten.multilabel_margin_loss_forward.default
+    saved = op.py_kernels.get(DispatchKey.Autograd)
+    op.py_kernels[DispatchKey.Autograd] = _multilabel_margin_loss_forward
+    op._dispatch_cache.clear()
+    try:
+        yield
+    finally:
+        if saved is None:
+            op.py_kernels.pop(DispatchKey.Autograd, None)
+        else:
+            op.py_kernels[DispatchKey.Autograd] = saved
+        op._dispatch_cache.clear()
+# -- end helper E ----------------------------------------------------------------------------
+
+
 @functools.cache
 def _table() -> dict:
     from torch._decomp import core_aten_decompositions, get_decompositions

@@ -40,7 +40,12 @@ from .capture import (
     set_roles,
     unchecked_linalg_errors,
 )
-from .decompositions import decomposition_table, lowered_ops_whole, reference_linear_cross_entropy
+from .decompositions import (
+    decomposition_table,
+    lowered_ops_whole,
+    own_autograd_decompositions,
+    reference_linear_cross_entropy,
+)
 from .losses import find_loss, marking_losses
 from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
 from .tracing import fresh_blocks_per_run, tracing
@@ -254,7 +259,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     try:
         with (fxtb.preserve_node_meta(), tracing(), _exporting(), fresh_blocks_per_run(model), _math_attention(),
               lowered_ops_whole(), _tensor_constants(), _no_mkldnn(), unchecked_linalg_errors(), reference_linear_cross_entropy(),
-              warnings.catch_warnings()):
+              own_autograd_decompositions(), warnings.catch_warnings()):
             warnings.filterwarnings("ignore", category=FutureWarning)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.")
             joint = aot_export_joint_with_descriptors(stack, wrapper, args, kwargs, decompositions=_decompositions())

@@ -191,8 +191,6 @@ def test_every_loss_has_a_case() -> None:
 NOT_TRAINABLE = {
     # torch's fake kernel of aten._ctc_loss has a data-dependent output shape, so torch.export cannot trace it.
     "ctc_loss": pytest.mark.skip(reason="torch.export cannot trace aten._ctc_loss (see test_error_ctc_loss)"),
-    # The poplar program computes a different value from eager, in inference too.
-    "multilabel_margin_loss": pytest.mark.xfail(strict=True, reason="multilabel_margin_loss lowers to wrong numbers"),
 }
 TRAINABLE = [pytest.param(name, marks=NOT_TRAINABLE[name]) if name in NOT_TRAINABLE else name for name in sorted(CASES)]
 
