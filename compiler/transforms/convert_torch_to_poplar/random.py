@@ -178,8 +178,8 @@ def lower_multinomial(lw: Lowering, op: ir.Operation) -> list[Any]:
     of the (unnormalised) weights ``self``, int64.
 
     With replacement, each sample counts the categories whose running weight
-    (``popops_cumulative_sum``) is at most ``u * total`` for a uniform ``u`` in [0, 1) (the
-    inverse of the CDF). Without replacement, as eager draws it: the ``num_samples`` largest
+    (``popops_cumulative_sum``) is at most ``u * total`` for a uniform ``u`` in [0, 1)
+    (``popops_search_sorted``: the inverse of the CDF). Without replacement, as eager draws it: the ``num_samples`` largest
     keys ``p / e`` (``popops_top_k``) for exponential draws ``e = -log1p(-u)``, which picks
     categories one after another with probability proportional to the weights left."""
     probs, out = lw.v(op.operands[0]), result_type(op)
@@ -201,12 +201,9 @@ def lower_multinomial(lw: Lowering, op: ir.Operation) -> list[Any]:
     running = lw.emit(pd.CumulativeSumOp, probs, i64(last), probs.type)
     total = lw.emit(pd.SliceOp, running, i64_array([0] * last + [categories - 1]), i64_array(shape), i64_array([1] * len(shape)),
                     tensor_type([*batch, 1], element))
-    u = _draw(lw, pd.UniformOp, 0.0, 1.0, tensor_type([*batch, count, 1], element))
-    threshold = lw.map("mul(_1, _2)", [u, lw.reshape(total, [*batch, 1, 1])], u.type)
-    below = lw.map("le(_1, _2)", [lw.reshape(running, [*batch, 1, categories]), threshold],
-                   tensor_type([*batch, count, categories], ir.IntegerType.get_signless(1)))
-    index = out.element_type
-    passed = lw.reduce(lw.cast(below, index), "add", [last + 1], False, 1.0, tensor_type([*batch, count], index))
+    u = _draw(lw, pd.UniformOp, 0.0, 1.0, tensor_type([*batch, count], element))
+    threshold = lw.map("mul(_1, _2)", [u, total], u.type)
+    passed = lw.emit(pd.SearchSortedOp, running, threshold, [], boolean(True), out)  # running weights <= threshold
     return [lw.map(f"min(_1, {categories - 1})", [passed], out)]  # u * total rounding up to the total
 
 
