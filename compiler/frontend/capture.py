@@ -191,10 +191,26 @@ def _unsafe_index_puts_with_gaps(graph: torch.fx.Graph) -> None:
             node.target = torch.ops.aten.index_put.default
 
 
+def _wrapped_bag_padding(graph: torch.fx.Graph) -> None:
+    """``embedding_bag.padding_idx`` with a negative padding_idx counts from the last row
+    (-1 is the last row), while torch-mlir imports ``_embedding_bag_forward_only`` as the
+    same op with -1 meaning no padding row: the negative index becomes its row before import."""
+    for node in graph.nodes:
+        if node.target is not torch.ops.aten.embedding_bag.padding_idx:
+            continue
+        if len(node.args) > 8 and isinstance(node.args[8], int) and node.args[8] < 0:
+            rows = node.args[0].meta["val"].shape[0]
+            node.args = (*node.args[:8], node.args[8] + rows, *node.args[9:])
+        elif isinstance(node.kwargs.get("padding_idx"), int) and node.kwargs["padding_idx"] < 0:
+            rows = node.args[0].meta["val"].shape[0]
+            node.kwargs = {**node.kwargs, "padding_idx": node.kwargs["padding_idx"] + rows}
+
+
 def import_program(program: ExportedProgram | torch.fx.GraphModule, context: ir.Context, func_name: str = MAIN_FUNC) -> ir.Module:
     """Import an exported program's (or a joint graph module's) graph as ``func @main``."""
     graph = program.graph if isinstance(program, torch.fx.GraphModule) else program.graph_module.graph
     _unsafe_index_puts_with_gaps(graph)
+    _wrapped_bag_padding(graph)
     importer = FxImporter(context=context, hooks=DenseLiterals())
     importer._cc = _LocatingContextCache(context, py_attr_tracker=importer._py_attr_tracker)
     importer.import_stateless_graph(graph, func_name=func_name)

@@ -140,6 +140,29 @@ def _decompositions() -> dict:
                                 aten._scaled_dot_product_flash_attention_for_cpu.default))
 
 
+def _refuse_what_training_cannot_hold(graph: torch.fx.Graph) -> None:
+    """CaptureError for a forward that changes a parameter in place (nn.Embedding /
+    nn.EmbeddingBag ``max_norm`` renormalises the rows it looks up: a training program
+    changes parameters only in the optimizer step) and for sparse gradients (``sparse=True``
+    embeddings: the IPU holds dense tensors only)."""
+    output = next(n for n in graph.nodes if n.op == "output")
+    for desc in output.meta.get("desc", []):
+        mutated = getattr(desc, "mutated_input", None)
+        if type(desc).__name__ == "InputMutationAOTOutput" and type(mutated).__name__ == "ParamAOTInput":
+            raise CaptureError(
+                f"the model's forward changes parameter '{_strip(mutated.target)}' in place (nn.Embedding / "
+                "nn.EmbeddingBag with max_norm renormalise the rows they look up); a training program changes "
+                "parameters only in the optimizer step: drop max_norm, or renormalise the weight outside the "
+                "model (with torch.no_grad(), between steps, then copyWeightsToDevice())")
+    for node in graph.nodes:
+        value = node.meta.get("val")
+        if isinstance(value, torch.Tensor) and value.layout != torch.strided:
+            raise CaptureError(
+                f"{node.target} gives a gradient with the {str(value.layout).removeprefix('torch.')} layout "
+                "(nn.Embedding / nn.EmbeddingBag with sparse=True); the IPU holds dense tensors only: use "
+                "sparse=False (a dense gradient of the same values)")
+
+
 @contextlib.contextmanager
 def _exporting() -> Any:
     """``torch.compiler.is_exporting()`` and ``is_compiling()`` are True, as under torch.export,
@@ -271,6 +294,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
         stack.close()  # FakeTensorMode ends here, before anything runs on real tensors
 
     graph = graph_module.graph
+    _refuse_what_training_cannot_hold(graph)
     arguments: list[tuple[RoleKind, str, TensorSpec]] = []
     constants: dict[str, torch.Tensor] = {}
     for node in [n for n in graph.nodes if n.op == "placeholder"]:

@@ -17,7 +17,7 @@ import numpy as np
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
-from ipu_mlir.support.ir_build import boolean, i64, i64_array, tensor_type
+from ipu_mlir.support.ir_build import boolean, i64, i64_array, string, tensor_type
 from ipu_mlir.support.registry import Registry
 
 from ... import torch_ir
@@ -204,9 +204,42 @@ def lower_per_sample_weights_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [dots if valid is None else lw.map("select(_2, _1, 0.0)", [dots, valid], out)]
 
 
+def lower_embedding_renorm(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """``embedding_renorm(weight, indices, max_norm, norm_type)`` (``max_norm`` of
+    F.embedding / F.embedding_bag; the functional form of ``embedding_renorm_``): each row
+    an index refers to whose ``norm_type``-norm exceeds ``max_norm`` is scaled by
+    ``max_norm / (norm + 1e-7)``, as ATen does; the other rows are unchanged."""
+    weight, indices = lw.v(op.operands[0]), lw.v(op.operands[1])
+    max_norm, p = float(lw.const(op.operands[2], "max_norm")), float(lw.const(op.operands[3], "norm_type"))
+    out = result_type(op)
+    element = out.element_type
+    if len(shape_of(weight)) != 2:
+        raise Unsupported(f"embedding_renorm of a weight of rank {len(shape_of(weight))} (rows of a 2-D table)")
+    rows = shape_of(weight)[0]
+    weight = lw.cast(weight, element)
+    row_type = tensor_type([rows], element)
+    if p == 2.0:
+        norms = lw.map("sqrt(_1)", [lw.reduce(lw.map("square(_1)", [weight], weight.type), "add", [1], False, 1.0, row_type)], row_type)
+    elif p == 1.0:
+        norms = lw.reduce(lw.map("abs(_1)", [weight], weight.type), "add", [1], False, 1.0, row_type)
+    elif p > 0 and p != float("inf"):
+        powered = lw.reduce(lw.map(f"pow(abs(_1), {p!r})", [weight], weight.type), "add", [1], False, 1.0, row_type)
+        norms = lw.map(f"pow(_1, {1.0 / p!r})", [powered], row_type)
+    else:
+        raise Unsupported(f"embedding max_norm with norm_type {p} (a finite p > 0)")
+    count = max(1, int(np.prod(shape_of(indices))))
+    flat = lw.reshape(lw.cast(indices, _i64()), [count]) if shape_of(indices) else lw.reshape(lw.cast(indices, _i64()), [1])
+    ones = lw.zeros_or_ones(1.0, [count], element)
+    referenced = lw.emit(pd.MultiUpdateOp, lw.zeros_or_ones(0.0, [rows], element), ones, flat, i64(0), string("copy"), row_type)
+    scale = lw.map(f"select(and(gt(_1, {max_norm!r}), gt(_2, 0.5)), div({max_norm!r}, add(_1, 1e-07)), 1.0)",
+                   [norms, referenced], row_type)
+    return [lw.map("mul(_1, _2)", [weight, lw.broadcast(lw.reshape(scale, [rows, 1]), shape_of(weight))], out)]
+
+
 def populate(patterns: Registry[Pattern]) -> None:
     """Register the lowerings of this family: embedding bags and their gradients."""
     # torch-mlir imports _embedding_bag_forward_only as embedding_bag.padding_idx (same operands).
     patterns.register("torch.aten._embedding_bag", "torch.aten._embedding_bag_forward_only", "torch.aten.embedding_bag")(lower_embedding_bag)
     patterns.register("torch.aten._embedding_bag_backward")(lower_embedding_bag_grad)
     patterns.register("torch.aten._embedding_bag_per_sample_weights_backward")(lower_per_sample_weights_grad)
+    patterns.register("torch.aten.embedding_renorm")(lower_embedding_renorm)

@@ -143,3 +143,68 @@ def test_size_outputs_come_back_as_torch_size() -> None:
     assert type(got[0]) is torch.Size and type(got[1]["shape"]) is torch.Size
     assert got[0] == torch.Size([3, 4]) and got[1]["shape"] == X.shape
     torch.testing.assert_close(got[1]["y"], X + 1, **FP32)
+
+
+_INDEX = torch.tensor([0, 2, 0, 1])
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin", "mean", "prod"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_trains_as_eager(reduce: str, include_self: bool) -> None:
+    """index_reduce along dim 1 of a [3, 4, 2] tensor, both ways of include_self (an
+    IndexError in the sweep once), forward and one training step."""
+    source = torch.randn(3, 4, 2, generator=_G)
+    x = torch.randn(3, 3, 2, generator=_G)
+    check_inference(lambda t, s: t.index_reduce(1, _INDEX, s, reduce, include_self=include_self), x, source)
+    check_training_step(lambda s: x.index_reduce(1, _INDEX, s, reduce, include_self=include_self), source)
+
+
+_BAG_INDICES, _BAG_OFFSETS = torch.tensor([0, 4, 1, 4, 2, 3]), torch.tensor([0, 3])
+
+
+def test_embedding_bag_negative_padding_idx_is_the_last_row() -> None:
+    """padding_idx=-1 is the last row (4 of 5), as in eager; it was taken as 'no padding'."""
+    weight = torch.randn(5, 3, generator=_G)
+    check_inference(lambda i, w, o: F.embedding_bag(i, w, o, mode="sum", padding_idx=-1), _BAG_INDICES, weight, _BAG_OFFSETS)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0])
+def test_embedding_bag_max_norm_renormalises_the_rows_it_looks_up(norm_type: float) -> None:
+    """max_norm scales the looked-up rows whose norm exceeds it (embedding_renorm), in the
+    output and in the caller's weight tensor, which eager updates in place."""
+    weight = torch.randn(5, 3, generator=_G) * 2
+
+    def bag(i: torch.Tensor, w: torch.Tensor, o: torch.Tensor) -> torch.Tensor:
+        return F.embedding_bag(i, w, o, mode="sum", max_norm=1.0, norm_type=norm_type)
+
+    eager_weight, ipu_weight = weight.clone(), weight.clone()
+    with torch.no_grad():
+        want = bag(_BAG_INDICES, eager_weight, _BAG_OFFSETS)
+    got = poptorch.inferenceModel(FunctionModel(bag))(_BAG_INDICES, ipu_weight, _BAG_OFFSETS)
+    torch.testing.assert_close(got, want, **FP32)
+    torch.testing.assert_close(ipu_weight, eager_weight, **FP32)
+    assert not torch.equal(eager_weight, weight)  # some row was renormalised
+
+
+class _Bag(torch.nn.Module):
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__()
+        self.bag = torch.nn.EmbeddingBag(10, 4, mode="sum", **kwargs)
+
+    def forward(self, i: torch.Tensor, o: torch.Tensor) -> torch.Tensor:
+        return poptorch.identity_loss(self.bag(i, o).sum(), reduction="sum")
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"max_norm": 1.0}, r"the model's forward changes parameter 'bag.weight' in place \(nn.Embedding / nn.EmbeddingBag "
+                        r"with max_norm .*drop max_norm"),
+    ({"sparse": True}, r"gives a gradient with the sparse_coo layout \(nn.Embedding / nn.EmbeddingBag with sparse=True\); "
+                       r"the IPU holds dense tensors only: use sparse=False"),
+], ids=["max_norm", "sparse"])
+def test_embedding_bag_training_refuses_max_norm_and_sparse(kwargs: dict, message: str) -> None:
+    from ipu_mlir.compiler.frontend.capture import CaptureError
+
+    model = _Bag(**kwargs)
+    training = poptorch.trainingModel(model, optimizer=poptorch.optim.SGD(model.parameters(), lr=0.1))
+    with pytest.raises(CaptureError, match=message):
+        training(_BAG_INDICES, _BAG_OFFSETS)
