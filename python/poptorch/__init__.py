@@ -8,6 +8,7 @@ from __future__ import annotations
 import torch
 
 from . import enums, optim  # noqa: F401
+from ._async_accessor import AsynchronousDataAccessor
 from ._dataloader import DataLoader
 from ._executor import PoplarExecutor
 from ._logging import setLogLevel
@@ -64,6 +65,7 @@ def trainingModel(  # noqa: N802
 
 
 __all__ = [
+    "AsynchronousDataAccessor",
     "BeginBlock",
     "Block",
     "BlockFunction",

@@ -126,6 +126,7 @@ class DataLoader(torch.utils.data.DataLoader):
         self._options = options
         self._mode = mode
         self._accessor: Any = None
+        self._drop_last_requested = bool(drop_last)
         iterable = isinstance(dataset, torch.utils.data.IterableDataset)
         process_id = options.Distributed.processId
         num_processes = options.Distributed.numProcesses

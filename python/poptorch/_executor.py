@@ -536,7 +536,8 @@ class PoplarExecutor:
                         f"input '{leaf.name}' has {batch} as its first dimension (batch), which is not a multiple of "
                         f"{self._factor_text()}. Every input's dim 0 must be the micro-batch size times {factor}; "
                         f"pass a batch of a multiple of {factor}, or change deviceIterations / replicationFactor / "
-                        "gradientAccumulation."
+                        "gradientAccumulation. (A poptorch.DataLoader with the same options yields batches of its "
+                        "combinedBatchSize, a multiple of that, unless drop_last=False leaves a short last batch.)"
                     )
         if self._options.replication_factor != 1:
             raise ValueError(
@@ -618,7 +619,9 @@ class PoplarExecutor:
             if was_tensor and given != description:
                 raise ValueError(
                     f"input '{leaf.name}': the model was compiled for {description}, got {given}; "
-                    "shapes and dtypes cannot change between calls (compile a new model for new shapes)"
+                    "shapes and dtypes cannot change between calls (compile a new model for new shapes; batches "
+                    "from a poptorch.DataLoader all hold its combinedBatchSize samples, except a short last batch "
+                    "that drop_last=False keeps: use drop_last=True)"
                 )
             if not was_tensor and not _same_value(value, leaf.value):
                 raise ValueError(
