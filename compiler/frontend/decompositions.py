@@ -123,6 +123,25 @@ def _multilabel_margin_loss_forward(input: torch.Tensor, target: torch.Tensor,  
 _OWN[torch.ops.aten.multilabel_margin_loss_forward.default] = _multilabel_margin_loss_forward
 
 
+def _mul_complex_scalar(x: torch.Tensor, other: object) -> object:
+    """``x * c`` for a Python complex ``c`` (angle's gradient multiplies by 1j, ``z * 2j``), which
+    Torch-MLIR cannot import as a scalar: the complex product on the (real, imaginary)
+    planes. Any other scalar: NotImplemented, so the lowered ``mul.Scalar`` stays."""
+    if not isinstance(other, complex):
+        return NotImplemented
+    a, b = other.real, other.imag
+    if not x.is_complex():
+        return torch.view_as_complex(torch.stack([x * a, x * b], -1))
+    planes = torch.view_as_real(x)
+    re, im = planes[..., 0], planes[..., 1]
+    return torch.view_as_complex(torch.stack([re * a - im * b, re * b + im * a], -1))
+
+
+# Ops that have a lowering, decomposed only in the calls the lowering cannot take (the
+# decomposition returns NotImplemented for the others).
+_ONLY_SOME_CALLS = {torch.ops.aten.mul.Scalar: _mul_complex_scalar, torch.ops.aten.mul.Tensor: _mul_complex_scalar}
+
+
 @contextlib.contextmanager
 def own_autograd_decompositions() -> Iterator[None]:
     """While the joint graph is traced, ops whose torch decomposition is also their
@@ -170,6 +189,7 @@ def decomposition_table(extra: tuple[torch._ops.OpOverload, ...] = ()) -> dict:
 
     table = dict(_table())
     table.update(get_decompositions(list(extra)))
+    table.update(_ONLY_SOME_CALLS)
     return table
 
 

@@ -208,3 +208,16 @@ def test_embedding_bag_training_refuses_max_norm_and_sparse(kwargs: dict, messag
     training = poptorch.trainingModel(model, optimizer=poptorch.optim.SGD(model.parameters(), lr=0.1))
     with pytest.raises(CaptureError, match=message):
         training(_BAG_INDICES, _BAG_OFFSETS)
+
+
+def test_angle_trains_as_eager() -> None:
+    """angle of real inputs (gradient 0) and of complex ones, whose gradient multiplies by
+    1j: a complex scalar Torch-MLIR cannot import, computed on the (real, imaginary) planes."""
+    x = torch.tensor([[-1.5, 0.0, 2.0], [3.0, -0.5, 1.0]])
+    check_training_step(lambda t: torch.angle(t) * t, x)
+    check_training_step(lambda t: torch.angle(torch.complex(t, t * 0.5 - 1.0)), torch.randn(2, 3, generator=_G))
+
+
+def test_times_complex_scalar_matches_eager() -> None:
+    z = torch.complex(torch.randn(2, 3, generator=_G), torch.randn(2, 3, generator=_G))
+    check_inference(lambda a, b: torch.view_as_real(torch.complex(a, b) * (0.5 - 2j)), z.real.clone(), z.imag.clone())
