@@ -214,6 +214,13 @@ class DataLoader(torch.utils.data.DataLoader):
             else:
                 mine = size
                 dropped = size % combined if drop_last else 0
+                if shuffle and sampler is None and kwargs.get("generator") is None:
+                    # The order is drawn here, from Options.randomSeed or the caller's RNG,
+                    # so that a worker process (Async modes) shuffles exactly as Sync does.
+                    seed = options.random_seed
+                    if seed is None:
+                        seed = int(torch.empty((), dtype=torch.int64).random_().item())
+                    kwargs["generator"] = torch.Generator().manual_seed(seed)
             leftover = mine % combined
             if drop_last and dropped:
                 from ._logging import logger

@@ -276,3 +276,20 @@ def test_interpreter_exit_stops_the_worker():
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.split()[0])
     assert not alive(pid)
+
+
+def test_shuffle_is_the_same_in_every_mode():
+    """The shuffle is drawn when the loader is built, so a worker process shuffles as the
+    calling thread does: the same orders, epoch after epoch."""
+    orders = {}
+    for mode in DataLoaderMode:
+        torch.manual_seed(5)
+        loader = poptorch.DataLoader(make_options(2), Squares(20), batch_size=2, shuffle=True, mode=mode,
+                                     async_options=None if mode == DataLoaderMode.Sync else FORK)
+        try:
+            orders[mode] = [[expected.indices_of(b) for b in read(loader)] for _ in range(2)]
+        finally:
+            loader.terminate()
+    sync = orders[DataLoaderMode.Sync]
+    assert sync[0] != sync[1] and sorted(i for b in sync[0] for i in b) == list(range(20))
+    assert orders[DataLoaderMode.Async] == sync and orders[DataLoaderMode.AsyncRebatched] == sync
