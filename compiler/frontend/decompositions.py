@@ -137,9 +137,30 @@ def _mul_complex_scalar(x: torch.Tensor, other: object) -> object:
     return torch.view_as_complex(torch.stack([re * a - im * b, re * b + im * a], -1))
 
 
+def _instance_norm_updating_running_stats(input: torch.Tensor, weight: torch.Tensor | None,  # noqa: A002 - ATen's name
+                                          bias: torch.Tensor | None, running_mean: torch.Tensor | None,
+                                          running_var: torch.Tensor | None, use_input_stats: bool, momentum: float,
+                                          eps: float, cudnn_enabled: bool) -> object:
+    """instance_norm with the input's statistics that also updates running statistics
+    (InstanceNorm with track_running_stats=True in training mode, F.instance_norm given
+    running_mean / running_var): ATen's own composition (a batch norm over the
+    instances, then the running statistics' mean over the batch copied in place), so the
+    update reaches the program as a buffer (or input) update, as BatchNorm's does. Every
+    other call: NotImplemented, so the lowered instance_norm stays."""
+    if not use_input_stats or running_mean is None or running_var is None:
+        return NotImplemented
+    b, c = input.shape[0], input.shape[1]
+    repeated = [t.repeat(b) if t is not None else None for t in (weight, bias, running_mean, running_var)]
+    out = torch.batch_norm(input.contiguous().view(1, b * c, *input.shape[2:]), *repeated, True, momentum, eps, cudnn_enabled)
+    running_mean.copy_(repeated[2].view(b, c).mean(0))
+    running_var.copy_(repeated[3].view(b, c).mean(0))
+    return out.view(input.shape)
+
+
 # Ops that have a lowering, decomposed only in the calls the lowering cannot take (the
 # decomposition returns NotImplemented for the others).
-_ONLY_SOME_CALLS = {torch.ops.aten.mul.Scalar: _mul_complex_scalar, torch.ops.aten.mul.Tensor: _mul_complex_scalar}
+_ONLY_SOME_CALLS = {torch.ops.aten.mul.Scalar: _mul_complex_scalar, torch.ops.aten.mul.Tensor: _mul_complex_scalar,
+                    torch.ops.aten.instance_norm.default: _instance_norm_updating_running_stats}
 
 
 @contextlib.contextmanager

@@ -13,11 +13,14 @@ through ``poptorch`` against eager PyTorch (FP32; NaN and inf where eager gives 
   importer refused) and F.threshold with a non-zero threshold (refused); causal attention
   of unequal lengths (a non-splat boolean constant the IPU Model could not read);
 - replicate padding with negative pads (crops; refused before), forward and backward;
-- torch.Size outputs (``broadcast_shapes``, ``x.shape``): plain tuples before.
+- torch.Size outputs (``broadcast_shapes``, ``x.shape``): plain tuples before;
+- embedding bags (padding_idx=-1, max_norm; training refuses max_norm and sparse=True),
+  index_reduce, angle and complex scalars, instance norm updating running statistics.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 import pytest
@@ -221,3 +224,50 @@ def test_angle_trains_as_eager() -> None:
 def test_times_complex_scalar_matches_eager() -> None:
     z = torch.complex(torch.randn(2, 3, generator=_G), torch.randn(2, 3, generator=_G))
     check_inference(lambda a, b: torch.view_as_real(torch.complex(a, b) * (0.5 - 2j)), z.real.clone(), z.imag.clone())
+
+
+def test_instance_norm_updating_running_stats_in_inference_matches_eager() -> None:
+    """F.instance_norm with running statistics and the input's statistics (InstanceNorm
+    with track_running_stats=True in training mode) updates the running statistics, as
+    BatchNorm in training mode does: here they are inputs, written back into the caller's
+    tensors like eager's in-place update (refused before)."""
+    x = torch.randn(2, 3, 4, 4, generator=_G)
+    eager_stats, ipu_stats = [torch.zeros(3), torch.ones(3)], [torch.zeros(3), torch.ones(3)]
+
+    def norm(t: torch.Tensor, mean: torch.Tensor, var: torch.Tensor) -> torch.Tensor:
+        return F.instance_norm(t, mean, var, momentum=0.3)
+
+    with torch.no_grad():
+        want = norm(x, *eager_stats)
+    got = poptorch.inferenceModel(FunctionModel(norm))(x, *ipu_stats)
+    torch.testing.assert_close(got, want, **FP32)
+    for ipu, eager in zip(ipu_stats, eager_stats, strict=True):
+        torch.testing.assert_close(ipu, eager, **FP32)
+
+
+def test_instance_norm_with_running_stats_trains_as_eager() -> None:
+    class Net(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 3, 1)
+            self.norm = torch.nn.InstanceNorm2d(3, affine=True, track_running_stats=True)
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            y = self.norm(self.conv(x))
+            return y, poptorch.identity_loss((y * y).mean(), reduction="mean")
+
+    torch.manual_seed(0)
+    model, x = Net(), torch.randn(2, 3, 4, 4, generator=_G)
+    reference = copy.deepcopy(model)
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
+    training = poptorch.trainingModel(model, optimizer=poptorch.optim.SGD(model.parameters(), lr=0.1))
+    for _ in range(2):
+        got = training(x)[1]
+        optimizer.zero_grad()
+        want = reference(x)[1]
+        want.backward()
+        optimizer.step()
+        torch.testing.assert_close(got, want.detach(), **FP32)
+    training.copyWeightsToHost()
+    for name, value in reference.state_dict().items():
+        torch.testing.assert_close(model.state_dict()[name], value, **FP32, msg=lambda m, n=name: f"{n}: {m}")
