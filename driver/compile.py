@@ -141,10 +141,12 @@ def _check_trainable(model: torch.nn.Module, captured: Any) -> None:
 
 
 def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
-                    optimizer: OptimizerDescription | None = None) -> CompiledProgram:
+                    optimizer: OptimizerDescription | None = None, cache_dir: str | None = None) -> CompiledProgram:
     """Capture ``model(*args, **kwargs)`` (micro-batch inputs) and compile it for the IPU
     Model: for inference, or with ``optimizer`` a training step (forward, backward and
-    the optimizer's update in one program)."""
+    the optimizer's update in one program). With ``cache_dir``, the passes are skipped
+    when the executable cache (``driver/cache.py``) holds the captured program's
+    executable; ``timings["cached"]`` is 1.0 then."""
     training = optimizer is not None
     name = type(model).__name__
     timings: dict[str, float] = {}
@@ -166,6 +168,20 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         with context, ir.Location.unknown(context):
             func.attributes[OPTIMIZER_ATTR] = optimizer.attribute()
     _attach_strategy(module, options, training=training)
+    cache = key = None
+    if cache_dir is not None:
+        from .cache import ExecutableCache, cache_key
+
+        cache = ExecutableCache(cache_dir)
+        key = cache_key(module, options, captured.inputs, training) if cache.usable else None
+    cached = cache.get(key) if key is not None else None
+    if cached is not None:
+        timings["passes"] = time.perf_counter() - start
+        start = time.perf_counter()
+        module = cached.module(context)
+        program = Program(_graph_of(module))
+        timings["decode"], timings["cached"] = time.perf_counter() - start, 1.0
+        return CompiledProgram(captured, cached, program, context, module, timings, cached.arguments, training)
     run_pipeline(module, compile_pipeline(options, training=training), name=name)
     timings["passes"] = time.perf_counter() - start
 
@@ -188,6 +204,8 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
                         input_updates=list(captured.layout.input_updates))  # streamed after the outputs
     metadata[INTERFACE_KEY] = interface.to_dict()
     executable = Executable.from_module(module, metadata)
+    if key is not None:
+        cache.put(key, executable)
     program = Program(graph)
     timings["decode"] = time.perf_counter() - start
     return CompiledProgram(captured, executable, program, context, module, timings, executable.arguments, training)

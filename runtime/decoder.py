@@ -277,6 +277,15 @@ class Program:
         self.seed = seed
         self._calls = 0
 
+    @property
+    def rng_state(self) -> list[int]:
+        """The random stream's position, ``[seed, calls so far]``: setting it back with
+        ``set_rng_state`` (in this or another process) continues the same draws."""
+        return [self.seed, self._calls]
+
+    def set_rng_state(self, state: list[int]) -> None:
+        self.seed, self._calls = int(state[0]), int(state[1])
+
     def _random_step(self, fn: Any, ins: tuple[int, ...], outs: tuple[int, ...]) -> Step:
         """A random kernel draws from a generator seeded by the program's seed, the number
         of the call (micro-batch) and the op: the same seed gives the same draws, and

@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 
 from . import enums, optim  # noqa: F401
@@ -64,6 +67,17 @@ def trainingModel(  # noqa: N802
     return wrap_training(model, options, optimizer)
 
 
+def load(filename: str, edit_opts_fn: Callable[[Options], Any] | None = None) -> PoplarExecutor:
+    """Restore a model saved with ``compileAndExport`` / ``save`` (``export_model=True``):
+    the Torch model, the PopTorch wrapper and its executable, ready to run. ``edit_opts_fn``
+    may change run-time options (connectionType, randomSeed...); changing an option that
+    the program was compiled with is an error. The model is unpickled from the file: load
+    only files you trust."""
+    from ._executable import load as load_file
+
+    return load_file(filename, edit_opts_fn)
+
+
 __all__ = [
     "AsynchronousDataAccessor",
     "BeginBlock",
@@ -88,6 +102,7 @@ __all__ = [
     "ipuHardwareVersion",
     "ipu_print_tensor",
     "isRunningOnIpu",
+    "load",
     "nop",
     "recomputationCheckpoint",
     "removeBlocks",

@@ -122,6 +122,7 @@ class PoplarExecutor:
         self._recompile_needed = False
         self._host_newer = False  # the user loaded weights into the model after training
         self._updates = 0  # optimizer steps applied on the device (torch's 'step' for RMSprop)
+        self._pending_rng_state: list[int] | None = None  # rng_state set (or loaded) before attaching
         if training:
             from . import _host_sync
 
@@ -165,6 +166,52 @@ class PoplarExecutor:
         kwargs = normalize_kwargs(self._model.forward, kwargs)
         leaves = _bind(self._model.forward, args, kwargs)
         self._compile(args, kwargs, leaves)
+
+    def compileAndExport(self, filename: str, *args: Any, export_model: bool = True, **kwargs: Any) -> None:  # noqa: N802
+        """Compile for these inputs without running and write the executable to ``filename``
+        (with the pickled model, optimizer and options when ``export_model``: see save())."""
+        self._check_alive()
+        if self._compiled is None:
+            self.compile(*args, **kwargs)
+        self.save(filename, export_model=export_model, save_rng_state=False)
+
+    def save(self, filename: str, export_model: bool = True, save_rng_state: bool = True) -> None:
+        """Write the compiled model to ``filename``: the executable, its host signature and,
+        with ``export_model``, the model with its current weights, the optimizer with its
+        state and the options (pickled: ``poptorch.load`` restores them); with
+        ``save_rng_state``, the random stream's position, which a loaded model continues."""
+        from . import _executable
+
+        _executable.save(self, filename, export_model, save_rng_state)
+
+    def loadExecutable(self, filename: str) -> None:  # noqa: N802
+        """Use the executable in ``filename`` (from compileAndExport or save) instead of
+        compiling. The model's parameters must match the file's by name, shape and dtype,
+        and the compile-time options must be the same; the weights are this model's."""
+        from . import _executable
+
+        _executable.load_executable(self, filename)
+
+    @property
+    def rng_state(self) -> list[int]:
+        """The random generator's seed and position, ``[seed, calls]``; set it to continue
+        (or replay) a random stream."""
+        if self._attached and self._compiled is not None:
+            return self._compiled.program.rng_state
+        if self._pending_rng_state is not None:
+            return list(self._pending_rng_state)
+        raise RuntimeError("rng_state: the model has not run yet, so its random generator is not seeded; call the "
+                           "model first (or set rng_state)")
+
+    @rng_state.setter
+    def rng_state(self, state: list[int]) -> None:
+        if (not isinstance(state, list | tuple) or len(state) != 2
+                or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in state)):
+            raise ValueError(f"rng_state must be [seed, calls] (two non-negative ints) as read from rng_state; got {state!r}")
+        if self._attached and self._compiled is not None:
+            self._compiled.program.set_rng_state(list(state))
+        else:
+            self._pending_rng_state = list(state)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._check_alive()
@@ -285,6 +332,15 @@ class PoplarExecutor:
             raise RuntimeError("attachToDevice() needs a compiled model: call the model or .compile(...) first")
         if self._attached:
             raise RuntimeError("the model is already attached to a device; call detachFromDevice() first")
+        from .enums import ConnectionType
+
+        if self._options.connection_type is ConnectionType.Never or self._options.offline_ipu_version is not None:
+            setting = ("connectionType(ConnectionType.Never)" if self._options.connection_type is ConnectionType.Never
+                       else f"useOfflineIpuTarget({self._options.offline_ipu_version})")
+            raise RuntimeError(
+                f"the model was wrapped with Options.{setting}: it compiles (compile(), compileAndExport()) but "
+                "cannot run. Load the exported executable with poptorch.load(filename, edit_opts_fn=...) and set "
+                "connectionType(ConnectionType.Always) there, or wrap the model with options that attach")
         self.copyWeightsToDevice()
         # Random ops (dropout) draw from the device's seed: Options.randomSeed makes them
         # repeatable; without it the seed comes from torch's own generator.
@@ -292,6 +348,9 @@ class PoplarExecutor:
         if seed is None:
             seed = int(torch.randint(0, 2**62, ()).item())
         self._compiled.program.set_seed(seed)
+        if self._pending_rng_state is not None:  # set with rng_state, or loaded from a file
+            self._compiled.program.set_rng_state(self._pending_rng_state)
+            self._pending_rng_state = None
         self._attached = True
 
     def detachFromDevice(self) -> None:  # noqa: N802
@@ -576,7 +635,8 @@ class PoplarExecutor:
                 auto_loss_scaling=bool(training.auto_loss_scaling),
                 recompute=self._options._Popart.recompute_pipeline,
             )
-        self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings), description)
+        self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings), description,
+                                         cache_dir=self._options.executable_cache_dir)
         self._argument_roles = [(RoleKind.parse(kind, "argument kind"), name) for kind, name in self._compiled.arguments]
         if self._options._Popart.recompute_pipeline and (
                 not self._training or self._compiled.schedule().kind != ScheduleKind.PIPELINED):
@@ -587,11 +647,16 @@ class PoplarExecutor:
         self._host_signature = [(leaf.name, _describe(leaf.value)) for leaf in leaves]
         self._leaf_is_tensor = [isinstance(leaf.value, torch.Tensor) for leaf in leaves]
         self._leaf_values = [None if isinstance(leaf.value, torch.Tensor) else leaf.value for leaf in leaves]
-        _logging.logger.info(
-            "compiled %s: capture %.2f s, passes %.2f s, decode %.2f s",
-            type(self._model).__name__,
-            *(self._compiled.timings[k] for k in ("capture", "passes", "decode")),
-        )
+        if self._compiled.timings.get("cached"):
+            _logging.logger.info("%s: the executable came from the cache in %s (capture %.2f s, passes skipped)",
+                                 type(self._model).__name__, self._options.executable_cache_dir,
+                                 self._compiled.timings["capture"])
+        else:
+            _logging.logger.info(
+                "compiled %s: capture %.2f s, passes %.2f s, decode %.2f s",
+                type(self._model).__name__,
+                *(self._compiled.timings[k] for k in ("capture", "passes", "decode")),
+            )
 
     @staticmethod
     def _micro(value: Any, factor: int) -> Any:

@@ -48,10 +48,11 @@ CACHE_DIR_ENV_VAR = "POPTORCH_CACHE_DIR"
 _EMULATOR_IGNORED_REASONS: dict[str, str] = {
     # The emulator runs in-process: there is no physical IPU to attach to, address by
     # gc-info id, synchronise with the host, or compile offline for.
-    "connectionType": "there is no physical IPU to attach to",
+    "connectionType": "there is no physical IPU to attach to; OnDemand attaches on the first run, as Always",
     "syncPattern": "emulated IPUs have no host synchronisation pattern to choose",
     "useIpuId": "there are no physical IPU device ids",
-    "useOfflineIpuTarget": "the emulator compiles and runs for its own IPU Model target",
+    "useOfflineIpuTarget": "the emulator compiles for its own IPU Model target (the model compiles and exports, "
+                           "and running it is an error)",
     # Host I/O is always real data: synthetic data is a hardware benchmarking knob.
     "enableSyntheticData": "inputs are always streamed from the host",
     # Numerics come from torch kernels, which match PyTorch on CPU; these hardware
@@ -1110,7 +1111,7 @@ class Options(_OptionGroup):
         """When to attach to the IPU: Always, OnDemand or Never."""
         label = self._writable("connectionType")
         self._connection_type = ConnectionType.parse(connection_type, label)
-        if self._connection_type is not ConnectionType.Always:
+        if self._connection_type is ConnectionType.OnDemand:  # Never is honoured: running is an error
             _ignored("connectionType", self._connection_type)
         return self
 

@@ -468,11 +468,12 @@ def test_warn_once_fires_once_per_key(caplog):
 def test_ignored_option_warns_once_naming_the_option(caplog):
     Options().connectionType(ConnectionType.Always)  # the default: nothing to report
     assert poptorch_warnings(caplog) == []
-    Options().connectionType(ConnectionType.Never)
+    Options().connectionType(ConnectionType.Never)  # honoured: compiling only (see test_export_load.py)
+    Options().connectionType(ConnectionType.OnDemand)
     Options().connectionType(ConnectionType.OnDemand)
     messages = poptorch_warnings(caplog)
     assert len(messages) == 1
-    assert "Options.connectionType(ConnectionType.Never)" in messages[0]
+    assert "Options.connectionType(ConnectionType.OnDemand)" in messages[0]
     assert IGNORED_TEXT in messages[0]
 
 
@@ -486,7 +487,7 @@ def test_honoured_options_do_not_warn(caplog):
 @pytest.mark.parametrize("name", options.EMULATOR_IGNORED_OPTIONS)
 def test_each_ignored_option_is_a_real_setter_that_warns(name, caplog):
     values = {
-        "connectionType": ConnectionType.Never,
+        "connectionType": ConnectionType.OnDemand,
         "syncPattern": SyncPattern.SinglePipeline,
         "useIpuId": 3,
         "useOfflineIpuTarget": 2,
