@@ -4,7 +4,7 @@
 running the passes. The key is the sha256 of:
 
 - the captured Torch-dialect module, printed with its locations (which carry the blocks
-  and IPUs the passes read) and the execution strategy and optimizer attributes the
+  and IPUs the passes read; autograd sequence numbers by rank, as only their order counts) and the execution strategy and optimizer attributes the
   driver attached: the program, not Python object identities;
 - every compile option (``CompileOptions``: device iterations, output mode, target,
   gradient accumulation, reductions, recomputation, execution strategy);
@@ -30,6 +30,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from typing import Any
 
 from torch_mlir import ir
@@ -58,12 +59,41 @@ def max_bytes() -> int:
     return value
 
 
+_SEQ_NR = re.compile(r"seq_nr = (\d+)")
+
+
+def _ranks(text: str) -> Any:
+    """Autograd sequence numbers come from a process-wide counter: only their order means
+    anything, so the key sees each one's rank among the module's numbers."""
+    rank = {value: index for index, value in enumerate(sorted({int(v) for v in _SEQ_NR.findall(text)}))}
+    return lambda match: f"seq_nr = {rank[int(match.group(1))]}"
+
+
 def cache_key(module: ir.Module, options: Any, inputs: list[Any], training: bool) -> str | None:
     """The key of a captured module (with the driver's attributes attached); None when the
     module does not verify (the pipeline reports that, uncached)."""
     if not module.operation.verify():
         return None
-    text = module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True, assume_verified=True)
+    # The functions' and their arguments' locations carry no block or IPU, but the frontend
+    # may give them a stale sequence number from an earlier capture in the process: the key
+    # leaves them out.
+    funcs = [op.operation for op in module.body.operations]
+    arguments = [arg for func in funcs for region in func.regions for block in region.blocks for arg in block.arguments]
+    saved = [arg.location for arg in arguments], [func.location for func in funcs]
+    with module.context:
+        unknown = ir.Location.unknown()
+        for arg in arguments:
+            arg.set_location(unknown)
+        for func in funcs:
+            func.location = unknown
+    try:
+        text = module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True, assume_verified=True)
+    finally:
+        for arg, location in zip(arguments, saved[0], strict=True):
+            arg.set_location(location)
+        for func, location in zip(funcs, saved[1], strict=True):
+            func.location = location
+    text = _SEQ_NR.sub(_ranks(text), text)
     described = {
         "options": dataclasses.asdict(options) | {"target": options.target.to_dict()},
         "inputs": [[spec.name, list(spec.shape), str(spec.dtype)] for spec in inputs],
