@@ -286,15 +286,28 @@ class AsynchronousDataAccessor:
         if strategy == SharingStrategy.SharedMemory:
             from multiprocessing import shared_memory
 
-            data = pickle.dumps(dataset)
+            try:
+                data = pickle.dumps(dataset)
+            except (TypeError, AttributeError, pickle.PicklingError) as error:
+                raise TypeError(
+                    f"{label}: the dataset ({type(dataset).__name__}) cannot be pickled for the worker process with "
+                    f"sharing_strategy=SharedMemory ({error}); define its class at module level, or pass "
+                    "sharing_strategy=poptorch.SharingStrategy.Fork, which needs no pickling") from error
             block = shared_memory.SharedMemory(create=True, size=max(1, len(data)))
             block.buf[:len(data)] = data
             cleanup.append(block)
             payload = (block.name, len(data))
         elif strategy == SharingStrategy.FileSystem:
             handle, path = tempfile.mkstemp(prefix="poptorch_dataset_", suffix=".pkl")
-            with os.fdopen(handle, "wb") as file:
-                pickle.dump(dataset, file)
+            try:
+                with os.fdopen(handle, "wb") as file:
+                    pickle.dump(dataset, file)
+            except (TypeError, AttributeError, pickle.PicklingError) as error:
+                os.unlink(path)
+                raise TypeError(
+                    f"{label}: the dataset ({type(dataset).__name__}) cannot be pickled for the worker process with "
+                    f"sharing_strategy=FileSystem ({error}); define its class at module level, or pass "
+                    "sharing_strategy=poptorch.SharingStrategy.Fork, which needs no pickling") from error
             cleanup.append(path)
             payload = path
         self._commands = context.Queue()
@@ -307,6 +320,12 @@ class AsynchronousDataAccessor:
                                   args=(strategy, payload, self._commands, self._ready, settings), daemon=False)
         try:
             process.start()
+        except (TypeError, AttributeError, pickle.PicklingError) as error:
+            _shutdown_unstarted(self._commands, self._ready, cleanup)
+            raise TypeError(
+                f"{label}: the dataset ({type(dataset).__name__}) cannot be pickled for the worker process with "
+                f"sharing_strategy={strategy.name} ({error}); define its class at module level, or pass "
+                "sharing_strategy=poptorch.SharingStrategy.Fork, which needs no pickling") from error
         except Exception:
             _shutdown_unstarted(self._commands, self._ready, cleanup)
             raise

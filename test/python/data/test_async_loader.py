@@ -293,3 +293,18 @@ def test_shuffle_is_the_same_in_every_mode():
     sync = orders[DataLoaderMode.Sync]
     assert sync[0] != sync[1] and sorted(i for b in sync[0] for i in b) == list(range(20))
     assert orders[DataLoaderMode.Async] == sync and orders[DataLoaderMode.AsyncRebatched] == sync
+
+
+@pytest.mark.parametrize("strategy", [SharingStrategy.ForkServer, SharingStrategy.SharedMemory,
+                                      SharingStrategy.FileSystem])
+def test_a_dataset_that_cannot_be_pickled_says_so(strategy):
+    generator = (torch.ones(2) for _ in range(3))
+    with pytest.raises(TypeError, match=rf"cannot be pickled for the worker process with sharing_strategy="
+                                        rf"{strategy.name}.*pass sharing_strategy=poptorch.SharingStrategy.Fork"):
+        poptorch.AsynchronousDataAccessor(generator, sharing_strategy=strategy)
+    accessor = poptorch.AsynchronousDataAccessor(generator, sharing_strategy=SharingStrategy.Fork)
+    try:
+        assert [b.tolist() for b in read(accessor)] == [[1.0, 1.0]] * 3
+    finally:
+        accessor.terminate()
+    assert multiprocessing.active_children() == []

@@ -166,3 +166,12 @@ def test_distributed_iterable_and_manual_partitioning():
     manual = poptorch.DataLoader(distributed_options(1, 2), Squares(8), batch_size=2,
                                  auto_distributed_partitioning=False)
     assert [i for b in manual for i in expected.indices_of(b)] == list(range(8))
+
+
+def test_replication_and_input_groups_count():
+    """R / I replicas read their own slice: combinedBatchSize counts R / I (replicated
+    execution itself is refused by the wrappers today)."""
+    opts = make_options(2, 3).replicationFactor(4)
+    assert poptorch.DataLoader(opts, Squares(100), batch_size=2).combinedBatchSize == 2 * 2 * 4 * 3
+    opts.inputReplicaGrouping(2)
+    assert poptorch.DataLoader(opts, Squares(100), batch_size=2).combinedBatchSize == 2 * 2 * 2 * 3
