@@ -100,8 +100,8 @@ def save(executor: PoplarExecutor, filename: str | os.PathLike[str], export_mode
         "leaf_values": [plain_value(v, "a non-tensor input") for v in executor._leaf_values],
         "updates": executor._updates,
     }
-    if save_rng_state:
-        file.rng_state = executor.rng_state
+    if save_rng_state and (executor._attached or executor._pending_rng_state is not None):
+        file.rng_state = executor.rng_state  # (a model that never ran has no stream yet: it starts fresh)
     if export_model:
         buffer = io.BytesIO()
         with _picklable(executor):

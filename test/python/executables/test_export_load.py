@@ -105,6 +105,8 @@ def test_pipelined_two_ipu_training_round_trips(tmp_path: Path) -> None:
     training.save(str(tmp_path / "pipelined.ipuexe"))
     loaded = poptorch.load(str(tmp_path / "pipelined.ipuexe"))
     assert loaded._compiled.program.num_ipus == 2
+    training.compileAndExport(str(tmp_path / "again.ipuexe"))  # compiled already: writes it, rng state excluded
+    assert poptorch.load(str(tmp_path / "again.ipuexe"))._pending_rng_state is None
     assert "pipelined" in loaded.schedule()
     for _ in range(2):
         torch.testing.assert_close(_plain(loaded(x, y)[1]), _plain(training(x, y)[1]), **EXACT)
@@ -148,6 +150,7 @@ def test_offline_compiles_and_exports_but_does_not_run(tmp_path: Path) -> None:
         wrapper(x)
     offline = poptorch.inferenceModel(model, poptorch.Options().useOfflineIpuTarget(2))
     offline.compile(x)
+    offline.save(str(tmp_path / "compiled_only.ipuexe"))  # never ran: no random stream to save
     with pytest.raises(RuntimeError, match=r"useOfflineIpuTarget\(2\).*cannot run"):
         offline(x)
     with pytest.raises(RuntimeError, match="cannot run"):
