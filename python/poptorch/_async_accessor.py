@@ -90,7 +90,8 @@ class _Worker:
         self.buffer_size = settings["buffer_size"]
         self.miss_sleep = settings["miss_sleep_time_in_ms"] / 1000.0
         self.load_indefinitely = settings["load_indefinitely"]
-        self.starts = 1 if settings["early_preload"] else 0
+        self.starts = 0  # passes the reader has asked for
+        self.early_preload = settings["early_preload"]
         self.free = set(range(self.buffer_size))
         self.slots: list[list[torch.Tensor]] | None = None
         self.layout: list[tuple[torch.Size, torch.dtype]] = []
@@ -136,17 +137,19 @@ class _Worker:
         self.ready.put(("batch", slot, structure))
 
     def run(self, dataset: Any, rebatched_size: int | None) -> None:
-        first = True
+        # Pass p (from 1) may begin once the reader has asked for p passes, or for p - 1
+        # with load_indefinitely (one pass ahead); the first without asking with early_preload.
+        ahead = 1 if self.load_indefinitely else 0
+        number = 1
         while True:
-            if first or not self.load_indefinitely:
-                while not self.starts:
-                    self._handle(0.1)
-                self.starts -= 1
-            first = False
+            while not (number <= self.starts + ahead if number > 1 else self.starts > 0 or self.early_preload):
+                self._handle(0.1)
             for batch in _passes(dataset, rebatched_size):
                 self._handle(0.0)
                 self._publish(batch)
             self.ready.put(("end",))
+            self._handle(0.0)
+            number += 1
 
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
@@ -376,10 +379,7 @@ class AsynchronousDataAccessor:
                 self._next_message()
             except StopIteration:
                 pass
-        # The worker begins the first pass by itself with early_preload, and each later one
-        # by itself with load_indefinitely; otherwise it waits to be asked.
-        if (self._early_preload if self._passes == 0 else self._load_indefinitely) is False:
-            self._commands.put(("start",))
+        self._commands.put(("start",))  # the worker may then load this pass (and the next)
         self._passes += 1
         self._open = True
         return _Pass(self, self._passes)

@@ -308,3 +308,17 @@ def test_a_dataset_that_cannot_be_pickled_says_so(strategy):
     finally:
         accessor.terminate()
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("early_preload", [False, True])
+def test_early_preload_loads_before_iteration(early_preload):
+    accessor = poptorch.AsynchronousDataAccessor(Squares(8), buffer_size=2, early_preload=early_preload,
+                                                 sharing_strategy=SharingStrategy.Fork)
+    try:
+        deadline = time.monotonic() + (10 if early_preload else 1.5)
+        while accessor._ready.qsize() < 3 and time.monotonic() < deadline:  # layout and two batches
+            time.sleep(0.05)
+        assert accessor._ready.qsize() == (3 if early_preload else 0)
+        assert [expected.indices_of([b[0][None], b[1]]) for b in read(accessor)] == [[i] for i in range(8)]
+    finally:
+        accessor.terminate()
