@@ -22,6 +22,7 @@ from .transforms.ipu_insert_training import InsertTraining
 from .transforms.ipu_raise_custom_ops import RaiseCustomOps
 from .transforms.pipeline_schedule import PipelineSchedule
 from .transforms.poplar_build_program import BuildProgram
+from .transforms.poplar_estimate_cycles import EstimateCycles
 from .transforms.poplar_fuse_linear import FuseLinear
 from .transforms.poplar_map_tiles import MapTiles
 from .transforms.poplar_plan_in_place import PlanInPlace
@@ -111,6 +112,9 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         SharePoolIndices(),
         # After poplar-plan-in-place, which erases the copies of in-place updates.
         ShareBuffers(),
+        # Estimated cycles of every op and program step, and of one host call, from the
+        # target's numbers (the cost model behind cycleCount, the latencies and the report).
+        EstimateCycles(target=target.name),
     ]
     return steps
 

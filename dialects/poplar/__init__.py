@@ -24,6 +24,8 @@ modes, output modes).
 from torch_mlir import ir
 
 from .attributes import (
+    CYCLES_ATTR,
+    CYCLES_TARGET_ATTR,
     INTERFACE_ATTR,
     MAIN_PROGRAM,
     MEMORY_ATTR,
@@ -33,6 +35,7 @@ from .attributes import (
     IpuMemoryAttr,
     MemoryPlan,
     MemoryPlanAttr,
+    cycles_of,
     interface_of,
     memory_plan_of,
 )
@@ -144,10 +147,10 @@ def register_traits() -> None:
 
 
 __all__ = [
-    "COPY_MODE_ATTR", "IN_PLACE_UPDATES", "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
+    "COPY_MODE_ATTR", "CYCLES_ATTR", "CYCLES_TARGET_ATTR", "IN_PLACE_UPDATES", "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
     "POPLAR_VIEWS",
     "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
-    "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "interface_of", "memory_plan_of", "variable_kind",
+    "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "cycles_of", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
     "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "DftComplexToComplexOp", "DftComplexToRealOp", "DftRealToComplexOp", "ViewAsComplexOp", "ViewAsRealOp", "CopyOp", "CumulativeProductOp", "CumulativeSumOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
     "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulAccOp", "MatMulOp", "MaxPoolGradWithIndicesOp",

@@ -17,6 +17,12 @@ from .base import Poplar
 INTERFACE_ATTR = "poplar.interface"  # on a poplar.graph: its #poplar.interface
 MEMORY_ATTR = "poplar.memory"  # on a poplar.graph: its #poplar.memory_plan
 MAIN_PROGRAM = "main"  # the program_sequence the engine runs (GraphOp requires exactly one)
+# Estimated cycles (an i64 IntegerAttr, written by poplar-estimate-cycles) on every compute op
+# and program step; on a region op (function, sequence, repeat, pipeline stage / schedule)
+# the cycles of one run of it; on the main program_sequence the cycles of one host call.
+CYCLES_ATTR = "poplar.cycles"
+# On a poplar.graph: the name of the IPU target (support.target.TARGETS) its cycles assume.
+CYCLES_TARGET_ATTR = "poplar.cycles_target"
 
 
 class InterfaceAttr(Poplar.Attribute, name="interface"):
@@ -201,3 +207,13 @@ class MemoryPlan:
 def memory_plan_of(graph: ir.Operation) -> MemoryPlan | None:
     """The graph's memory plan, or None before poplar-plan-memory; ValueError if malformed."""
     return MemoryPlan.from_attr(graph.attributes[MEMORY_ATTR]) if MEMORY_ATTR in graph.attributes else None
+
+
+def cycles_of(op: ir.Operation) -> int | None:
+    """The estimated cycles on ``op`` (``poplar.cycles``), or None before poplar-estimate-cycles ran."""
+    if CYCLES_ATTR not in op.attributes:
+        return None
+    attr = op.attributes[CYCLES_ATTR]
+    if not isinstance(attr, ir.IntegerAttr):
+        raise ValueError(f"'{CYCLES_ATTR}' on '{op.name}' must be an integer attribute (cycles), got {attr}")
+    return ir.IntegerAttr(attr).value

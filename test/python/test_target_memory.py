@@ -27,7 +27,7 @@ def test_target_is_chosen_by_environment(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("IPU_MLIR_TARGET", "ipu-model-small")
     assert default_target() is SMALL
     monkeypatch.setenv("IPU_MLIR_TARGET", "ipu-model-mk3")
-    with pytest.raises(ValueError, match="ipu-model-mk3.*ipu-model-mk2, ipu-model-small"):
+    with pytest.raises(ValueError, match="ipu-model-mk3.*ipu-model-mk2, ipu-model-bow, ipu-model-small"):
         default_target()
 
 

@@ -1,0 +1,244 @@
+"""poplar-estimate-cycles: every compute op and program step gets its estimated cycles.
+
+Input: a ``poplar.graph`` (normally the end of the compile pipeline). Output: the same
+graph with ``poplar.cycles`` (``CYCLES_ATTR``, i64) on every op of its programs and
+``poplar.cycles_target`` (the target's name) on the graph. The estimates come from the
+IPU target (``support/target.py``, every constant documented with its source):
+
+- matmuls and convolutions (``poplin_matmul``, ``poplin_linear``, ``poplin_conv*``): their
+  FLOPs at the AMP rate of the operand type (fp16 / bf16: 128 FLOPs per tile and cycle on
+  GC200, fp32: 32) on the tiles their tensors spread over, plus the exchange of their
+  operands to those tiles and one compute set (sync + vertex start);
+- linear-algebra factorisations: n^3 FLOPs per matrix at the fp32 rate;
+- every other compute op (elementwise maps, reductions, norms, gathers, random draws ...):
+  bounded by tile memory bandwidth (bytes read + written over the tiles they spread
+  over), plus one compute set; sorts take log2(n) passes;
+- views (reshape, slice, dim_shuffle, broadcast, concat, reverse), variables and constants: 0;
+- ``program_copy``: bytes crossing tiles over the exchange, or over the IPU-Links when the
+  source and destination live on different IPUs; ``pipeline.send``: an inter-IPU copy
+  over the IPU-Links (its ``pipeline.recv``: 0); stash / restore: an on-tile copy;
+- ``program_stream_copy`` and ``program_print_tensor``: host-link latency + bytes over
+  the host link;
+- ``program_sync``: one on-chip barrier (internal) or a cross-IPU one (external / global);
+- ``pipeline.remote_load`` / ``remote_store``: Streaming Memory latency + bytes at its bandwidth;
+- ``gcl_all_reduce``: a ring all-reduce over the replicas, 2 (R - 1) / R of the bytes over
+  the IPU-Links, plus a cross-IPU sync.
+
+Region ops carry the cycles of one run: a function, sequence, stage or phase the sum of its
+ops; ``program_call`` its callee's; ``program_repeat`` ``count`` times its body, except a
+pipelined step (a function holding a ``pipeline.schedule``), whose ``count``
+micro-batches take the pipeline's time steps (``m + S - 1``), each as long as the busiest
+IPU's stages in it plus an external sync; ``pipeline.schedule`` carries one micro-batch
+run alone (the sum of its stages). The main ``program_sequence`` thus carries the cycles
+of one host call. These are estimates of a model of the chip, not measurements.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import ClassVar
+
+from torch_mlir import ir
+
+from ipu_mlir.artifact.schedule import pipelined_steps
+from ipu_mlir.dialects.pipeline_attrs import ipu_of
+from ipu_mlir.dialects.poplar import CYCLES_ATTR, CYCLES_TARGET_ATTR, POPLAR_VIEWS
+from ipu_mlir.dialects.poplar.program_order import graphs_of
+from ipu_mlir.support.ir_walk import tensor_bytes
+from ipu_mlir.support.target import MK2, TARGETS, IpuTarget
+
+from ..pass_base import Diagnostics, ModulePass, PassOptionError
+
+_FREE = frozenset(POPLAR_VIEWS) | {"poplar.variable", "poplar.constant", "poplar.host_stream", "poplar.remote_buffer",
+                                   "poplar.view_as_real", "poplar.view_as_complex", "pipeline.recv", "pipeline.output"}
+_MATMULS = frozenset({"poplar.poplin_matmul", "poplar.poplin_linear", "poplar.poplin_matmul_acc"})
+_CONVS = frozenset({"poplar.poplin_conv", "poplar.poplin_conv_grad", "poplar.poplin_conv_transpose",
+                    "poplar.poplin_conv_transpose_grad"})
+_SORTS = frozenset({"poplar.popops_sort_key_value", "poplar.popops_top_k", "poplar.popops_order_statistic",
+                    "poplar.popops_search_sorted"})
+_REGIONS = frozenset({"poplar.function", "poplar.program_sequence", "pipeline.stage", "pipeline.phase"})
+
+
+def _tensor_types(values: object) -> list[ir.RankedTensorType]:
+    return [ir.RankedTensorType(v.type) for v in values if isinstance(v.type, ir.RankedTensorType)]
+
+
+def _half(types: list[ir.RankedTensorType]) -> bool:
+    return bool(types) and str(types[0].element_type) in ("f16", "bf16")
+
+
+def _value_ipu(value: ir.Value) -> int:
+    owner = value.owner
+    return ipu_of(owner.operation) if isinstance(owner, ir.OpView | ir.Operation) else 0
+
+
+@dataclasses.dataclass
+class _Estimator:
+    target: IpuTarget
+    replication: int
+    functions: dict[str, ir.Operation]
+    done: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    # -- helpers -----------------------------------------------------------------------
+    def tiles(self, nbytes: int) -> int:
+        """Tiles a tensor of ``nbytes`` spreads over (Poplar's linear mapping with a grain)."""
+        return max(1, min(self.target.tiles_per_ipu, -(-nbytes // self.target.min_bytes_per_tile)))
+
+    def compute_set(self) -> int:
+        return self.target.sync_cycles + self.target.compute_set_cycles
+
+    def exchange(self, nbytes: int, tiles: int) -> int:
+        return math.ceil(nbytes / (tiles * self.target.exchange_bytes_per_tile_cycle))
+
+    def link(self, nbytes: int, link: str) -> int:
+        return math.ceil(nbytes / self.target.bytes_per_cycle(link))
+
+    # -- ops ---------------------------------------------------------------------------
+    def block(self, block: ir.Block) -> int:
+        return sum(self.op(op.operation) for op in block.operations)
+
+    def function(self, name: str) -> int:
+        if name not in self.done:
+            self.done[name] = 0  # a recursive call (none exist) would count once
+            self.done[name] = self.op(self.functions[name]) if name in self.functions else 0
+        return self.done[name]
+
+    def op(self, op: ir.Operation) -> int:
+        cycles = self._cycles(op)
+        op.attributes[CYCLES_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(cycles))
+        return int(cycles)
+
+    def _cycles(self, op: ir.Operation) -> int:
+        name = op.name
+        t = self.target
+        if name in _REGIONS:
+            return sum(self.block(block) for region in op.regions for block in region.blocks)
+        if name == "pipeline.schedule":
+            return self.block(op.regions[0].blocks[0])
+        if name == "poplar.program_call":
+            return self.function(ir.StringAttr(op.attributes["callee"]).value)
+        if name == "poplar.program_repeat":
+            return self.repeat(op)
+        if name in _FREE:
+            return 0
+        operands, results = _tensor_types(op.operands), _tensor_types(op.results)
+        moved = [tensor_bytes(x) for x in operands + results]
+        if name == "poplar.program_copy":
+            size = tensor_bytes(op.operands[0].type)
+            if _value_ipu(op.operands[0]) != _value_ipu(op.operands[1]):
+                return t.external_sync_cycles + self.link(size, "ipu_link")
+            return t.sync_cycles + self.exchange(size, self.tiles(size))
+        if name == "pipeline.send":
+            return t.external_sync_cycles + self.link(tensor_bytes(op.operands[0].type), "ipu_link")
+        if name in ("poplar.program_stream_copy", "poplar.program_print_tensor"):
+            return t.host_latency_cycles + self.link(sum(moved), "host")
+        if name == "poplar.program_sync":
+            kind = ir.StringAttr(op.attributes["kind"]).value
+            return t.sync_cycles if kind == "internal" else t.external_sync_cycles
+        if name in ("pipeline.remote_load", "pipeline.remote_store"):
+            return t.streaming_latency_cycles + self.link(sum(moved), "streaming")
+        if name == "gcl_all_reduce" or name == "poplar.gcl_all_reduce":
+            r = self.replication
+            ring = self.link(math.ceil(2 * (r - 1) / r * sum(tensor_bytes(x) for x in operands)), "ipu_link")
+            return self.compute_set() + (t.external_sync_cycles + ring if r > 1 else 0)
+        tiles = self.tiles(max(moved, default=0))
+        if name in _MATMULS or name in _CONVS:
+            flops = self.matmul_flops(op, operands, results)
+            rate = t.flops_per_tile_cycle(_half(operands))
+            return self.compute_set() + math.ceil(flops / (rate * tiles)) + self.exchange(sum(moved[:len(operands)]), tiles)
+        if name.startswith("poplar.poplin_") and operands and operands[0].rank >= 2:
+            n = operands[0].shape[-1]
+            matrices = math.prod(operands[0].shape[:-2])
+            return self.compute_set() + math.ceil(n ** 3 * matrices / (t.flops_per_tile_cycle(False) * tiles))
+        passes = 1
+        if name in _SORTS and operands and operands[0].rank:
+            passes = max(1, math.ceil(math.log2(max(2, operands[0].shape[-1]))))
+        return self.compute_set() + math.ceil(passes * sum(moved) / (tiles * t.memory_bytes_per_tile_cycle))
+
+    @staticmethod
+    def matmul_flops(op: ir.Operation, operands: list[ir.RankedTensorType], results: list[ir.RankedTensorType]) -> int:
+        """2 x (output elements) x (the contraction length of each)."""
+        out = math.prod(results[0].shape) if results else 0
+        if op.name in _MATMULS:
+            depth = operands[0].shape[-1] if operands and operands[0].rank else 1
+        elif op.name in ("poplar.poplin_conv", "poplar.poplin_conv_transpose"):
+            weight = operands[1]  # [Cout, Cin / g, k...] (transpose: [Cin, Cout / g, k...])
+            depth = math.prod(weight.shape) // max(1, weight.shape[0] if op.name == "poplar.poplin_conv" else weight.shape[1])
+        else:  # a convolution's gradient (grad, input, weights): one forward-sized convolution per gradient
+            grad, weight = operands[0], operands[2]
+            passes = sum(1 for x in results if x.rank >= 3)
+            return 2 * math.prod(grad.shape) * (math.prod(weight.shape) // max(1, weight.shape[0])) * passes
+        return 2 * out * depth
+
+    def repeat(self, op: ir.Operation) -> int:
+        count = ir.IntegerAttr(op.attributes["count"]).value
+        body = op.regions[0].blocks[0]
+        total = 0
+        for inner in body.operations:
+            inner = inner.operation
+            cycles = self.op(inner)
+            schedule = self.pipelined_schedule(inner)
+            if schedule is None:
+                total += count * cycles
+            else:  # the micro-batches of a pipelined step overlap over its stages
+                total += count * (cycles - ir.IntegerAttr(schedule.attributes[CYCLES_ATTR]).value)
+                total += self.pipeline_makespan(schedule, count)
+        return total
+
+    def pipelined_schedule(self, op: ir.Operation) -> ir.Operation | None:
+        """The ``pipeline.schedule`` of a pipelined step that ``op`` calls, if any."""
+        if op.name != "poplar.program_call":
+            return None
+        function = self.functions.get(ir.StringAttr(op.attributes["callee"]).value)
+        if function is None:
+            return None
+        for inner in function.regions[0].blocks[0].operations:
+            if inner.operation.name == "pipeline.schedule" and ir.StringAttr(inner.attributes["kind"]).value == "pipelined":
+                return inner.operation
+        return None
+
+    def pipeline_makespan(self, schedule: ir.Operation, micro_batches: int) -> int:
+        stages: dict[int, tuple[int, int]] = {}  # stage -> (ipu, cycles)
+        for stage in schedule.regions[0].blocks[0].operations:
+            stage = stage.operation
+            if stage.name == "pipeline.stage":
+                stages[ir.IntegerAttr(stage.attributes["stage_id"]).value] = (
+                    ir.IntegerAttr(stage.attributes["ipu_id"]).value, ir.IntegerAttr(stage.attributes[CYCLES_ATTR]).value)
+        total = 0
+        for step in pipelined_steps(len(stages), micro_batches):
+            busy: dict[int, int] = {}
+            for stage, _ in step:
+                ipu, cycles = stages[stage]
+                busy[ipu] = busy.get(ipu, 0) + cycles
+            total += max(busy.values(), default=0) + self.target.external_sync_cycles
+        return total
+
+
+@dataclasses.dataclass(frozen=True)
+class EstimateCycles(ModulePass):
+    """Annotate every compute op and program step with its estimated IPU cycles (poplar.cycles).
+
+    Arguments:
+      target: the IPU target whose numbers the estimates use (ipu-model-mk2, ipu-model-bow, ipu-model-small).
+    """
+
+    name: ClassVar[str] = "poplar-estimate-cycles"
+    target: str = MK2.name
+
+    def run(self, module: ir.Operation, diag: Diagnostics) -> None:
+        if self.target not in TARGETS:
+            raise PassOptionError(f"pass '{self.name}': unknown target '{self.target}' (targets: {', '.join(TARGETS)})")
+        target = TARGETS[self.target]
+        for graph in graphs_of(module):
+            replication = ir.IntegerAttr(graph.attributes["replication_factor"]).value
+            functions = {ir.StringAttr(op.attributes["name"]).value: op.operation
+                         for op in graph.regions[0].blocks[0].operations if op.operation.name == "poplar.function"}
+            estimator = _Estimator(target, replication, functions)
+            for op in graph.regions[0].blocks[0].operations:
+                op = op.operation
+                if op.name == "poplar.function":
+                    estimator.function(ir.StringAttr(op.attributes["name"]).value)
+                elif op.name == "poplar.program_sequence":
+                    estimator.op(op)
+            graph.attributes[CYCLES_TARGET_ATTR] = ir.StringAttr.get(target.name)
