@@ -88,7 +88,17 @@ class DataLoader(torch.utils.data.DataLoader):
     it is yielded (smaller than ``combinedBatchSize``, a warning says so) and a wrapped model
     compiled for the full size refuses it. ``batch_sampler`` replaces ``batch_size`` and
     ``shuffle`` (then ``combinedBatchSize`` is None). ``mode`` selects Sync, Async or
-    AsyncRebatched reading; ``async_options`` go to the ``AsynchronousDataAccessor``.
+    AsyncRebatched reading; ``async_options`` go to the ``AsynchronousDataAccessor``. In
+    the Async modes each batch is read in place from the accessor's shared ring buffer and
+    stays valid until the next one is asked for: clone it to keep it longer.
+
+    Example::
+
+        opts = poptorch.Options().deviceIterations(4)
+        loader = poptorch.DataLoader(opts, dataset, batch_size=8, shuffle=True, num_workers=2)
+        model = poptorch.trainingModel(net, opts, torch.optim.AdamW(net.parameters()))
+        for x, y in loader:  # x holds 32 samples: one call
+            _, loss = model(x, y)
     """
 
     def __init__(  # noqa: PLR0913 - PopTorch's constructor
