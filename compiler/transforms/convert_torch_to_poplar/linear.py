@@ -230,15 +230,15 @@ def lower_conv_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def lower_sdpa(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """The math decomposition: softmax(q k^T * scale + mask) v."""
+    """The math decomposition: softmax(q k^T * scale + mask) v. Attention dropout
+    (``dropout_p > 0``) is the identity here, as every dropout is in an inference program
+    (``random.lower_native_dropout``); training programs decompose attention with its
+    dropout before this pass runs."""
     out = result_type(op)
     q, k, v = (lw.v(op.operands[i]) for i in range(3))
     mask = lw.maybe_tensor(op.operands[3]) if len(op.operands) > 3 else None
-    dropout = lw.const(op.operands[4], "dropout_p") if len(op.operands) > 4 else 0.0
     causal = lw.const(op.operands[5], "is_causal") if len(op.operands) > 5 else False
     scale = lw.const(op.operands[6], "scale") if len(op.operands) > 6 else None
-    if dropout:
-        raise Unsupported("attention dropout (dropout_p > 0) in inference")
     qs, ks = shape_of(q), shape_of(k)
     element = out.element_type
     scale = scale if scale is not None else 1.0 / math.sqrt(qs[-1])

@@ -134,6 +134,15 @@ def test_attention_with_boolean_mask_matches_eager() -> None:
     check_inference(lambda q, k: F.scaled_dot_product_attention(q, k, k, attn_mask=mask), _Q, _KEY)
 
 
+def test_attention_dropout_is_the_identity_in_inference() -> None:
+    """dropout_p > 0 in an inference program: dropout is the identity there, as for every
+    dropout (was "unsupported: attention dropout"); eager without dropout is the reference."""
+    got = poptorch.inferenceModel(FunctionModel(lambda q, k: F.scaled_dot_product_attention(q, k, k, dropout_p=0.5)))(_Q, _KEY)
+    with torch.no_grad():
+        want = F.scaled_dot_product_attention(_Q, _KEY, _KEY)
+    torch.testing.assert_close(got, want, **FP32)
+
+
 @pytest.mark.parametrize("pads", [[-4, 5, 0, 0], [-1, -1, 2, -1], [2, -3, -2, 1], [-5, 2, 0, 0]])
 def test_negative_replicate_padding_matches_eager(pads: list[int]) -> None:
     check_inference(lambda x: F.pad(x, pads, mode="replicate"), torch.randn(1, 2, 3, 4, generator=_G))
