@@ -128,3 +128,21 @@ def test_size_bound_evicts_least_recently_used(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv(MAX_BYTES_ENV_VAR, "lots")
     with pytest.raises(ValueError, match=f"{MAX_BYTES_ENV_VAR}='lots': expected a number of bytes"):
         cache.evict()
+
+
+def test_training_from_the_cache_matches_a_fresh_compile(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import copy
+
+    torch.manual_seed(0)
+    first = DropoutClassifier()
+    second = copy.deepcopy(first)
+    x, y = torch.randn(4, 6), torch.randint(0, 3, (4,))
+    options = poptorch.Options().enableExecutableCaching(str(tmp_path)).randomSeed(3)
+    runs = []
+    with caplog.at_level(logging.INFO, logger="poptorch"):
+        for model in (first, second):
+            wrapper = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))
+            runs.append([wrapper(x, y)[1].as_subclass(torch.Tensor) for _ in range(2)])
+    assert sum(HIT in r.getMessage() for r in caplog.records) == 1  # the second compile
+    torch.testing.assert_close(runs[1], runs[0], **EXACT)
+    torch.testing.assert_close(second.state_dict(), first.state_dict(), **EXACT)
