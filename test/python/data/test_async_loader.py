@@ -44,7 +44,7 @@ def read(loader) -> list:
 @pytest.mark.parametrize("drop_last", [True, False])
 @pytest.mark.parametrize("iterable", [False, True])
 @pytest.mark.parametrize("mode", [DataLoaderMode.Async, DataLoaderMode.AsyncRebatched])
-@pytest.mark.parametrize("d,g,batch_size", [(1, 1, 1), (3, 2, 2)])
+@pytest.mark.parametrize("d,g,batch_size", [(1, 1, 1), (3, 1, 1), (1, 2, 2), (3, 2, 2)])
 def test_async_modes_combined_batch(d, g, batch_size, mode, iterable, drop_last, workers):
     """Map-style: the same batches as Sync. Iterable: Async is Sync's per-worker batching;
     AsyncRebatched joins the workers' batches, so only the very last one can be short."""
@@ -67,7 +67,9 @@ def test_async_modes_combined_batch(d, g, batch_size, mode, iterable, drop_last,
         want = expected.rebatched(size, combined, drop_last, workers)
     try:
         expected.same_batches(read(loader), want)
-        assert len(loader) == len(want)
+        if not (iterable and mode == DataLoaderMode.Async and workers > 1):
+            # (torch's length of an iterable dataset split between workers is an estimate)
+            assert len(loader) == len(want)
     finally:
         loader.terminate()
 
