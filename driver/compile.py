@@ -17,6 +17,7 @@ import torch
 from torch_mlir import ir
 
 from ipu_mlir.artifact.executable import INTERFACE_KEY, Executable
+from ipu_mlir.artifact.report import write_report
 from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
 from ipu_mlir.compiler.frontend.capture import capture_inference
 from ipu_mlir.compiler.pass_pipeline import run_pipeline
@@ -25,6 +26,7 @@ from ipu_mlir.dialects import make_context
 from ipu_mlir.dialects.ipu import OPTIMIZER_ATTR, STRATEGY_ATTR, OptimizerAttr, StrategyAttr
 from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.dialects.poplar.program_order import graphs_of
+from ipu_mlir.runtime.counters import PerfCounters
 from ipu_mlir.runtime.interpreter import Program
 
 
@@ -56,6 +58,14 @@ class CompiledProgram:
 
     def ir_text(self) -> str:
         return self.module.operation.get_asm(print_generic_op_form=True)
+
+    def perf_counters(self) -> PerfCounters:
+        """Fresh emulated performance counters of this program (runtime/counters.py)."""
+        return PerfCounters(_graph_of(self.module))
+
+    def write_profile(self, directory: str, host_spans: list[dict[str, Any]] | None = None, calls: int = 0) -> dict[str, str]:
+        """Write the profiling report (profile.json, profile.html) into ``directory``; their paths."""
+        return write_report(directory, _graph_of(self.module), host_spans, calls)
 
 
 def _attach_strategy(module: ir.Module, options: CompileOptions, training: bool) -> None:

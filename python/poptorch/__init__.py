@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from . import enums, optim  # noqa: F401
+from . import enums, optim, profiling  # noqa: F401
 from ._async_accessor import AsynchronousDataAccessor
 from ._dataloader import DataLoader
 from ._executor import PoplarExecutor

@@ -19,6 +19,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from . import _logging
+from ._counters import CountersMixin
 from .enums import MeanReductionStrategy, OutputMode, ReductionType
 from .options import Options
 
@@ -83,7 +84,7 @@ def _bind(forward: Callable, args: tuple, kwargs: dict[str, Any]) -> list[_Leaf]
     return leaves
 
 
-class PoplarExecutor:
+class PoplarExecutor(CountersMixin):
     """A model wrapped for the emulated IPU (``poptorch.inferenceModel``).
 
     The first call (or :meth:`compile`) captures and compiles the model; later calls run
@@ -715,6 +716,7 @@ class PoplarExecutor:
             self.copyWeightsToDevice()  # a training wrapper of the same model changed the weights
         with torch.no_grad():
             streams = compiled.program.run(self._stores, feeds)
+        self._after_call()  # the cost model's counters, cycle count log and profiling report
         captured = compiled.captured
         layout = captured.layout
         if not self._training:
