@@ -10,7 +10,7 @@ from typing import Any
 
 _COLOURS = {"compute": "#4e79a7", "copy": "#f28e2b", "sync": "#bab0ac", "host": "#e15759", "streaming": "#76b7b2",
             "collective": "#59a14f", "stash": "#edc948", "stage": "#af7aa1"}
-_STYLE = """body{font-family:sans-serif;margin:16px;color:#222}h1{font-size:20px}h2{font-size:16px;margin-top:24px}
+_STYLE = """body{font-family:sans-serif;margin:16px;color:#222}h1{font-size:20px}h3{font-size:13px;margin:8px 0 4px}h2{font-size:16px;margin-top:24px}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#eee}.note{color:#666;font-size:12px}svg{background:#fafafa;border:1px solid #ddd}
 .legend span{display:inline-block;margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}"""
@@ -57,8 +57,8 @@ def _tiles(memory: list[dict[str, Any]], bytes_per_tile: int) -> str:
     parts = []
     for m in memory:
         tiles = m["tiles"]
-        columns = 64
-        size = 9
+        columns = 92
+        size = 6
         rows = -(-len(tiles) // columns)
         top = max(tiles, default=0)
         svg = [f'<svg width="{columns * size + 2}" height="{rows * size + 2}" role="img" aria-label="memory per tile of IPU {m["ipu"]}">']
@@ -80,7 +80,7 @@ def _liveness(steps: list[dict[str, Any]]) -> str:
     for step in steps:
         programs.setdefault(step["program"], []).append(step)
     parts = []
-    width, height = 700, 140
+    width, height = 700, 100
     for name, entries in programs.items():
         totals = [sum(step["live_bytes"].values()) for step in entries]
         if len(entries) < 2 or not any(totals):
@@ -126,7 +126,7 @@ def _host(spans: list[dict[str, Any]]) -> str:
     start = min(s["start"] for s in spans)
     end = max(s["end"] for s in spans)
     channels = sorted({s["channel"] for s in spans})
-    width, lane = 1000, 22
+    width, lane = 900, 22
     svg = [f'<svg width="{width + 130}" height="{lane * len(channels) + 24}" role="img" aria-label="host tracepoints">']
     for row, channel in enumerate(channels):
         svg.append(f'<text x="2" y="{row * lane + 15}" font-size="12">{_e(channel)}</text>')
@@ -158,11 +158,11 @@ def render_html(data: dict[str, Any]) -> str:
         f"{target['clock_hz'] / 1e9:.2f} GHz; calls so far: {program['calls']}. "
         "<span class=\"note\">Emulated estimates from the compiler's cost model (poplar-estimate-cycles) of the "
         "target, not measurements.</span></p>"
+        f"<h2>Execution timeline of one call, per IPU</h2>{_timeline(data)}"
+        f"<h2>Host tracepoints</h2>{_host(data['host_spans'])}"
         f"<h2>Memory per IPU</h2>{_memory(data['memory'])}"
         f"<h2>Memory per tile</h2>{_tiles(data['memory'], target['bytes_per_tile'])}"
         f"<h2>Liveness over the program's steps</h2>{_liveness(data['steps'])}"
-        f"<h2>Execution timeline of one call, per IPU</h2>{_timeline(data)}"
-        f"<h2>Host tracepoints</h2>{_host(data['host_spans'])}"
         f"<h2>Most expensive steps</h2>{_top_steps(data['steps'])}"
         "</body></html>"
     )

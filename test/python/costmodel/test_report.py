@@ -156,3 +156,27 @@ def test_html_report_renders_in_chromium_without_console_errors(tmp_path: Path) 
     assert console == []
     png = screenshot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000  # drawn, not blank
+
+
+def test_training_writes_its_report_and_counts_cycles(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 4))
+
+    class WithLoss(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            out = self.model(x)
+            return out, nn.functional.cross_entropy(out, y)
+
+    options = poptorch.Options().enableProfiling(str(tmp_path)).logCycleCount(True)
+    options.Training.gradientAccumulation(2)
+    ipu = poptorch.trainingModel(WithLoss(), options, torch.optim.SGD(model.parameters(), lr=0.1))
+    ipu(torch.randn(8, 16), torch.randint(0, 4, (8,)))
+    data = json.loads((tmp_path / "training" / "profile.json").read_text())
+    assert data["program"]["cycles_per_call"] == ipu.cycleCount() > 0
+    assert {step["program"] for step in data["steps"]} >= {"step", "update", "main"}
+    counters = ipu.getPerfCounters()
+    assert [len(values) for values in counters["input"]] == [2, 2]  # x and y, one per micro-batch
