@@ -195,8 +195,14 @@ class _Walker:
         schedules = [self.pipelined(inner) for inner in body]
         if not any(schedules):
             per = sum(cycles_of(inner) or 0 for inner in body)
-            for i in range(count):
-                self.block(op.regions[0].blocks[0], t + i * per)
+            spans, transfers = len(self.spans), len(self.transfers)
+            self.block(op.regions[0].blocks[0], t)
+            once, moved = self.spans[spans:], self.transfers[transfers:]
+            for i in range(1, count):  # every iteration repeats the first, later by i * per cycles
+                shift = i * per
+                self.transfers += [Transfer(x.direction, x.stream, x.start + shift, x.end + shift) for x in moved]
+                for span in once:
+                    self.span(span.ipu, span.start + shift, span.end + shift, span.kind, span.label)
             return
         # A pipelined step: the non-pipelined part of each micro-batch follows its last stage.
         index = next(i for i, s in enumerate(schedules) if s)
