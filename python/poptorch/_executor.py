@@ -613,6 +613,10 @@ class PoplarExecutor(CountersMixin):
             "return_period": self._options.output_return_period or 1,
             "execution": _strategy_data(self._options),
         }
+        if self._options.ipu_target is not None:  # Options.setIpuTarget: the cost model's IPU
+            from ipu_mlir.support.target import target_named
+
+            settings["target"] = target_named(self._options.ipu_target)
         description = None
         if self._training:
             from .optim import describe

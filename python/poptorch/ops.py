@@ -38,8 +38,11 @@ def ipuHardwareIsAvailable(num_ipus: int = 1) -> bool:  # noqa: N802
 
 
 def ipuHardwareVersion() -> int:  # noqa: N802
-    """The IPU version the emulator models: 2 (Mk2, GC200)."""
-    return 2
+    """The IPU version the emulator models: 2 (Mk2 GC200 and Bow, both of the IPU2 architecture;
+    the default target, or ``IPU_MLIR_TARGET``)."""
+    from ipu_mlir.support.target import default_target
+
+    return default_target().hardware_version
 
 
 def ipu_print_tensor(tensor: torch.Tensor, title: str = "") -> torch.Tensor:

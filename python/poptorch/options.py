@@ -868,6 +868,7 @@ class Options(_OptionGroup):
         self._stable_norm = False
         self._synthetic_data = False
         self._log_cycle_count = False
+        self._ipu_target: str | None = None  # setIpuTarget: the IPU of the cost model
         self._log_dir = "."
         self._max_repeat_logs: int | None = 4
         self._model_name: str | None = None
@@ -1089,6 +1090,23 @@ class Options(_OptionGroup):
             parsed = {None: _torch_device(label, "every IPU", devices)}
         self._ipu_model_devices = parsed
         return self
+
+    def setIpuTarget(self, target: str) -> Options:  # noqa: N802
+        """The IPU the cost model estimates for (cycleCount, latencies, the profiling report):
+        "ipu-model-mk2" (GC200, the default, or ``IPU_MLIR_TARGET``) or "ipu-model-bow". An
+        ipu-mlir extension; numerics do not change."""
+        from ipu_mlir.support.target import TARGETS
+
+        label = self._writable("setIpuTarget")
+        if target not in TARGETS:
+            raise ValueError(f"{label}: unknown target {target!r}; choose one of {', '.join(TARGETS)}")
+        self._ipu_target = target
+        return self
+
+    @property
+    def ipu_target(self) -> str | None:
+        """The target set with ``setIpuTarget`` (None: the default)."""
+        return self._ipu_target
 
     def ipu_model_device(self, ipu: int) -> torch.device:
         """The torch device emulating IPU ``ipu`` (``setIpuModelDevices``; the CPU by default)."""
@@ -1478,6 +1496,7 @@ class Options(_OptionGroup):
             "stable_norm": self._stable_norm,
             "synthetic_data": self._synthetic_data,
             "log_cycle_count": self._log_cycle_count,
+            "ipu_target": self.ipu_target,
             "log_dir": self._log_dir,
             "max_repeat_logs": self._max_repeat_logs,
             "model_name": self._model_name,

@@ -111,3 +111,18 @@ def test_bow_target_runs_faster_than_mk2(monkeypatch: pytest.MonkeyPatch) -> Non
         ipu(torch.randn(6, 256), torch.randn(6, 256))
         latency[target] = ipu.getComputeLatency()[2]
     assert latency["ipu-model-bow"] < latency["ipu-model-mk2"]
+
+
+def test_set_ipu_target_selects_bow() -> None:
+    latency = {}
+    for target in ("ipu-model-mk2", "ipu-model-bow"):
+        torch.manual_seed(0)
+        model = TwoInputs(256).eval()
+        ipu = poptorch.inferenceModel(model, poptorch.Options().setIpuTarget(target))
+        x, y = torch.randn(2, 256), torch.randn(2, 256)
+        torch.testing.assert_close(ipu(x, y)[0], model(x, y)[0], **FP32)
+        latency[target] = ipu.getComputeLatency()[2]
+    assert latency["ipu-model-bow"] < latency["ipu-model-mk2"]
+    assert poptorch.ipuHardwareVersion() == 2
+    with pytest.raises(ValueError, match="unknown target 'mk3'; choose one of ipu-model-mk2, ipu-model-bow"):
+        poptorch.Options().setIpuTarget("mk3")
