@@ -3,8 +3,9 @@
 Available: ``--mlir-to-bytecode`` and ``--bytecode-to-mlir`` (the runtime executable
 stores MLIR bytecode), ``--dump-irdl=<dialect>``, ``--schedule-to-text`` and
 ``--schedule-to-html`` (the pipeline schedule of a ``poplar.graph``: which IPU runs which
-stage of which micro-batch at each step, and each IPU's peak memory). ``--poplar-to-cpp`` (Poplar/PopLibs
-C++) is planned; asking for it now is a clear error, not a silent no-op.
+stage of which micro-batch at each step, and each IPU's peak memory) and ``--poplar-to-cpp``
+(the ``poplar.graph`` as one C++17 translation unit against the Poplar/PopLibs API,
+``compiler/codegen``; an op without an emission is an error naming it).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _build_parser() -> argparse.ArgumentParser:
     group.add_argument("--dump-irdl", metavar="DIALECT", choices=("ipu", "pipeline", "poplar"), help="print a dialect's IRDL definition")
     group.add_argument("--schedule-to-text", action="store_true", help="draw the pipeline schedule of a poplar.graph as text")
     group.add_argument("--schedule-to-html", action="store_true", help="draw the pipeline schedule of a poplar.graph as HTML")
-    group.add_argument("--poplar-to-cpp", action="store_true", help="emit Poplar/PopLibs C++ (not available yet)")
+    group.add_argument("--poplar-to-cpp", action="store_true", help="emit the poplar.graph as Poplar/PopLibs C++")
     return parser
 
 
@@ -43,12 +44,6 @@ def run(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"ipu-translate: error: unknown option '{unknown[0]}' (options: {choices})\n")
         return 2
     args = parser.parse_args(given)
-    if args.poplar_to_cpp:
-        sys.stderr.write(
-            "ipu-translate: error: --poplar-to-cpp is not implemented yet: the Poplar C++ emitter is a planned "
-            "feature. Run the program on the IPU Model (poptorch) or inspect the poplar dialect with ipu-opt instead.\n"
-        )
-        return 1
     from ipu_mlir.dialects import irdl_text, make_context
 
     if args.dump_irdl:
@@ -86,6 +81,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             return 1
         if args.schedule_to_text or args.schedule_to_html:
             return _schedule(module, args)
+        if args.poplar_to_cpp:
+            return _poplar_to_cpp(module, args)
         if args.mlir_to_bytecode:
             import io
 
@@ -114,6 +111,17 @@ def _schedule(module: object, args: argparse.Namespace) -> int:
         sys.stderr.write(f"ipu-translate: error: {error}\n")
         return 1
     return _write(args.output, (summary.html() if args.schedule_to_html else summary.text()).encode())
+
+
+def _poplar_to_cpp(module: object, args: argparse.Namespace) -> int:
+    from ipu_mlir.compiler.codegen import CodegenError, emit_cpp
+
+    try:
+        text = emit_cpp(module)
+    except CodegenError as error:
+        sys.stderr.write(f"ipu-translate: error: {error}\n")
+        return 1
+    return _write(args.output, text.encode())
 
 
 def _write(output: str, data: bytes) -> int:

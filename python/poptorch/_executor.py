@@ -193,6 +193,20 @@ class PoplarExecutor(CountersMixin):
 
         _executable.load_executable(self, filename)
 
+    def exportPoplarCpp(self, path: str, write_weights: bool = True) -> None:  # noqa: N802
+        """Write the compiled program as Poplar/PopLibs C++ to ``path`` (``ipu-translate
+        --poplar-to-cpp`` of its poplar.graph) and, with ``write_weights``, the model's
+        current parameters and buffers as ``weights.bin`` next to it (what the program's
+        ``main`` reads). Compile (or run) the model first."""
+        self._check_alive()
+        if self._compiled is None:
+            raise RuntimeError("exportPoplarCpp: the model is not compiled yet; call compile(...) or run it first")
+        from ipu_mlir.driver.poplar_cpp import write_poplar_cpp
+
+        if write_weights and self._training:
+            self.copyWeightsToHostIfNeeded()
+        write_poplar_cpp(self._compiled, path, self._named_tensors() if write_weights else None)
+
     @property
     def rng_state(self) -> list[int]:
         """The random generator's seed and position, ``[seed, calls]``; set it to continue

@@ -220,11 +220,31 @@ def test_ipu_opt_does_not_import_torch() -> None:
 # -- ipu-translate --------------------------------------------------------------------
 
 
-def test_translate_poplar_to_cpp_is_a_clear_error(graph_file: Path) -> None:
+def test_translate_poplar_to_cpp(graph_file: Path) -> None:
     result = run_tool(IPU_TRANSLATE, "--poplar-to-cpp", str(graph_file))
-    assert result.returncode == 1 and result.stdout == ""
+    assert result.returncode == 0, result.stderr
+    assert 'graph.addHostToDeviceFIFO("h2d.x", poplar::FLOAT, 4);' in result.stdout
+    assert "poplar::program::Repeat(2, " in result.stdout
+
+
+def test_translate_poplar_to_cpp_names_an_op_without_emission(tmp_path: Path) -> None:
+    path = tmp_path / "graph.mlir"
+    path.write_text(GRAPH.replace('"poplar.program_stream_copy"(%x) {stream = "h2d.x"} : (tensor<4xf32>) -> ()',
+                                  '%y = "poplar.popops_cumulative_sum"(%x) {dim = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>'))
+    result = run_tool(IPU_TRANSLATE, "--poplar-to-cpp", str(path))
+    assert result.returncode == 1 and result.stdout == "", result.stdout
     [line] = error_lines(result)
-    assert line.startswith("ipu-translate: error: --poplar-to-cpp is not implemented yet")
+    assert line.startswith("ipu-translate: error: 'poplar.popops_cumulative_sum' at ") and "has no C++ emission yet" in line
+
+
+def test_translate_poplar_to_cpp_does_not_import_torch(graph_file: Path) -> None:
+    code = (
+        "import sys; from ipu_mlir.tools import ipu_translate; "
+        f"assert ipu_translate.run(['--poplar-to-cpp', {str(graph_file)!r}, '-o', {str(graph_file) + '.cpp'!r}]) == 0; "
+        "assert 'torch' not in sys.modules, sorted(m for m in sys.modules if m.split('.')[0] == 'torch')"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
 
 
 def test_translate_bytecode_round_trip(graph_file: Path) -> None:

@@ -1,0 +1,220 @@
+"""The C++ of each poplar compute op: one PopLibs call (or Tensor view) per op.
+
+Each ``emit_<op>(cx, op)`` returns the lines that compute the op's results into the
+sequence ``cx.prog`` on the op's IPU's virtual graph ``cx.graph(op)``, after binding the
+result names with ``cx.define``. ``EMITTERS`` maps op names to them; an op missing there
+is a CodegenError naming it (``emitter.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from .errors import CodegenError
+from .map_expr import map_expression
+
+EMITTERS: dict[str, Callable[[Any, Any], list[str]]] = {}
+
+
+def emits(*names: str) -> Callable:
+    def register(fn: Callable) -> Callable:
+        for name in names:
+            if name in EMITTERS:
+                raise ValueError(f"two C++ emissions for '{name}'")
+            EMITTERS[name] = fn
+        return fn
+
+    return register
+
+
+def _dims(values: list[int]) -> str:
+    return "{" + ", ".join(str(v) for v in values) + "}"
+
+
+# ---- views: Tensor methods, no program ---------------------------------------------
+
+@emits("poplar.reshape")
+def emit_reshape(cx: Any, op: Any) -> list[str]:
+    return [f"poplar::Tensor {cx.define(op.results[0])} = {cx.name(op.operands[0])}.reshape({_dims(cx.shape(op.results[0]))});"]
+
+
+@emits("poplar.dim_shuffle")
+def emit_dim_shuffle(cx: Any, op: Any) -> list[str]:
+    perm = cx.attr(op, "permutation")
+    return [f"poplar::Tensor {cx.define(op.results[0])} = {cx.name(op.operands[0])}.dimShuffle({_dims(perm)});"]
+
+
+@emits("poplar.slice")
+def emit_slice(cx: Any, op: Any) -> list[str]:
+    begin, end, stride = cx.attr(op, "begin"), cx.attr(op, "end"), cx.attr(op, "stride")
+    if any(b < 0 or e < b for b, e in zip(begin, end, strict=True)) or any(s < 1 for s in stride):
+        raise CodegenError(f"{cx.where(op)}: 'poplar.slice' with negative or reversed bounds has no emission")
+    text = f"{cx.name(op.operands[0])}.slice({_dims(begin)}, {_dims(end)})"
+    for d, s in enumerate(stride):
+        if s != 1:
+            text += f".subSample({s}, {d})"
+    return [f"poplar::Tensor {cx.define(op.results[0])} = {text};"]
+
+
+# ---- popops ------------------------------------------------------------------------
+
+_BINARY = {"poplar.popops_add": "add", "poplar.popops_sub": "sub", "poplar.popops_mul": "mul"}
+
+
+@emits(*_BINARY)
+def emit_binary(cx: Any, op: Any) -> list[str]:
+    a, b = (cx.name(v) for v in op.operands)
+    fn = _BINARY[op.operation.name]
+    return [f"poplar::Tensor {cx.define(op.results[0])} = popops::{fn}({cx.graph(op)}, {a}, {b}, {cx.prog}, {cx.debug(op)});"]
+
+
+@emits("poplar.popops_map")
+def emit_map(cx: Any, op: Any) -> list[str]:
+    operands = list(op.operands)
+    tree = map_expression(cx.attr(op, "expr"), [cx.ptype(v) for v in operands], cx.ptype(op.results[0]), cx.where(op))
+    args = "{" + ", ".join(cx.name(v) for v in operands) + "}"
+    out = cx.define(op.results[0])
+    lines = [f"poplar::Tensor {out} = popops::map({cx.graph(op)},", f"    {tree},", f"    {args}, {cx.prog}, {cx.debug(op)});"]
+    if cx.shape(op.results[0]) != _broadcast([cx.shape(v) for v in operands]):
+        raise CodegenError(f"{cx.where(op)}: 'poplar.popops_map' whose result shape is not its operands' broadcast shape")
+    return lines
+
+
+def _broadcast(shapes: list[list[int]]) -> list[int]:
+    rank = max((len(s) for s in shapes), default=0)
+    out = [1] * rank
+    for s in shapes:
+        for i, n in enumerate(s):
+            j = rank - len(s) + i
+            out[j] = n if n != 1 else out[j]
+    return out
+
+
+# ---- poplin ------------------------------------------------------------------------
+
+@emits("poplar.poplin_matmul")
+def emit_matmul(cx: Any, op: Any) -> list[str]:
+    a, b = op.operands
+    sa, sb, so = cx.shape(a), cx.shape(b), cx.shape(op.results[0])
+    out, ptype = cx.define(op.results[0]), cx.ptype(op.results[0])
+    if len(sa) == 2 and len(sb) == 2:
+        return [f"poplar::Tensor {out} = poplin::matMul({cx.graph(op)}, {cx.name(a)}, {cx.name(b)}, {cx.prog}, poplar::{ptype}, {cx.debug(op)});"]
+    if len(sa) == len(sb) >= 3 and sa[:-2] == sb[:-2]:
+        groups = math.prod(sa[:-2])
+        lhs = f"{cx.name(a)}.reshape({_dims([groups, *sa[-2:]])})"
+        rhs = f"{cx.name(b)}.reshape({_dims([groups, *sb[-2:]])})"
+        return [f"poplar::Tensor {out} = poplin::matMulGrouped({cx.graph(op)}, {lhs}, {rhs}, {cx.prog}, poplar::{ptype}, {cx.debug(op)})",
+                f"    .reshape({_dims(so)});"]
+    raise CodegenError(f"{cx.where(op)}: 'poplar.poplin_matmul' of shapes {sa} x {sb} (broadcast batch or vector operands) "
+                       "has no emission yet")
+
+
+@emits("poplar.poplin_linear")
+def emit_linear(cx: Any, op: Any) -> list[str]:
+    x, w, *bias = op.operands
+    if len(cx.shape(x)) != 2:
+        raise CodegenError(f"{cx.where(op)}: 'poplar.poplin_linear' of a rank-{len(cx.shape(x))} input has no emission yet")
+    out = cx.define(op.results[0])
+    lines = [f"poplar::Tensor {out} = poplin::matMul({cx.graph(op)}, {cx.name(x)}, {cx.name(w)}.transpose(), {cx.prog}, "
+             f"poplar::{cx.ptype(op.results[0])}, {cx.debug(op)});"]
+    if bias:
+        lines.append(f"popops::addInPlace({cx.graph(op)}, {out}, {cx.name(bias[0])}, {cx.prog}, {cx.debug(op, 'bias')});")
+    return lines
+
+
+@emits("poplar.poplin_conv")
+def emit_conv(cx: Any, op: Any) -> list[str]:
+    x, w, *bias = op.operands
+    sx, sw = cx.shape(x), cx.shape(w)
+    groups = cx.attr(op, "groups")
+    stride, padding, dilation = cx.attr(op, "stride"), cx.attr(op, "padding"), cx.attr(op, "dilation")
+    out, params = cx.define(op.results[0]), cx.fresh("params")
+    field, kernel = sx[2:], sw[2:]
+    lines = [
+        f"poplin::ConvParams {params}(poplar::{cx.ptype(x)}, {sx[0]}, {_dims(field)}, {_dims(kernel)}, "
+        f"{sx[1] // groups}, {sw[0] // groups}, {groups});",
+        f"{params}.inputTransform.paddingLower = {_dims(padding)};",
+        f"{params}.inputTransform.paddingUpper = {_dims(padding)};",
+        f"{params}.kernelTransform.dilation = {_dims(dilation)};",
+        f"{params}.outputTransform.stride = {_dims(stride)};",
+        # PyTorch's weights [G*Cout][Cin][kernel...] as poplin's [G][Cout][Cin][kernel...]
+        f"poplar::Tensor {out} = poplin::convolution({cx.graph(op)}, {cx.name(x)}, "
+        f"{cx.name(w)}.reshape({_dims([groups, sw[0] // groups, *sw[1:]])}), {params}, false, {cx.prog}, {cx.debug(op)});",
+    ]
+    if bias:
+        lines.append(f"poplin::addBias({cx.graph(op)}, {out}, {cx.name(bias[0])}, {cx.prog}, {cx.debug(op, 'bias')});")
+    return lines
+
+
+# ---- popnn -------------------------------------------------------------------------
+
+_NONLINEARITY = {"relu": "RELU", "sigmoid": "SIGMOID", "tanh": "TANH", "gelu_tanh": "GELU", "gelu_erf": "GELU_ERF",
+                 "silu": "SWISH", "hard_sigmoid": "HARD_SIGMOID", "softmax": "SOFTMAX_STABLE"}
+
+
+@emits("poplar.popnn_nonlinearity")
+def emit_nonlinearity(cx: Any, op: Any) -> list[str]:
+    kind, x = cx.attr(op, "kind"), op.operands[0]
+    if kind not in _NONLINEARITY:
+        raise CodegenError(f"{cx.where(op)}: 'poplar.popnn_nonlinearity' kind '{kind}' has no emission "
+                           f"(emitted: {', '.join(_NONLINEARITY)})")
+    out = cx.define(op.results[0])
+    call = f"popnn::nonLinearity({cx.graph(op)}, popnn::NonLinearityType::{_NONLINEARITY[kind]}, {{}}, {cx.prog}, {cx.debug(op)})"
+    rank, dim = len(cx.shape(x)), cx.attr(op, "dim")
+    if kind != "softmax" or dim in (rank - 1, -1):
+        return [f"poplar::Tensor {out} = {call.replace('{}', cx.name(x), 1)};"]
+    # popnn's softmax normalises the innermost dimension: move `dim` there and back
+    perm = [d for d in range(rank) if d != dim] + [dim]
+    back = [perm.index(d) for d in range(rank)]
+    return [f"poplar::Tensor {out} = {call.replace('{}', cx.name(x) + '.dimShuffle(' + _dims(perm) + ')', 1)}",
+            f"    .dimShuffle({_dims(back)});"]
+
+
+@emits("poplar.popnn_pool")
+def emit_pool(cx: Any, op: Any) -> list[str]:
+    kind, x = cx.attr(op, "kind"), op.operands[0]
+    kernel, stride, padding = cx.attr(op, "kernel"), cx.attr(op, "stride"), cx.attr(op, "padding")
+    if cx.attr(op, "ceil_mode"):
+        raise CodegenError(f"{cx.where(op)}: 'poplar.popnn_pool' with ceil_mode has no emission yet")
+    if kind == "avg" and any(padding) and cx.attr(op, "count_include_pad"):
+        raise CodegenError(f"{cx.where(op)}: 'poplar.popnn_pool' average counting the padding has no emission yet "
+                           "(popnn's AVG does not count it)")
+    sx = cx.shape(x)
+    pooling = {"max": "MAX", "avg": "AVG", "sum": "SUM"}[kind]
+    out = cx.define(op.results[0])
+    pads = _dims(padding)
+    return [f"poplar::Tensor {out} = popnn::pooling::pool({cx.graph(op)},",
+            f"    popnn::pooling::PoolParams(popnn::PoolingType::{pooling}, {_dims(sx[2:])}, {_dims(kernel)}, {_dims(stride)}, "
+            f"{pads}, {pads}, {sx[1]}, {sx[0]}, poplar::{cx.ptype(x)}),",
+            f"    {cx.name(x)}, {cx.prog}, {cx.debug(op)});"]
+
+
+@emits("poplar.popnn_norm")
+def emit_norm(cx: Any, op: Any) -> list[str]:
+    kind, eps = cx.attr(op, "kind"), cx.attr(op, "epsilon")
+    x, w, b, *stats = op.operands
+    out = cx.define(op.results[0])
+    g = cx.graph(op)
+    if kind == "batch" and len(stats) == 2:
+        mean, var = stats
+        inv = cx.fresh("invStdDev")
+        return [f"// invStdDev = 1 / sqrt(running_var + eps)",
+                f"poplar::Tensor {inv} = popops::map({g}, pe::BinaryOp(pe::BinaryOpType::DIVIDE, pe::Const(1.0f), "
+                f"pe::UnaryOp(pe::UnaryOpType::SQRT, pe::BinaryOp(pe::BinaryOpType::ADD, pe::_1, pe::Const({eps!r}f)))), "
+                f"{{{cx.name(var)}}}, {cx.prog}, {cx.debug(op, 'invStdDev')});",
+                f"poplar::Tensor {out} = popnn::bn::batchNormalise({g}, {cx.name(x)}, {cx.name(w)}, {cx.name(b)}, "
+                f"{cx.name(mean)}, {inv}, {cx.prog}, {cx.debug(op)}).first;"]
+    if kind == "layer":
+        shape = cx.shape(x)
+        n = cx.attr(op, "num_dims")
+        rows, cols = math.prod(shape[: len(shape) - n]), math.prod(shape[len(shape) - n:])
+        acts, stats_name = cx.fresh("acts"), cx.fresh("stats")
+        return [f"poplar::Tensor {acts} = {cx.name(x)}.reshape({_dims([rows, cols])});",
+                f"auto {stats_name} = popnn::layerNorm::layerNormStatistics({g}, {acts}, {eps!r}f, {cx.prog}, false, false, "
+                f"poplar::FLOAT, {cx.debug(op, 'statistics')});",
+                f"poplar::Tensor {out} = popnn::layerNorm::layerNormalise({g}, {acts}, {cx.name(w)}.flatten(), {cx.name(b)}.flatten(), "
+                f"{stats_name}.first, {stats_name}.second, {cx.prog}, {cx.debug(op)}).first.reshape({_dims(shape)});"]
+    raise CodegenError(f"{cx.where(op)}: 'poplar.popnn_norm' kind '{kind}' with {len(stats)} statistics has no emission yet "
+                       "(emitted: batch with running statistics, layer)")

@@ -1,0 +1,475 @@
+"""``ipu-translate --poplar-to-cpp``: a ``poplar.graph`` as one self-contained C++17
+translation unit written against the public Poplar SDK API.
+
+The unit has ``buildGraph`` (codelets, one virtual graph per IPU, every variable with its
+tile mapping from the ``tiles`` plan, the host FIFOs, a host write per variable the host
+provides, each ``poplar.function`` as a ``poplar::Function``, the main program as
+Sequence / Repeat / Copy / Call / Sync) and a ``main`` that attaches a device, builds and
+loads the engine, connects each stream to a host buffer read from / written to
+``DIR/<stream>.bin``, writes the weights from ``DIR/weights.bin`` (the host-provided
+variables of ``#poplar.interface`` in order, raw little-endian elements) and runs. The
+compute ops are emitted by ``compute.py``; every op is preceded by a comment with its
+source location. An op without an emission is a :class:`CodegenError` naming it. This
+module reads only the poplar dialect and never imports torch.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from torch_mlir import ir
+
+from ipu_mlir.dialects.poplar import interface_of
+from ipu_mlir.support.ir_walk import attr_value
+
+from .compute import EMITTERS
+from .errors import CodegenError
+
+_PTYPES = {"f32": "FLOAT", "f16": "HALF", "i32": "INT", "ui32": "UNSIGNED_INT", "i64": "LONGLONG", "i1": "BOOL", "i8": "CHAR"}
+_SKIPPED = {"poplar.variable", "poplar.host_stream", "poplar.constant"}  # declared in the graph part
+
+
+def emit_cpp(module: ir.Module) -> str:
+    """The C++ of the module's one ``poplar.graph``; CodegenError if there is not exactly one
+    or an op has no emission."""
+    graphs = [op.operation for op in module.body.operations if op.operation.name == "poplar.graph"]
+    if len(graphs) != 1:
+        raise CodegenError(f"expected one 'poplar.graph' in the module, found {len(graphs)}: run the poplar pipeline first")
+    return _GraphEmitter(graphs[0]).emit()
+
+
+def _sanitize(name: str) -> str:
+    text = re.sub(r"[^0-9A-Za-z_]", "_", name)
+    return text if text and not text[0].isdigit() else "_" + text
+
+
+def _cstr(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def location_of(op: Any) -> str:
+    """``name at file:line:col`` from an op's (fused, named) location; ``unknown`` if none."""
+    text = str(op.location)
+    files = re.findall(r'"([^"]+)":(\d+):(\d+)', text)
+    names = [n for n in re.findall(r'"([^"]+)"\(', text) if not n.startswith("<")]
+    place = f"{files[0][0]}:{files[0][1]}:{files[0][2]}" if files else ""
+    if names and place:
+        return f"{names[0]} at {place}"
+    return place or (names[0] if names else "unknown")
+
+
+class _GraphEmitter:
+    def __init__(self, graph: Any) -> None:
+        self.graph_op = graph
+        self.num_ipus = self._int(graph, "num_ipus", 1)
+        self.tiles_per_ipu = self._int(graph, "tiles_per_ipu", 1472)
+        self.names: dict[Any, str] = {}
+        self.ipus: dict[Any, int] = {}
+        self.used: set[str] = set()
+        self.streams: dict[str, tuple[str, str, int]] = {}  # name -> (direction, type, elements)
+        self.functions: dict[str, Any] = {}
+        self.prog = "prog"
+        try:
+            self.interface = interface_of(graph)
+        except ValueError as error:
+            raise CodegenError(str(error)) from None
+
+    # -- helpers used by compute.py --------------------------------------------------
+    @staticmethod
+    def _int(op: Any, name: str, default: int) -> int:
+        return ir.IntegerAttr(op.attributes[name]).value if name in op.attributes else default
+
+    def attr(self, op: Any, name: str) -> Any:
+        op = op.operation
+        if name not in op.attributes:
+            raise CodegenError(f"{self.where(op)}: '{op.name}' has no attribute '{name}'")
+        return attr_value(op.attributes[name])
+
+    def fresh(self, stem: str) -> str:
+        index = 0
+        while f"{stem}{index}" in self.used:
+            index += 1
+        self.used.add(f"{stem}{index}")
+        return f"{stem}{index}"
+
+    def define(self, value: Any, stem: str = "t", ipu: int | None = None) -> str:
+        name = self.fresh(stem)
+        self.names[value] = name
+        owner = value.owner
+        if ipu is None and hasattr(owner, "attributes") and "pipeline.ipu" in owner.attributes:
+            ipu = ir.IntegerAttr(owner.attributes["pipeline.ipu"]).value
+        self.ipus[value] = ipu if ipu is not None else 0
+        return name
+
+    def name(self, value: Any) -> str:
+        if value not in self.names:
+            raise CodegenError(f"a value used before the emitter defined it: {value}")
+        return self.names[value]
+
+    def shape(self, value: Any) -> list[int]:
+        return list(ir.RankedTensorType(value.type).shape)
+
+    def ptype(self, value: Any) -> str:
+        element = str(ir.RankedTensorType(value.type).element_type)
+        if element not in _PTYPES:
+            raise CodegenError(f"element type {element} has no Poplar type in the emitter (emitted: {', '.join(_PTYPES)})")
+        return _PTYPES[element]
+
+    def ipu_of(self, op: Any) -> int:
+        op = op.operation
+        if "pipeline.ipu" in op.attributes:
+            return ir.IntegerAttr(op.attributes["pipeline.ipu"]).value
+        return next((self.ipus.get(v, 0) for v in op.operands), 0)
+
+    def graph(self, op: Any) -> str:
+        return f"ipu[{self.ipu_of(op)}]"
+
+    def where(self, op: Any) -> str:
+        return f"'{op.operation.name}' at {location_of(op.operation)}"
+
+    def debug(self, op: Any, suffix: str = "") -> str:
+        name = op.operation.name.removeprefix("poplar.")
+        return _cstr(f"{name}/{suffix}" if suffix else name)
+
+    # -- the unit --------------------------------------------------------------------
+    def emit(self) -> str:
+        body = self._graph_body()
+        return "\n".join(self._prologue() + body + self._main()) + "\n"
+
+    def _prologue(self) -> list[str]:
+        lines = [
+            "// Generated by ipu-translate --poplar-to-cpp from a poplar.graph: a Poplar/PopLibs C++17 program.",
+            f"// {self.num_ipus} IPU(s), {self.tiles_per_ipu} tiles per IPU. Build against the Poplar SDK, e.g.",
+            "//   g++ -std=c++17 program.cpp -lpoplar -lpopops -lpoplin -lpopnn -o program",
+            "// Run: ./program DIR (reads DIR/weights.bin and DIR/<stream>.bin of each host-to-device",
+            "// stream, writes DIR/<stream>.bin of each device-to-host stream).",
+            "#include <poplar/DeviceManager.hpp>",
+            "#include <poplar/Engine.hpp>",
+            "#include <poplar/Graph.hpp>",
+            "#include <poplar/Program.hpp>",
+            "#include <popops/ElementWise.hpp>",
+            "#include <popops/codelets.hpp>",
+            "#include <poplin/Convolution.hpp>",
+            "#include <poplin/MatMul.hpp>",
+            "#include <poplin/codelets.hpp>",
+            "#include <popnn/BatchNorm.hpp>",
+            "#include <popnn/LayerNorm.hpp>",
+            "#include <popnn/NonLinearity.hpp>",
+            "#include <popnn/Pooling.hpp>",
+            "#include <popnn/codelets.hpp>",
+            "",
+            "#include <cstdio>",
+            "#include <fstream>",
+            "#include <iostream>",
+            "#include <string>",
+            "#include <vector>",
+            "",
+            "namespace pe = popops::expr;",
+            "",
+            "namespace {",
+            f"constexpr unsigned kNumIpus = {self.num_ipus};",
+            f"constexpr unsigned kTilesPerIpu = {self.tiles_per_ipu};",
+            "",
+            "// Maps t's elements in equal contiguous parts over numTiles tiles from firstTile (the",
+            "// linear mapping poplar-map-tiles planned).",
+            "void mapLinearly(poplar::Graph &g, const poplar::Tensor &t, unsigned firstTile, unsigned numTiles) {",
+            "  poplar::Tensor flat = t.flatten();",
+            "  std::size_t n = flat.numElements(), per = (n + numTiles - 1) / numTiles;",
+            "  for (unsigned i = 0; i < numTiles && i * per < n; ++i)",
+            "    g.setTileMapping(flat.slice(i * per, std::min(n, (i + 1) * per)), firstTile + i);",
+            "}",
+            "",
+            "std::size_t hostBytes(const poplar::Type &type) {",
+            "  if (type == poplar::FLOAT || type == poplar::INT || type == poplar::UNSIGNED_INT) return 4;",
+            "  if (type == poplar::LONGLONG) return 8;",
+            "  if (type == poplar::HALF) return 2;",
+            "  return 1;",
+            "}",
+            "",
+        ]
+        return lines
+
+    def _graph_body(self) -> list[str]:
+        self._out: list[str] = []
+        out = self._out
+        out += ["// The variables the host writes before running, in the order of DIR/weights.bin.",
+                "struct HostTensor { const char *handle; poplar::Type type; std::size_t elements; };",
+                "std::vector<HostTensor> hostWrites;",
+                "// Each stream, with the number of transfers one run of the main program makes.",
+                "struct HostStream { const char *handle; poplar::Type type; std::size_t elements; std::size_t transfers; bool toDevice; };",
+                "std::vector<HostStream> hostStreams;",
+                "",
+                "std::vector<poplar::program::Program> buildGraph(poplar::Graph &graph) {",
+                "  popops::addCodelets(graph);",
+                "  poplin::addCodelets(graph);",
+                "  popnn::addCodelets(graph);",
+                "  if (graph.getTarget().getNumIPUs() != kNumIpus || graph.getTarget().getTilesPerIPU() < kTilesPerIpu)",
+                "    throw std::runtime_error(\"this program was compiled for \" + std::to_string(kNumIpus) + \" IPU(s) of \" +",
+                "                             std::to_string(kTilesPerIpu) + \" tiles\");",
+                "  // One virtual graph per IPU.",
+                "  std::vector<poplar::Graph> ipu;",
+                "  for (unsigned i = 0; i < kNumIpus; ++i)",
+                "    ipu.push_back(graph.createVirtualGraph(i * graph.getTarget().getTilesPerIPU(), (i + 1) * graph.getTarget().getTilesPerIPU()));",
+                ""]
+        block = self.graph_op.regions[0].blocks[0]
+        variables: dict[str, Any] = {}
+        body_lines: list[str] = []
+        for op in block.operations:
+            name = op.operation.name
+            if name == "poplar.variable":
+                variables[self.attr(op, "name")] = op
+                body_lines += self._variable(op)
+            elif name == "poplar.constant":
+                body_lines += self._constant(op)
+            elif name == "poplar.host_stream":
+                body_lines += self._stream(op)
+        out += ["  " + line if line else "" for line in body_lines]
+        out.append("")
+        out.append("  // The variables the host provides (#poplar.interface), as host writes.")
+        for kind, name in (self.interface.variables if self.interface else ()):  # a hand-written graph may have none
+            if name not in variables:
+                raise CodegenError(f"#poplar.interface names the host-provided {kind} '{name}', which is not a poplar.variable")
+            value = variables[name].results[0]
+            out.append(f"  graph.createHostWrite({_cstr(name)}, {self.name(value)});")
+            out.append(f"  hostWrites.push_back({{{_cstr(name)}, poplar::{self.ptype(value)}, {math.prod(self.shape(value))}}});")
+        transfers = self._transfers(block)
+        for stream, (direction, ptype, elements) in self.streams.items():
+            out.append(f"  hostStreams.push_back({{{_cstr(stream)}, poplar::{ptype}, {elements}, {transfers.get(stream, 0)}, "
+                       f"{'true' if direction == 'host_to_device' else 'false'}}});")
+        out.append("")
+        programs: list[str] = []
+        for op in block.operations:
+            name = op.operation.name
+            if name == "poplar.function":
+                self._function(op)
+            elif name == "poplar.program_sequence":
+                programs.append(self._program_sequence(op))
+            elif name not in _SKIPPED:
+                raise CodegenError(f"{self.where(op)}: graph-level op '{name}' has no C++ emission")
+        if not programs:
+            raise CodegenError("the poplar.graph has no poplar.program_sequence (the main program)")
+        out.append(f"  return {{{', '.join(programs)}}};")
+        out += ["}", "} // namespace", ""]
+        self._programs = programs
+        return out
+
+    def _variable(self, op: Any) -> list[str]:
+        value = op.results[0]
+        name, kind, ipu = self.attr(op, "name"), self.attr(op, "kind"), self.attr(op, "ipu")
+        tiles = self.attr(op, "tiles") if "tiles" in op.operation.attributes else []
+        var = self.define(value, "v_" + _sanitize(name) + "_", ipu=ipu)
+        lines = [f"// {kind} '{name}' ({location_of(op.operation)})",
+                 f"poplar::Tensor {var} = ipu[{ipu}].addVariable(poplar::{self.ptype(value)}, "
+                 f"{{{', '.join(map(str, self.shape(value)))}}}, {_cstr(name)});"]
+        if len(tiles) == 2:
+            lines.append(f"mapLinearly(ipu[{ipu}], {var}, {tiles[0]}, {tiles[1]});")
+        elif math.prod(self.shape(value)) > 0:
+            lines.append(f"mapLinearly(ipu[{ipu}], {var}, 0, 1);  // no tile plan: tile 0")
+        return lines
+
+    def _constant(self, op: Any) -> list[str]:
+        value = op.results[0]
+        dense = ir.DenseElementsAttr(op.operation.attributes["value"])
+        ptype, shape = self.ptype(value), self.shape(value)
+        ipu = self.attr(op, "ipu")
+        var = self.define(value, "c", ipu=ipu)
+        ctype = {"FLOAT": "float", "INT": "int", "LONGLONG": "long long", "BOOL": "bool", "UNSIGNED_INT": "unsigned"}.get(ptype)
+        if ctype is None:
+            raise CodegenError(f"{self.where(op)}: a {ptype} constant has no emission")
+        dims = "{" + ", ".join(map(str, shape)) + "}"
+        fp = ptype == "FLOAT"
+        if dense.is_splat:
+            v = dense.get_splat_value()
+            v = ir.FloatAttr(v).value if fp else ir.IntegerAttr(v).value
+            return [f"// constant ({location_of(op.operation)})",
+                    f"poplar::Tensor {var} = ipu[{ipu}].addConstant<{ctype}>(poplar::{ptype}, {dims}, {self._literal(v, ptype)});",
+                    f"mapLinearly(ipu[{ipu}], {var}, 0, 1);"]
+        items = ir.DenseFPElementsAttr(dense) if fp else ir.DenseIntElementsAttr(dense)
+        values = ", ".join(self._literal(items[i], ptype) for i in range(len(items)))
+        data = self.fresh("data")
+        return [f"// constant ({location_of(op.operation)})",
+                f"static const {ctype} {data}[] = {{{values}}};",
+                f"poplar::Tensor {var} = ipu[{ipu}].addConstant<{ctype}>(poplar::{ptype}, {dims}, {data});",
+                f"mapLinearly(ipu[{ipu}], {var}, 0, 1);"]
+
+    @staticmethod
+    def _literal(v: Any, ptype: str) -> str:
+        if ptype == "FLOAT":
+            from .map_expr import _float_literal
+
+            return _float_literal(float(v))
+        if ptype == "BOOL":
+            return "true" if v else "false"
+        return f"{int(v)}LL" if ptype == "LONGLONG" else str(int(v))
+
+    def _stream(self, op: Any) -> list[str]:
+        name, direction = self.attr(op, "name"), self.attr(op, "direction")
+        shaped = ir.RankedTensorType(ir.TypeAttr(op.operation.attributes["type"]).value)
+        element = str(shaped.element_type)
+        if element not in _PTYPES:
+            raise CodegenError(f"stream '{name}' of element type {element} has no Poplar type in the emitter")
+        elements = math.prod(shaped.shape)
+        self.streams[name] = (direction, _PTYPES[element], elements)
+        var = "s_" + _sanitize(name)
+        self.used.add(var)
+        fifo = "addHostToDeviceFIFO" if direction == "host_to_device" else "addDeviceToHostFIFO"
+        return [f"poplar::DataStream {var} = graph.{fifo}({_cstr(name)}, poplar::{_PTYPES[element]}, {elements});"]
+
+    def _transfers(self, block: Any) -> dict[str, int]:
+        """How many times one run of the main program copies each stream (repeat counts
+        multiplied through, calls followed)."""
+        functions = {self.attr(op, "name"): op for op in block.operations if op.operation.name == "poplar.function"}
+        counts: dict[str, int] = {}
+
+        def walk(ops: Any, factor: int, depth: int) -> None:
+            if depth > 64:
+                raise CodegenError("the program's calls nest more than 64 deep (a recursive call?)")
+            for op in ops:
+                name = op.operation.name
+                if name == "poplar.program_stream_copy":
+                    stream = self.attr(op, "stream")
+                    counts[stream] = counts.get(stream, 0) + factor
+                elif name == "poplar.program_call":
+                    callee = self.attr(op, "callee")
+                    if callee in functions:
+                        walk(functions[callee].regions[0].blocks[0].operations, factor, depth + 1)
+                elif name == "poplar.program_repeat":
+                    walk(op.regions[0].blocks[0].operations, factor * self.attr(op, "count"), depth + 1)
+                else:
+                    for region in op.regions:
+                        for b in region.blocks:
+                            walk(b.operations, factor, depth + 1)
+
+        main = [op for op in block.operations if op.operation.name == "poplar.program_sequence"]
+        for op in main:
+            walk(op.regions[0].blocks[0].operations, 1, 0)
+        return counts
+
+    def _function(self, op: Any) -> None:
+        name = self.attr(op, "name")
+        seq = self.fresh("f_" + _sanitize(name) + "_")
+        out = self._out
+        out.append(f"  // function '{name}'")
+        out.append(f"  poplar::program::Sequence {seq};")
+        self._block(op.regions[0].blocks[0], seq, "  ")
+        fn = "fn_" + _sanitize(name)
+        self.functions[name] = fn
+        out.append(f"  poplar::Function {fn} = graph.addFunction({seq});")
+        out.append("")
+
+    def _program_sequence(self, op: Any) -> str:
+        name = self.attr(op, "name") if "name" in op.operation.attributes else "program"
+        seq = self.fresh("p_" + _sanitize(name) + "_")
+        self._out.append(f"  // program '{name}'")
+        self._out.append(f"  poplar::program::Sequence {seq};")
+        self._block(op.regions[0].blocks[0], seq, "  ")
+        return seq
+
+    def _block(self, block: Any, seq: str, indent: str) -> None:
+        out = self._out
+        for op in block.operations:
+            name = op.operation.name
+            where = location_of(op.operation)
+            out.append(f"{indent}// {name.removeprefix('poplar.')}" + ("" if where == "unknown" else f" ({where})"))
+            if name == "poplar.program_repeat":
+                body = self.fresh("repeat")
+                out.append(f"{indent}poplar::program::Sequence {body};")
+                self._block(op.regions[0].blocks[0], body, indent)
+                out.append(f"{indent}{seq}.add(poplar::program::Repeat({self.attr(op, 'count')}, {body}));")
+            elif name == "poplar.program_sequence":
+                inner = self.fresh("seq")
+                out.append(f"{indent}poplar::program::Sequence {inner};")
+                self._block(op.regions[0].blocks[0], inner, indent)
+                out.append(f"{indent}{seq}.add({inner});")
+            elif name == "poplar.program_call":
+                callee = self.attr(op, "callee")
+                if callee not in self.functions:
+                    raise CodegenError(f"{self.where(op)}: calls '{callee}', which is not a poplar.function defined before it")
+                out.append(f"{indent}{seq}.add(poplar::program::Call({self.functions[callee]}));")
+            elif name == "poplar.program_copy":
+                src, dst = op.operands
+                a, b = self.ipus.get(src, 0), self.ipus.get(dst, 0)
+                note = f"  // inter-IPU copy: IPU {a} -> IPU {b}" if a != b else ""
+                out.append(f"{indent}{seq}.add(poplar::program::Copy({self.name(src)}, {self.name(dst)})));{note}".replace(")));", "));"))
+            elif name == "poplar.program_stream_copy":
+                stream = self.attr(op, "stream")
+                if stream not in self.streams:
+                    raise CodegenError(f"{self.where(op)}: copies stream '{stream}', which no poplar.host_stream declares")
+                var, tensor = "s_" + _sanitize(stream), self.name(op.operands[0])
+                args = f"{var}, {tensor}" if self.streams[stream][0] == "host_to_device" else f"{tensor}, {var}"
+                out.append(f"{indent}{seq}.add(poplar::program::Copy({args}));")
+            elif name == "poplar.program_sync":
+                kind = self.attr(op, "kind") if "kind" in op.operation.attributes else "internal"
+                out.append(f"{indent}{seq}.add(poplar::program::Sync(poplar::SyncType::{kind.upper()}));")
+            elif name in EMITTERS:
+                saved, self.prog = self.prog, seq
+                try:
+                    lines = EMITTERS[name](self, op)
+                finally:
+                    self.prog = saved
+                out += [indent + line for line in lines]
+            else:
+                raise CodegenError(f"{self.where(op)}: '{name}' has no C++ emission yet "
+                                   f"(emitted compute ops: {', '.join(sorted(n.removeprefix('poplar.') for n in EMITTERS))})")
+
+    def _main(self) -> list[str]:
+        return [
+            "int main(int argc, char **argv) {",
+            "  if (argc != 2) {",
+            "    std::cerr << \"usage: \" << argv[0] << \" DIR\\n\";",
+            "    return 2;",
+            "  }",
+            "  const std::string dir = argv[1];",
+            "  try {",
+            "    auto manager = poplar::DeviceManager::createDeviceManager();",
+            "    poplar::Device device;",
+            "    for (auto &candidate : manager.getDevices(poplar::TargetType::IPU, kNumIpus))",
+            "      if (candidate.attach()) { device = std::move(candidate); break; }",
+            "    if (!device.isAttached()) throw std::runtime_error(\"no device of \" + std::to_string(kNumIpus) + \" IPU(s) to attach to\");",
+            "    poplar::Graph graph(device.getTarget());",
+            "    poplar::Engine engine(graph, buildGraph(graph));",
+            "    engine.load(device);",
+            "",
+            "    auto readFile = [&](const std::string &path, std::size_t bytes) {",
+            "      std::ifstream file(path, std::ios::binary | std::ios::ate);",
+            "      if (!file) throw std::runtime_error(\"cannot open \" + path);",
+            "      if (static_cast<std::size_t>(file.tellg()) != bytes)",
+            "        throw std::runtime_error(path + \" holds \" + std::to_string(file.tellg()) + \" bytes, expected \" + std::to_string(bytes));",
+            "      std::vector<char> data(bytes);",
+            "      file.seekg(0);",
+            "      file.read(data.data(), static_cast<std::streamsize>(bytes));",
+            "      return data;",
+            "    };",
+            "    // The weights: each host-provided variable's elements, in order.",
+            "    std::size_t weightBytes = 0;",
+            "    for (const auto &w : hostWrites) weightBytes += w.elements * hostBytes(w.type);",
+            "    std::vector<char> weights = readFile(dir + \"/weights.bin\", weightBytes);",
+            "    std::size_t offset = 0;",
+            "    for (const auto &w : hostWrites) {",
+            "      std::size_t bytes = w.elements * hostBytes(w.type);",
+            "      engine.writeTensor(w.handle, weights.data() + offset, weights.data() + offset + bytes);",
+            "      offset += bytes;",
+            "    }",
+            "    // One host buffer per stream holding all of its transfers.",
+            "    std::vector<std::vector<char>> buffers;",
+            "    for (const auto &s : hostStreams) {",
+            "      std::size_t bytes = s.elements * s.transfers * hostBytes(s.type);",
+            "      buffers.push_back(s.toDevice ? readFile(dir + \"/\" + s.handle + \".bin\", bytes) : std::vector<char>(bytes));",
+            "      if (bytes) engine.connectStream(s.handle, buffers.back().data(), buffers.back().data() + bytes);",
+            "    }",
+            "    engine.run(0);",
+            "    for (std::size_t i = 0; i < hostStreams.size(); ++i) {",
+            "      if (hostStreams[i].toDevice) continue;",
+            "      std::ofstream file(dir + \"/\" + hostStreams[i].handle + \".bin\", std::ios::binary);",
+            "      file.write(buffers[i].data(), static_cast<std::streamsize>(buffers[i].size()));",
+            "      if (!file) throw std::runtime_error(\"cannot write \" + dir + \"/\" + hostStreams[i].handle + \".bin\");",
+            "    }",
+            "  } catch (const std::exception &error) {",
+            "    std::cerr << \"error: \" << error.what() << \"\\n\";",
+            "    return 1;",
+            "  }",
+            "  return 0;",
+            "}",
+        ]

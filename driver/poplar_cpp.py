@@ -1,0 +1,49 @@
+"""A compiled program as Poplar/PopLibs C++ (``compiler/codegen``) with the files its
+``main`` reads: ``weights.bin`` (the host-provided variables of ``#poplar.interface`` in
+order, raw elements) and ``<stream>.bin`` for each input stream."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ipu_mlir.compiler.codegen import emit_cpp
+
+_HOST_KINDS = ("parameter", "buffer")
+
+
+def poplar_cpp(compiled: Any) -> str:
+    """The C++ translation unit of ``compiled`` (a CompiledProgram)."""
+    with compiled.context:
+        return emit_cpp(compiled.module)
+
+
+def weights_bytes(compiled: Any, named: dict[str, torch.Tensor]) -> bytes:
+    """``weights.bin`` for ``compiled``: each host-provided variable's elements from ``named``
+    (name -> tensor), in the interface's order. Only parameters and buffers are written; a
+    program needing other host values (optimizer state, hyper-parameters) is an error."""
+    chunks = []
+    for kind, name in compiled.executable.interface.variables:
+        if kind not in _HOST_KINDS:
+            raise ValueError(f"the program needs the host to provide the {kind} '{name}'; weights.bin holds only "
+                             "parameters and buffers (export an inference model)")
+        if name not in named:
+            raise ValueError(f"the program needs '{name}', which the model does not have")
+        chunks.append(named[name].detach().cpu().contiguous().numpy().tobytes())
+    return b"".join(chunks)
+
+
+def stream_bytes(tensor: torch.Tensor) -> bytes:
+    """A stream's host buffer: the tensor's elements in order (all micro-batches of a run)."""
+    return tensor.detach().cpu().contiguous().numpy().tobytes()
+
+
+def write_poplar_cpp(compiled: Any, path: str | Path, named: dict[str, torch.Tensor] | None) -> None:
+    """Write the C++ to ``path`` and, with ``named``, ``weights.bin`` next to it."""
+    path = Path(path)
+    text = poplar_cpp(compiled)
+    path.write_text(text)
+    if named is not None:
+        (path.parent / "weights.bin").write_bytes(weights_bytes(compiled, named))

@@ -1,0 +1,81 @@
+"""The five models of the Poplar C++ round trip (issue 18): each builder returns
+(model, options, input)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+import poptorch
+
+
+class MLP(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1, self.l2 = nn.Linear(8, 16), nn.Linear(16, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.l2(torch.relu(self.l1(x)))
+
+
+class CNN(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4)
+        self.max, self.avg = nn.MaxPool2d(2), nn.AvgPool2d(2)
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.flatten(self.avg(self.max(torch.relu(self.bn(self.conv(x))))), 1))
+
+
+class Encoder(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(x)
+
+
+class Sharded(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1, self.l2 = nn.Linear(8, 8), nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        with poptorch.Block(ipu_id=0):
+            y = torch.relu(self.l1(x))
+        with poptorch.Block(ipu_id=1):
+            return self.l2(y)
+
+
+def _cnn() -> nn.Module:
+    model = CNN()
+    with torch.no_grad():  # statistics unlike the defaults, so that batch norm does something
+        model.bn.running_mean.uniform_(-0.5, 0.5)
+        model.bn.running_var.uniform_(0.5, 2.0)
+        model.bn.weight.uniform_(0.5, 1.5)
+        model.bn.bias.uniform_(-0.5, 0.5)
+    return model.eval()
+
+
+def build(name: str) -> tuple[nn.Module, poptorch.Options, torch.Tensor]:
+    torch.manual_seed(0)
+    options = poptorch.Options()
+    if name == "mlp":
+        return MLP(), options, torch.randn(2, 8)
+    if name == "cnn":
+        return _cnn(), options, torch.randn(2, 3, 8, 8)
+    if name == "encoder":
+        return Encoder().eval(), options, torch.randn(2, 5, 16)
+    if name == "device_iterations":
+        options.deviceIterations(4)
+        return MLP(), options, torch.randn(8, 8)
+    if name == "sharded":
+        options.setExecutionStrategy(poptorch.ShardedExecution())
+        return Sharded(), options, torch.randn(2, 8)
+    raise ValueError(name)
+
+
+MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded"]

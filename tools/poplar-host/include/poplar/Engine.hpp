@@ -1,0 +1,25 @@
+// Host implementation of poplar::Engine (see HostCore.hpp): runs the program tree on the
+// host. Checks our emitted code only.
+#pragma once
+#include <poplar/Device.hpp>
+#include <poplar/Graph.hpp>
+
+namespace poplar {
+class Engine {
+public:
+  Engine(const Graph &graph, std::vector<program::Program> programs, const OptionFlags & = {});
+  Engine(const Graph &graph, const program::Program &program, const OptionFlags & = {})
+      : Engine(graph, std::vector<program::Program>{program}) {}
+  void load(const Device &device);
+  void run(unsigned programIndex = 0, const std::string &debugName = "");
+  void connectStream(const std::string &handle, void *begin, void *end);  // circular buffer
+  void connectStream(const std::string &handle, void *p);
+  void writeTensor(const std::string &handle, const void *begin, const void *end);
+  void readTensor(const std::string &handle, void *begin, void *end);
+
+private:
+  std::shared_ptr<host::GraphState> graph_;
+  std::vector<program::Program> programs_;
+  bool loaded_ = false;
+};
+} // namespace poplar

@@ -1,0 +1,55 @@
+// Host implementation of poplar::Graph (see HostCore.hpp). Checks our emitted code only.
+#pragma once
+#include <poplar/Target.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplar/Program.hpp>
+
+namespace poplar {
+namespace host {
+struct GraphState {
+  Target target;
+  std::map<std::string, std::shared_ptr<StreamState>> streams;
+  std::map<std::string, Tensor> hostWrites, hostReads;
+  std::vector<std::string> codelets;
+};
+} // namespace host
+
+class Graph {
+public:
+  explicit Graph(const Target &target);
+  const Target &getTarget() const { return state_->target; }
+  Graph createVirtualGraph(unsigned lowerTile, unsigned upperTile);
+  unsigned getNumTiles() const { return upperTile_ - lowerTile_; }
+
+  Tensor addVariable(const Type &type, std::vector<std::size_t> shape, const DebugContext &debug = {});
+  template <typename T>
+  Tensor addConstant(const Type &type, std::vector<std::size_t> shape, const T *values, const DebugContext &debug = {}) {
+    Tensor t = addVariable(type, std::move(shape), debug);
+    for (std::size_t i = 0; i < t.numElements(); ++i) t.set(i, static_cast<double>(values[i]));
+    return t;
+  }
+  template <typename T>
+  Tensor addConstant(const Type &type, std::vector<std::size_t> shape, T value, const DebugContext &debug = {}) {
+    Tensor t = addVariable(type, std::move(shape), debug);
+    for (std::size_t i = 0; i < t.numElements(); ++i) t.set(i, static_cast<double>(value));
+    return t;
+  }
+  void setTileMapping(const Tensor &t, unsigned tile);
+  unsigned getTileOf(const Tensor &t, std::size_t element) const;  // host side only
+
+  DataStream addHostToDeviceFIFO(const std::string &handle, const Type &type, std::size_t numElements,
+                                 const OptionFlags & = {});
+  DataStream addDeviceToHostFIFO(const std::string &handle, const Type &type, std::size_t numElements,
+                                 const OptionFlags & = {});
+  void createHostWrite(const std::string &handle, const Tensor &t);
+  void createHostRead(const std::string &handle, const Tensor &t);
+  Function addFunction(const program::Program &program) { return Function(program); }
+  void addCodelets(const std::string &src) { state_->codelets.push_back(src); }
+
+  std::shared_ptr<host::GraphState> state() const { return state_; }  // host side only
+
+private:
+  std::shared_ptr<host::GraphState> state_;
+  unsigned lowerTile_ = 0, upperTile_ = 0;
+};
+} // namespace poplar

@@ -1,0 +1,206 @@
+// Host implementation of the Poplar SDK subset that ipu-mlir's --poplar-to-cpp emits.
+// It exists only to check our emitted code (see ../README.md); it is not Poplar.
+//
+// Model: a Tensor is a list of element references into shared storage (as a Poplar tensor
+// is a list of variable elements), so reshape / dimShuffle / slice are views and a Copy
+// into a view writes the variable. Programs are an interpreted tree. Streams are callbacks
+// over host buffers connected by the Engine. Elements are held as double and rounded to
+// the tensor's type on every write, so a FLOAT tensor always holds float values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace poplar {
+
+class Type {
+public:
+  enum class Kind { FLOAT, HALF, INT, UNSIGNED_INT, LONGLONG, BOOL, CHAR };
+  constexpr explicit Type(Kind k) : kind_(k) {}
+  Kind kind() const { return kind_; }
+  bool operator==(const Type &o) const { return kind_ == o.kind_; }
+  bool operator!=(const Type &o) const { return kind_ != o.kind_; }
+  std::string toString() const;
+  std::size_t hostBytes() const;   // bytes of one element in a host buffer
+  bool isFloatingPoint() const { return kind_ == Kind::FLOAT || kind_ == Kind::HALF; }
+  double round(double v) const;    // the value as this type holds it
+  double load(const void *p) const;
+  void store(void *p, double v) const;
+
+private:
+  Kind kind_;
+};
+
+inline constexpr Type FLOAT{Type::Kind::FLOAT};
+inline constexpr Type HALF{Type::Kind::HALF};
+inline constexpr Type INT{Type::Kind::INT};
+inline constexpr Type UNSIGNED_INT{Type::Kind::UNSIGNED_INT};
+inline constexpr Type LONGLONG{Type::Kind::LONGLONG};
+inline constexpr Type BOOL{Type::Kind::BOOL};
+inline constexpr Type CHAR{Type::Kind::CHAR};
+
+class DebugContext {
+public:
+  DebugContext() = default;
+  DebugContext(const char *s) : name_(s) {}
+  DebugContext(std::string s) : name_(std::move(s)) {}
+  const std::string &name() const { return name_; }
+
+private:
+  std::string name_;
+};
+
+class OptionFlags {
+public:
+  OptionFlags() = default;
+  OptionFlags(std::initializer_list<std::pair<const std::string, std::string>> l) : flags_(l) {}
+  void set(const std::string &k, const std::string &v) { flags_[k] = v; }
+
+private:
+  std::map<std::string, std::string> flags_;
+};
+
+namespace host {
+// One variable's elements.
+struct Storage {
+  Type type;
+  std::vector<double> data;
+  std::vector<int> tile;  // tile of each element, -1 until mapped
+  std::string name;
+  Storage(Type t, std::size_t n, std::string nm) : type(t), data(n, 0.0), tile(n, -1), name(std::move(nm)) {}
+};
+} // namespace host
+
+class Tensor {
+public:
+  Tensor() = default;
+  Type elementType() const { return storage_->type; }
+  const std::vector<std::size_t> &shape() const { return shape_; }
+  unsigned rank() const { return static_cast<unsigned>(shape_.size()); }
+  std::size_t dim(unsigned i) const;
+  std::size_t numElements() const { return index_->size(); }
+  bool valid() const { return static_cast<bool>(storage_); }
+
+  Tensor reshape(std::vector<std::size_t> shape) const;
+  Tensor flatten() const { return reshape({numElements()}); }
+  Tensor dimShuffle(std::vector<unsigned> permutation) const;
+  Tensor transpose() const;  // swaps the last two dimensions
+  Tensor slice(const std::vector<std::size_t> &begin, const std::vector<std::size_t> &end) const;
+  Tensor slice(std::size_t begin, std::size_t end, unsigned dimension = 0) const;
+  Tensor subSample(unsigned stride, unsigned dimension) const;
+  Tensor expand(std::vector<std::size_t> indices) const;  // inserts singleton dims
+  Tensor broadcast(unsigned n, unsigned dimension) const;
+
+  // Host side only (not Poplar API): element access in row-major view order.
+  double get(std::size_t i) const { return storage_->data[(*index_)[i]]; }
+  void set(std::size_t i, double v) const { storage_->data[(*index_)[i]] = storage_->type.round(v); }
+  host::Storage &storage() const { return *storage_; }
+  const std::vector<std::size_t> &elements() const { return *index_; }
+  static Tensor make(std::shared_ptr<host::Storage> s, std::vector<std::size_t> shape);
+
+private:
+  std::shared_ptr<host::Storage> storage_;
+  std::vector<std::size_t> shape_;
+  std::shared_ptr<const std::vector<std::size_t>> index_;
+};
+
+namespace host {
+struct StreamState {
+  std::string name;
+  Type type;
+  std::size_t numElements;
+  bool toDevice;
+  char *begin = nullptr, *end = nullptr, *pos = nullptr;  // circular host buffer
+  StreamState(std::string n, Type t, std::size_t e, bool d) : name(std::move(n)), type(t), numElements(e), toDevice(d) {}
+};
+} // namespace host
+
+class DataStream {
+public:
+  DataStream() = default;
+  explicit DataStream(std::shared_ptr<host::StreamState> s) : state_(std::move(s)) {}
+  const std::string &handle() const { return state_->name; }
+  std::size_t numElements() const { return state_->numElements; }
+  Type elementType() const { return state_->type; }
+  host::StreamState &state() const { return *state_; }
+
+private:
+  std::shared_ptr<host::StreamState> state_;
+};
+
+enum class SyncType { INTERNAL, EXTERNAL, GLOBAL };
+
+namespace program {
+namespace host {
+struct Node {
+  virtual ~Node() = default;
+  virtual void run() const = 0;
+};
+} // namespace host
+
+class Program {
+public:
+  Program() = default;
+  void run() const { if (node_) node_->run(); }
+  // Host side only: a program node that runs a computation written as a host loop,
+  // standing for the compute sets a PopLibs function would add.
+  static Program compute(std::string name, std::function<void()> fn);
+
+protected:
+  explicit Program(std::shared_ptr<host::Node> n) : node_(std::move(n)) {}
+  std::shared_ptr<host::Node> node_;
+  friend class Sequence;
+};
+
+class Sequence : public Program {
+public:
+  Sequence(const DebugContext & = {});
+  Sequence(std::initializer_list<Program> programs, const DebugContext & = {});
+  void add(const Program &p);
+
+private:
+  std::shared_ptr<std::vector<Program>> steps_;
+};
+
+class Repeat : public Program {
+public:
+  Repeat(unsigned count, const Program &body, const DebugContext & = {});
+};
+
+class Copy : public Program {
+public:
+  Copy(const Tensor &src, const Tensor &dst, bool dontOutline = false, const DebugContext & = {});
+  Copy(const DataStream &stream, const Tensor &dst, bool optimiseMemory = false, const DebugContext & = {});
+  Copy(const Tensor &src, const DataStream &stream, bool optimiseMemory = false, const DebugContext & = {});
+};
+
+class Sync : public Program {
+public:
+  explicit Sync(SyncType type, const DebugContext & = {});
+};
+} // namespace program
+
+class Function {
+public:
+  Function() = default;
+  explicit Function(program::Program p) : body_(std::move(p)) {}
+  const program::Program &body() const { return body_; }
+
+private:
+  program::Program body_;
+};
+
+namespace program {
+class Call : public Program {
+public:
+  explicit Call(const Function &f, const DebugContext & = {});
+};
+} // namespace program
+
+} // namespace poplar

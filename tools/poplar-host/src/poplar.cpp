@@ -1,0 +1,420 @@
+// Host implementation of the Poplar core subset (tensors, graph, programs, engine).
+// It exists only to check ipu-mlir's emitted code; see ../README.md.
+#include <poplar/DeviceManager.hpp>
+#include <poplar/Engine.hpp>
+#include <poplar/Graph.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+namespace poplar {
+
+static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+
+std::string Type::toString() const {
+  switch (kind_) {
+  case Kind::FLOAT: return "float";
+  case Kind::HALF: return "half";
+  case Kind::INT: return "int";
+  case Kind::UNSIGNED_INT: return "unsigned int";
+  case Kind::LONGLONG: return "long long";
+  case Kind::BOOL: return "bool";
+  case Kind::CHAR: return "char";
+  }
+  return "?";
+}
+
+std::size_t Type::hostBytes() const {
+  switch (kind_) {
+  case Kind::FLOAT: case Kind::INT: case Kind::UNSIGNED_INT: return 4;
+  case Kind::HALF: return 2;
+  case Kind::LONGLONG: return 8;
+  case Kind::BOOL: case Kind::CHAR: return 1;
+  }
+  return 0;
+}
+
+double Type::round(double v) const {
+  switch (kind_) {
+  case Kind::FLOAT: return static_cast<double>(static_cast<float>(v));
+  case Kind::HALF: throw error("HALF tensors are not implemented by the host library");
+  case Kind::INT: return static_cast<double>(static_cast<int32_t>(v));
+  case Kind::UNSIGNED_INT: return static_cast<double>(static_cast<uint32_t>(v));
+  case Kind::LONGLONG: return static_cast<double>(static_cast<int64_t>(v));
+  case Kind::BOOL: return v != 0.0 ? 1.0 : 0.0;
+  case Kind::CHAR: return static_cast<double>(static_cast<int8_t>(v));
+  }
+  return v;
+}
+
+double Type::load(const void *p) const {
+  switch (kind_) {
+  case Kind::FLOAT: { float v; std::memcpy(&v, p, 4); return v; }
+  case Kind::INT: { int32_t v; std::memcpy(&v, p, 4); return v; }
+  case Kind::UNSIGNED_INT: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+  case Kind::LONGLONG: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+  case Kind::BOOL: case Kind::CHAR: { int8_t v; std::memcpy(&v, p, 1); return v; }
+  case Kind::HALF: break;
+  }
+  throw error("cannot read " + toString() + " host data");
+}
+
+void Type::store(void *p, double v) const {
+  switch (kind_) {
+  case Kind::FLOAT: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); return; }
+  case Kind::INT: { int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); return; }
+  case Kind::UNSIGNED_INT: { uint32_t x = static_cast<uint32_t>(v); std::memcpy(p, &x, 4); return; }
+  case Kind::LONGLONG: { int64_t x = static_cast<int64_t>(v); std::memcpy(p, &x, 8); return; }
+  case Kind::BOOL: case Kind::CHAR: { int8_t x = static_cast<int8_t>(v); std::memcpy(p, &x, 1); return; }
+  case Kind::HALF: break;
+  }
+  throw error("cannot write " + toString() + " host data");
+}
+
+// ---- Tensor views -------------------------------------------------------------------
+
+static std::size_t product(const std::vector<std::size_t> &shape) {
+  return std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
+}
+
+static std::vector<std::size_t> stridesOf(const std::vector<std::size_t> &shape) {
+  std::vector<std::size_t> strides(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+Tensor Tensor::make(std::shared_ptr<host::Storage> s, std::vector<std::size_t> shape) {
+  Tensor t;
+  std::vector<std::size_t> index(s->data.size());
+  std::iota(index.begin(), index.end(), std::size_t{0});
+  t.storage_ = std::move(s);
+  t.shape_ = std::move(shape);
+  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  return t;
+}
+
+std::size_t Tensor::dim(unsigned i) const {
+  if (i >= shape_.size()) throw error("dim(" + std::to_string(i) + ") of a rank " + std::to_string(rank()) + " tensor");
+  return shape_[i];
+}
+
+Tensor Tensor::reshape(std::vector<std::size_t> shape) const {
+  if (product(shape) != numElements()) throw error("reshape changes the number of elements");
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::dimShuffle(std::vector<unsigned> perm) const {
+  if (perm.size() != rank()) throw error("dimShuffle permutation has the wrong rank");
+  std::vector<std::size_t> shape(rank());
+  for (unsigned d = 0; d < rank(); ++d) shape[d] = shape_[perm[d]];
+  auto inStrides = stridesOf(shape_);
+  std::vector<std::size_t> index(numElements());
+  std::vector<std::size_t> pos(rank(), 0);
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    std::size_t src = 0;
+    for (unsigned d = 0; d < rank(); ++d) src += pos[d] * inStrides[perm[d]];
+    index[i] = (*index_)[src];
+    for (unsigned d = rank(); d-- > 0;) { if (++pos[d] < shape[d]) break; pos[d] = 0; }
+  }
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  return t;
+}
+
+Tensor Tensor::transpose() const {
+  if (rank() < 2) throw error("transpose of a tensor of rank < 2");
+  std::vector<unsigned> perm(rank());
+  std::iota(perm.begin(), perm.end(), 0u);
+  std::swap(perm[rank() - 1], perm[rank() - 2]);
+  return dimShuffle(perm);
+}
+
+Tensor Tensor::slice(const std::vector<std::size_t> &begin, const std::vector<std::size_t> &end) const {
+  Tensor t = *this;
+  for (unsigned d = 0; d < rank(); ++d) t = t.slice(begin.at(d), end.at(d), d);
+  return t;
+}
+
+Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned d) const {
+  if (d >= rank() || begin > end || end > shape_[d]) throw error("slice out of range");
+  std::vector<std::size_t> shape = shape_;
+  shape[d] = end - begin;
+  auto strides = stridesOf(shape_);
+  std::size_t outer = product(std::vector<std::size_t>(shape_.begin(), shape_.begin() + d));
+  std::vector<std::size_t> index;
+  index.reserve(product(shape));
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t k = begin; k < end; ++k)
+      for (std::size_t i = 0; i < strides[d]; ++i) index.push_back((*index_)[o * shape_[d] * strides[d] + k * strides[d] + i]);
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  return t;
+}
+
+Tensor Tensor::subSample(unsigned stride, unsigned d) const {
+  if (d >= rank() || stride == 0) throw error("subSample out of range");
+  std::vector<std::size_t> shape = shape_;
+  shape[d] = (shape_[d] + stride - 1) / stride;
+  auto strides = stridesOf(shape_);
+  std::size_t outer = product(std::vector<std::size_t>(shape_.begin(), shape_.begin() + d));
+  std::vector<std::size_t> index;
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t k = 0; k < shape_[d]; k += stride)
+      for (std::size_t i = 0; i < strides[d]; ++i) index.push_back((*index_)[o * shape_[d] * strides[d] + k * strides[d] + i]);
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  return t;
+}
+
+Tensor Tensor::expand(std::vector<std::size_t> indices) const {
+  std::vector<std::size_t> shape = shape_;
+  for (std::size_t k = 0; k < indices.size(); ++k) shape.insert(shape.begin() + static_cast<long>(indices[k]), 1);
+  return reshape(shape);
+}
+
+Tensor Tensor::broadcast(unsigned n, unsigned d) const {
+  if (d >= rank()) throw error("broadcast dimension out of range");
+  std::vector<std::size_t> shape = shape_;
+  shape[d] *= n;
+  auto strides = stridesOf(shape_);
+  std::size_t outer = product(std::vector<std::size_t>(shape_.begin(), shape_.begin() + d));
+  std::vector<std::size_t> index;
+  for (std::size_t o = 0; o < outer; ++o)
+    for (unsigned r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < shape_[d] * strides[d]; ++k) index.push_back((*index_)[o * shape_[d] * strides[d] + k]);
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  return t;
+}
+
+// ---- Graph -------------------------------------------------------------------------
+
+Target Target::createIPUTarget(unsigned numIPUs, const std::string &systemType, const OptionFlags &) {
+  if (systemType != "ipu2" && systemType != "ipu1") throw error("unknown system type '" + systemType + "'");
+  Target t;
+  t.numIPUs_ = numIPUs;
+  t.tilesPerIPU_ = systemType == "ipu2" ? 1472 : 1216;
+  return t;
+}
+
+Graph::Graph(const Target &target) : state_(std::make_shared<host::GraphState>()), upperTile_(target.getNumTiles()) {
+  state_->target = target;
+}
+
+Graph Graph::createVirtualGraph(unsigned lowerTile, unsigned upperTile) {
+  if (lowerTile >= upperTile || upperTile > upperTile_ - lowerTile_) throw error("virtual graph tiles out of range");
+  Graph g = *this;
+  g.lowerTile_ = lowerTile_ + lowerTile;
+  g.upperTile_ = lowerTile_ + upperTile;
+  return g;
+}
+
+Tensor Graph::addVariable(const Type &type, std::vector<std::size_t> shape, const DebugContext &debug) {
+  std::size_t n = product(shape);  // before `shape` is moved
+  return Tensor::make(std::make_shared<host::Storage>(type, n, debug.name()), std::move(shape));
+}
+
+void Graph::setTileMapping(const Tensor &t, unsigned tile) {
+  if (tile >= getNumTiles())
+    throw error("tile " + std::to_string(tile) + " outside the graph's " + std::to_string(getNumTiles()) + " tiles");
+  for (std::size_t e : t.elements()) t.storage().tile[e] = static_cast<int>(lowerTile_ + tile);
+}
+
+unsigned Graph::getTileOf(const Tensor &t, std::size_t element) const {
+  int tile = t.storage().tile[t.elements().at(element)];
+  if (tile < 0) throw error("element " + std::to_string(element) + " of '" + t.storage().name + "' has no tile");
+  return static_cast<unsigned>(tile) - lowerTile_;
+}
+
+static DataStream addStream(host::GraphState &g, const std::string &handle, const Type &type, std::size_t n, bool toDevice) {
+  if (g.streams.count(handle)) throw error("stream '" + handle + "' added twice");
+  auto s = std::make_shared<host::StreamState>(handle, type, n, toDevice);
+  g.streams[handle] = s;
+  return DataStream(s);
+}
+
+DataStream Graph::addHostToDeviceFIFO(const std::string &handle, const Type &type, std::size_t n, const OptionFlags &) {
+  return addStream(*state_, handle, type, n, true);
+}
+
+DataStream Graph::addDeviceToHostFIFO(const std::string &handle, const Type &type, std::size_t n, const OptionFlags &) {
+  return addStream(*state_, handle, type, n, false);
+}
+
+void Graph::createHostWrite(const std::string &handle, const Tensor &t) { state_->hostWrites[handle] = t; }
+void Graph::createHostRead(const std::string &handle, const Tensor &t) { state_->hostReads[handle] = t; }
+
+// ---- Programs ----------------------------------------------------------------------
+
+namespace program {
+namespace {
+struct ComputeNode : host::Node {
+  std::string name;
+  std::function<void()> fn;
+  void run() const override { fn(); }
+};
+struct SequenceNode : host::Node {
+  std::shared_ptr<std::vector<Program>> steps;
+  void run() const override { for (const Program &p : *steps) p.run(); }
+};
+struct RepeatNode : host::Node {
+  unsigned count;
+  Program body;
+  void run() const override { for (unsigned i = 0; i < count; ++i) body.run(); }
+};
+struct CopyNode : host::Node {
+  Tensor src, dst;
+  void run() const override {
+    std::vector<double> values(src.numElements());  // read all first: source and destination may overlap
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = src.get(i);
+    for (std::size_t i = 0; i < values.size(); ++i) dst.set(i, values[i]);
+  }
+};
+struct StreamNode : host::Node {
+  DataStream stream;
+  Tensor tensor;
+  void run() const override {
+    poplar::host::StreamState &s = stream.state();
+    if (!s.begin) throw error("stream '" + s.name + "' is not connected to a host buffer");
+    std::size_t bytes = s.type.hostBytes();
+    for (std::size_t i = 0; i < s.numElements; ++i) {
+      if (s.pos >= s.end) s.pos = s.begin;  // circular buffer
+      if (s.toDevice) tensor.set(i, s.type.load(s.pos));
+      else s.type.store(s.pos, tensor.get(i));
+      s.pos += bytes;
+    }
+  }
+};
+struct CallNode : host::Node {
+  Function f;
+  void run() const override { f.body().run(); }
+};
+struct SyncNode : host::Node {
+  void run() const override {}  // one host thread: every tile is always in step
+};
+} // namespace
+
+Program Program::compute(std::string name, std::function<void()> fn) {
+  auto n = std::make_shared<ComputeNode>();
+  n->name = std::move(name);
+  n->fn = std::move(fn);
+  return Program(n);
+}
+
+Sequence::Sequence(const DebugContext &) : steps_(std::make_shared<std::vector<Program>>()) {
+  auto n = std::make_shared<SequenceNode>();
+  n->steps = steps_;
+  node_ = n;
+}
+
+Sequence::Sequence(std::initializer_list<Program> programs, const DebugContext &d) : Sequence(d) {
+  for (const Program &p : programs) add(p);
+}
+
+void Sequence::add(const Program &p) { steps_->push_back(p); }
+
+Repeat::Repeat(unsigned count, const Program &body, const DebugContext &) {
+  auto n = std::make_shared<RepeatNode>();
+  n->count = count;
+  n->body = body;
+  node_ = n;
+}
+
+Copy::Copy(const Tensor &src, const Tensor &dst, bool, const DebugContext &) {
+  if (src.numElements() != dst.numElements() || src.elementType() != dst.elementType())
+    throw error("Copy between tensors of different sizes or types");
+  auto n = std::make_shared<CopyNode>();
+  n->src = src;
+  n->dst = dst;
+  node_ = n;
+}
+
+Copy::Copy(const DataStream &stream, const Tensor &dst, bool, const DebugContext &) {
+  if (!stream.state().toDevice || stream.numElements() != dst.numElements() || stream.elementType() != dst.elementType())
+    throw error("Copy from stream '" + stream.handle() + "' into a tensor that does not match it");
+  auto n = std::make_shared<StreamNode>();
+  n->stream = stream;
+  n->tensor = dst;
+  node_ = n;
+}
+
+Copy::Copy(const Tensor &src, const DataStream &stream, bool, const DebugContext &) {
+  if (stream.state().toDevice || stream.numElements() != src.numElements() || stream.elementType() != src.elementType())
+    throw error("Copy to stream '" + stream.handle() + "' from a tensor that does not match it");
+  auto n = std::make_shared<StreamNode>();
+  n->stream = stream;
+  n->tensor = src;
+  node_ = n;
+}
+
+Sync::Sync(SyncType, const DebugContext &) { node_ = std::make_shared<SyncNode>(); }
+
+Call::Call(const Function &f, const DebugContext &) {
+  auto n = std::make_shared<CallNode>();
+  n->f = f;
+  node_ = n;
+}
+} // namespace program
+
+// ---- Engine ------------------------------------------------------------------------
+
+Engine::Engine(const Graph &graph, std::vector<program::Program> programs, const OptionFlags &)
+    : graph_(graph.state()), programs_(std::move(programs)) {}
+
+void Engine::load(const Device &device) {
+  if (!device.isAttached()) throw error("Engine::load: the device is not attached");
+  if (device.getTarget().getNumIPUs() < graph_->target.getNumIPUs()) throw error("Engine::load: the device has too few IPUs");
+  loaded_ = true;
+}
+
+void Engine::run(unsigned index, const std::string &) {
+  if (!loaded_) throw error("Engine::run before Engine::load");
+  programs_.at(index).run();
+}
+
+void Engine::connectStream(const std::string &handle, void *begin, void *end) {
+  auto it = graph_->streams.find(handle);
+  if (it == graph_->streams.end()) throw error("no stream '" + handle + "'");
+  host::StreamState &s = *it->second;
+  std::size_t bytes = static_cast<std::size_t>(static_cast<char *>(end) - static_cast<char *>(begin));
+  if (bytes == 0 || bytes % (s.numElements * s.type.hostBytes()) != 0)
+    throw error("stream '" + handle + "': the host buffer is not a whole number of transfers");
+  s.begin = s.pos = static_cast<char *>(begin);
+  s.end = static_cast<char *>(end);
+}
+
+void Engine::connectStream(const std::string &handle, void *p) {
+  auto it = graph_->streams.find(handle);
+  if (it == graph_->streams.end()) throw error("no stream '" + handle + "'");
+  char *begin = static_cast<char *>(p);
+  connectStream(handle, begin, begin + it->second->numElements * it->second->type.hostBytes());
+}
+
+void Engine::writeTensor(const std::string &handle, const void *begin, const void *end) {
+  auto it = graph_->hostWrites.find(handle);
+  if (it == graph_->hostWrites.end()) throw error("no host write '" + handle + "'");
+  const Tensor &t = it->second;
+  std::size_t bytes = t.elementType().hostBytes();
+  if (static_cast<std::size_t>(static_cast<const char *>(end) - static_cast<const char *>(begin)) != t.numElements() * bytes)
+    throw error("writeTensor('" + handle + "'): wrong buffer size");
+  for (std::size_t i = 0; i < t.numElements(); ++i) t.set(i, t.elementType().load(static_cast<const char *>(begin) + i * bytes));
+}
+
+void Engine::readTensor(const std::string &handle, void *begin, void *end) {
+  auto it = graph_->hostReads.find(handle);
+  if (it == graph_->hostReads.end()) throw error("no host read '" + handle + "'");
+  const Tensor &t = it->second;
+  std::size_t bytes = t.elementType().hostBytes();
+  if (static_cast<std::size_t>(static_cast<char *>(end) - static_cast<char *>(begin)) != t.numElements() * bytes)
+    throw error("readTensor('" + handle + "'): wrong buffer size");
+  for (std::size_t i = 0; i < t.numElements(); ++i) t.elementType().store(static_cast<char *>(begin) + i * bytes, t.get(i));
+}
+
+} // namespace poplar
