@@ -22,12 +22,14 @@ from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
 from ipu_mlir.compiler.frontend.capture import capture_inference
 from ipu_mlir.compiler.pass_pipeline import run_pipeline
 from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline
+from ipu_mlir.compiler.transforms.poplar_estimate_cycles import EstimateCycles
 from ipu_mlir.dialects import make_context
 from ipu_mlir.dialects.ipu import OPTIMIZER_ATTR, STRATEGY_ATTR, OptimizerAttr, StrategyAttr
-from ipu_mlir.dialects.poplar import interface_of
+from ipu_mlir.dialects.poplar import CYCLES_TARGET_ATTR, interface_of
 from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.runtime.counters import PerfCounters
 from ipu_mlir.runtime.interpreter import Program
+from ipu_mlir.support.target import default_target
 
 
 @dataclasses.dataclass
@@ -61,11 +63,19 @@ class CompiledProgram:
 
     def perf_counters(self) -> PerfCounters:
         """Fresh emulated performance counters of this program (runtime/counters.py)."""
-        return PerfCounters(_graph_of(self.module))
+        return PerfCounters(self._estimated_graph())
 
     def write_profile(self, directory: str, host_spans: list[dict[str, Any]] | None = None, calls: int = 0) -> dict[str, str]:
         """Write the profiling report (profile.json, profile.html) into ``directory``; their paths."""
-        return write_report(directory, _graph_of(self.module), host_spans, calls)
+        return write_report(directory, self._estimated_graph(), host_spans, calls)
+
+    def _estimated_graph(self) -> ir.Operation:
+        """The graph with its cycle estimates; an executable exported before the compile
+        pipeline estimated cycles gets them now, for the default target."""
+        graph = _graph_of(self.module)
+        if CYCLES_TARGET_ATTR not in graph.attributes:
+            run_pipeline(self.module, [EstimateCycles(target=default_target().name)], name="estimate-cycles")
+        return graph
 
 
 def _attach_strategy(module: ir.Module, options: CompileOptions, training: bool) -> None:

@@ -126,3 +126,17 @@ def test_set_ipu_target_selects_bow() -> None:
     assert poptorch.ipuHardwareVersion() == 2
     with pytest.raises(ValueError, match="unknown target 'mk3'; choose one of ipu-model-mk2, ipu-model-bow"):
         poptorch.Options().setIpuTarget("mk3")
+
+
+def test_a_program_without_estimates_gets_them() -> None:
+    """An executable exported before the pipeline estimated cycles is estimated when counted."""
+    from ipu_mlir.artifact.profile import NotEstimated, call_timeline
+
+    _, ipu = _model()
+    ipu(torch.randn(6, 32), torch.randn(6, 32))
+    expected = ipu.cycleCount()
+    graph = next(op.operation for op in ipu._compiled.module.body.operations if op.operation.name == "poplar.graph")
+    del graph.attributes["poplar.cycles_target"]
+    with pytest.raises(NotEstimated, match="run poplar-estimate-cycles"):
+        call_timeline(graph)
+    assert ipu._compiled.perf_counters().record_call().cycles == expected
