@@ -58,9 +58,36 @@ def emit_slice(cx: Any, op: Any) -> list[str]:
     return [f"poplar::Tensor {cx.define(op.results[0])} = {text};"]
 
 
+@emits("poplar.reverse")
+def emit_reverse(cx: Any, op: Any) -> list[str]:
+    text = cx.name(op.operands[0])
+    for d in cx.attr(op, "dims"):
+        text += f".reverse({d})"
+    return [f"poplar::Tensor {cx.define(op.results[0])} = {text};"]
+
+
+@emits("poplar.broadcast")
+def emit_broadcast(cx: Any, op: Any) -> list[str]:
+    src, dst = cx.shape(op.operands[0]), cx.shape(op.results[0])
+    padded = [1] * (len(dst) - len(src)) + src
+    text = cx.name(op.operands[0])
+    if padded != src:
+        text += f".reshape({_dims(padded)})"
+    for d, (a, b) in enumerate(zip(padded, dst, strict=True)):
+        if a != b:
+            text += f".broadcast({b}, {d})"
+    return [f"poplar::Tensor {cx.define(op.results[0])} = {text};"]
+
+
+@emits("poplar.concat")
+def emit_concat(cx: Any, op: Any) -> list[str]:
+    return [f"poplar::Tensor {cx.define(op.results[0])} = poplar::concat({cx.name(op.operands[0])}, {cx.name(op.operands[1])}, "
+            f"{cx.attr(op, 'dim')});"]
+
+
 # ---- popops ------------------------------------------------------------------------
 
-_BINARY = {"poplar.popops_add": "add", "poplar.popops_sub": "sub", "poplar.popops_mul": "mul"}
+_BINARY = {"poplar.popops_add": "add", "poplar.popops_sub": "sub", "poplar.popops_mul": "mul", "poplar.popops_div": "div"}
 
 
 @emits(*_BINARY)
@@ -68,6 +95,37 @@ def emit_binary(cx: Any, op: Any) -> list[str]:
     a, b = (cx.name(v) for v in op.operands)
     fn = _BINARY[op.operation.name]
     return [f"poplar::Tensor {cx.define(op.results[0])} = popops::{fn}({cx.graph(op)}, {a}, {b}, {cx.prog}, {cx.debug(op)});"]
+
+
+@emits("poplar.popops_cast")
+def emit_cast(cx: Any, op: Any) -> list[str]:
+    out = cx.define(op.results[0])
+    return [f"poplar::Tensor {out} = popops::cast({cx.graph(op)}, {cx.name(op.operands[0])}, poplar::{cx.ptype(op.results[0])}, "
+            f"{cx.prog}, {cx.debug(op)});"]
+
+
+_REDUCE = {"add": "ADD", "square_add": "SQUARE_ADD", "mul": "MUL", "min": "MIN", "max": "MAX",
+           "logical_and": "LOGICAL_AND", "logical_or": "LOGICAL_OR"}
+
+
+@emits("poplar.popops_reduce")
+def emit_reduce(cx: Any, op: Any) -> list[str]:
+    kind, dims, keep, scale = cx.attr(op, "op"), cx.attr(op, "dims"), cx.attr(op, "keep_dims"), cx.attr(op, "scale")
+    x = op.operands[0]
+    shape = cx.shape(x)
+    out, g = cx.define(op.results[0]), cx.graph(op)
+    text = (f"popops::reduce({g}, {cx.name(x)}, poplar::{cx.ptype(op.results[0])}, {_dims(sorted(dims))}, "
+            f"popops::ReduceParams(popops::Operation::{_REDUCE[kind]}), {cx.prog}, {cx.debug(op)})")
+    if keep:
+        text += f".reshape({_dims(cx.shape(op.results[0]))})"
+    lines = [f"poplar::Tensor {out} = {text};"]
+    count = math.prod(shape[d] for d in dims)
+    if scale != 1.0:
+        # a mean (scale 1/N) divides by N, as the IPU Model's torch.mean; any other scale multiplies
+        factor = ("DIVIDE", f"{count}.0f") if count and abs(scale * count - 1.0) < 1e-12 else ("MULTIPLY", f"{scale!r}f")
+        lines.append(f"popops::mapInPlace({g}, pe::BinaryOp(pe::BinaryOpType::{factor[0]}, pe::_1, pe::Const({factor[1]})), "
+                     f"{{{out}}}, {cx.prog}, {cx.debug(op, 'scale')});")
+    return lines
 
 
 @emits("poplar.popops_map")

@@ -50,6 +50,16 @@ class Sharded(nn.Module):
             return self.l2(y)
 
 
+class ElementWise(nn.Module):
+    """Views, reductions, casts and map expressions beyond the five models."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.cat([x.flip(1), x * 2.0], 1)
+        centred = (y - y.mean(1, keepdim=True)) / (y.amax(1, keepdim=True).abs() + 3.0)
+        steps = (x * 4).to(torch.int32).to(torch.float32)
+        return torch.cat([torch.exp(-centred) * torch.sigmoid(centred), steps + x.sum(0)], 1)
+
+
 def _cnn() -> nn.Module:
     model = CNN()
     with torch.no_grad():  # statistics unlike the defaults, so that batch norm does something
@@ -75,7 +85,9 @@ def build(name: str) -> tuple[nn.Module, poptorch.Options, torch.Tensor]:
     if name == "sharded":
         options.setExecutionStrategy(poptorch.ShardedExecution())
         return Sharded(), options, torch.randn(2, 8)
+    if name == "elementwise":
+        return ElementWise(), options, torch.randn(3, 4)
     raise ValueError(name)
 
 
-MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded"]
+MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "elementwise"]

@@ -32,7 +32,10 @@ pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (g++ / c++ 
 
 @pytest.fixture(scope="module")
 def host_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """tools/poplar-host built once for the module (-O1, one object per source, in parallel)."""
+    """tools/poplar-host built once for the module (-O1, one object per source, in parallel),
+    or the library CMake built ($POPLAR_HOST_LIBRARY, set by the CTest test)."""
+    if os.environ.get("POPLAR_HOST_LIBRARY"):
+        return Path(os.environ["POPLAR_HOST_LIBRARY"])
     out = tmp_path_factory.mktemp("poplar-host")
     sources = sorted((HOST / "src").glob("*.cpp"))
 

@@ -4,6 +4,7 @@
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -86,11 +87,12 @@ static std::vector<std::size_t> stridesOf(const std::vector<std::size_t> &shape)
 
 Tensor Tensor::make(std::shared_ptr<host::Storage> s, std::vector<std::size_t> shape) {
   Tensor t;
-  std::vector<std::size_t> index(s->data.size());
-  std::iota(index.begin(), index.end(), std::size_t{0});
-  t.storage_ = std::move(s);
+  host::Elements index(s->data.size());
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = {s.get(), i};
+  t.type_ = s->type;
+  t.owners_ = {std::move(s)};
   t.shape_ = std::move(shape);
-  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  t.index_ = std::make_shared<const host::Elements>(std::move(index));
   return t;
 }
 
@@ -111,7 +113,7 @@ Tensor Tensor::dimShuffle(std::vector<unsigned> perm) const {
   std::vector<std::size_t> shape(rank());
   for (unsigned d = 0; d < rank(); ++d) shape[d] = shape_[perm[d]];
   auto inStrides = stridesOf(shape_);
-  std::vector<std::size_t> index(numElements());
+  host::Elements index(numElements());
   std::vector<std::size_t> pos(rank(), 0);
   for (std::size_t i = 0; i < index.size(); ++i) {
     std::size_t src = 0;
@@ -121,7 +123,7 @@ Tensor Tensor::dimShuffle(std::vector<unsigned> perm) const {
   }
   Tensor t = *this;
   t.shape_ = std::move(shape);
-  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  t.index_ = std::make_shared<const host::Elements>(std::move(index));
   return t;
 }
 
@@ -145,14 +147,14 @@ Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned d) const {
   shape[d] = end - begin;
   auto strides = stridesOf(shape_);
   std::size_t outer = product(std::vector<std::size_t>(shape_.begin(), shape_.begin() + d));
-  std::vector<std::size_t> index;
+  host::Elements index;
   index.reserve(product(shape));
   for (std::size_t o = 0; o < outer; ++o)
     for (std::size_t k = begin; k < end; ++k)
       for (std::size_t i = 0; i < strides[d]; ++i) index.push_back((*index_)[o * shape_[d] * strides[d] + k * strides[d] + i]);
   Tensor t = *this;
   t.shape_ = std::move(shape);
-  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  t.index_ = std::make_shared<const host::Elements>(std::move(index));
   return t;
 }
 
@@ -162,13 +164,13 @@ Tensor Tensor::subSample(unsigned stride, unsigned d) const {
   shape[d] = (shape_[d] + stride - 1) / stride;
   auto strides = stridesOf(shape_);
   std::size_t outer = product(std::vector<std::size_t>(shape_.begin(), shape_.begin() + d));
-  std::vector<std::size_t> index;
+  host::Elements index;
   for (std::size_t o = 0; o < outer; ++o)
     for (std::size_t k = 0; k < shape_[d]; k += stride)
       for (std::size_t i = 0; i < strides[d]; ++i) index.push_back((*index_)[o * shape_[d] * strides[d] + k * strides[d] + i]);
   Tensor t = *this;
   t.shape_ = std::move(shape);
-  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  t.index_ = std::make_shared<const host::Elements>(std::move(index));
   return t;
 }
 
@@ -184,14 +186,55 @@ Tensor Tensor::broadcast(unsigned n, unsigned d) const {
   shape[d] *= n;
   auto strides = stridesOf(shape_);
   std::size_t outer = product(std::vector<std::size_t>(shape_.begin(), shape_.begin() + d));
-  std::vector<std::size_t> index;
+  host::Elements index;
   for (std::size_t o = 0; o < outer; ++o)
     for (unsigned r = 0; r < n; ++r)
       for (std::size_t k = 0; k < shape_[d] * strides[d]; ++k) index.push_back((*index_)[o * shape_[d] * strides[d] + k]);
   Tensor t = *this;
   t.shape_ = std::move(shape);
-  t.index_ = std::make_shared<const std::vector<std::size_t>>(std::move(index));
+  t.index_ = std::make_shared<const host::Elements>(std::move(index));
   return t;
+}
+
+Tensor Tensor::reverse(unsigned d) const {
+  if (d >= rank()) throw error("reverse dimension out of range");
+  auto strides = stridesOf(shape_);
+  host::Elements index(numElements());
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    std::size_t k = (i / strides[d]) % shape_[d];
+    index[i] = (*index_)[i + (shape_[d] - 1 - 2 * k) * strides[d]];
+  }
+  Tensor t = *this;
+  t.index_ = std::make_shared<const host::Elements>(std::move(index));
+  return t;
+}
+
+Tensor concat(const Tensor &first, const Tensor &second, unsigned d) { return concat(std::vector<Tensor>{first, second}, d); }
+
+Tensor concat(const std::vector<Tensor> &ts, unsigned d) {
+  if (ts.empty()) throw error("concat of no tensors");
+  std::vector<std::size_t> shape = ts[0].shape();
+  if (d >= shape.size()) throw error("concat dimension out of range");
+  shape[d] = 0;
+  for (const Tensor &t : ts) {
+    if (t.rank() != ts[0].rank() || t.elementType() != ts[0].elementType()) throw error("concat of tensors of different ranks or types");
+    for (unsigned k = 0; k < t.rank(); ++k)
+      if (k != d && t.dim(k) != ts[0].dim(k)) throw error("concat of tensors whose other dimensions differ");
+    shape[d] += t.dim(d);
+  }
+  std::size_t outer = product(std::vector<std::size_t>(shape.begin(), shape.begin() + d));
+  host::Elements index;
+  Tensor out;
+  for (std::size_t o = 0; o < outer; ++o)
+    for (const Tensor &t : ts) {
+      std::size_t block = t.numElements() / std::max<std::size_t>(outer, 1);
+      for (std::size_t i = 0; i < block; ++i) index.push_back(t.elements()[o * block + i]);
+    }
+  for (const Tensor &t : ts) out.owners_.insert(out.owners_.end(), t.owners_.begin(), t.owners_.end());
+  out.type_ = ts[0].elementType();
+  out.shape_ = std::move(shape);
+  out.index_ = std::make_shared<const host::Elements>(std::move(index));
+  return out;
 }
 
 // ---- Graph -------------------------------------------------------------------------
@@ -224,12 +267,13 @@ Tensor Graph::addVariable(const Type &type, std::vector<std::size_t> shape, cons
 void Graph::setTileMapping(const Tensor &t, unsigned tile) {
   if (tile >= getNumTiles())
     throw error("tile " + std::to_string(tile) + " outside the graph's " + std::to_string(getNumTiles()) + " tiles");
-  for (std::size_t e : t.elements()) t.storage().tile[e] = static_cast<int>(lowerTile_ + tile);
+  for (const host::Ref &r : t.elements()) r.storage->tile[r.index] = static_cast<int>(lowerTile_ + tile);
 }
 
 unsigned Graph::getTileOf(const Tensor &t, std::size_t element) const {
-  int tile = t.storage().tile[t.elements().at(element)];
-  if (tile < 0) throw error("element " + std::to_string(element) + " of '" + t.storage().name + "' has no tile");
+  const host::Ref &r = t.elements().at(element);
+  int tile = r.storage->tile[r.index];
+  if (tile < 0) throw error("element " + std::to_string(element) + " of '" + r.storage->name + "' has no tile");
   return static_cast<unsigned>(tile) - lowerTile_;
 }
 

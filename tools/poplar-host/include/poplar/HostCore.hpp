@@ -75,17 +75,28 @@ struct Storage {
   std::string name;
   Storage(Type t, std::size_t n, std::string nm) : type(t), data(n, 0.0), tile(n, -1), name(std::move(nm)) {}
 };
+// One element of a tensor: a variable and the position in it. A tensor may take its
+// elements from several variables (poplar::concat).
+struct Ref {
+  Storage *storage;
+  std::size_t index;
+};
+using Elements = std::vector<Ref>;
 } // namespace host
+
+class Tensor;
+Tensor concat(const Tensor &first, const Tensor &second, unsigned dimension = 0);
+Tensor concat(const std::vector<Tensor> &tensors, unsigned dimension = 0);
 
 class Tensor {
 public:
   Tensor() = default;
-  Type elementType() const { return storage_->type; }
+  Type elementType() const { return type_; }
   const std::vector<std::size_t> &shape() const { return shape_; }
   unsigned rank() const { return static_cast<unsigned>(shape_.size()); }
   std::size_t dim(unsigned i) const;
   std::size_t numElements() const { return index_->size(); }
-  bool valid() const { return static_cast<bool>(storage_); }
+  bool valid() const { return static_cast<bool>(index_); }
 
   Tensor reshape(std::vector<std::size_t> shape) const;
   Tensor flatten() const { return reshape({numElements()}); }
@@ -96,18 +107,20 @@ public:
   Tensor subSample(unsigned stride, unsigned dimension) const;
   Tensor expand(std::vector<std::size_t> indices) const;  // inserts singleton dims
   Tensor broadcast(unsigned n, unsigned dimension) const;
+  Tensor reverse(unsigned dimension) const;
 
   // Host side only (not Poplar API): element access in row-major view order.
-  double get(std::size_t i) const { return storage_->data[(*index_)[i]]; }
-  void set(std::size_t i, double v) const { storage_->data[(*index_)[i]] = storage_->type.round(v); }
-  host::Storage &storage() const { return *storage_; }
-  const std::vector<std::size_t> &elements() const { return *index_; }
+  double get(std::size_t i) const { const host::Ref &r = (*index_)[i]; return r.storage->data[r.index]; }
+  void set(std::size_t i, double v) const { const host::Ref &r = (*index_)[i]; r.storage->data[r.index] = type_.round(v); }
+  const host::Elements &elements() const { return *index_; }
   static Tensor make(std::shared_ptr<host::Storage> s, std::vector<std::size_t> shape);
 
 private:
-  std::shared_ptr<host::Storage> storage_;
+  friend Tensor concat(const std::vector<Tensor> &tensors, unsigned dimension);
+  std::vector<std::shared_ptr<host::Storage>> owners_;  // keeps the variables alive
+  Type type_ = FLOAT;
   std::vector<std::size_t> shape_;
-  std::shared_ptr<const std::vector<std::size_t>> index_;
+  std::shared_ptr<const host::Elements> index_;
 };
 
 namespace host {
