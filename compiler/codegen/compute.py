@@ -50,7 +50,7 @@ def emit_dim_shuffle(cx: Any, op: Any) -> list[str]:
 def emit_slice(cx: Any, op: Any) -> list[str]:
     begin, end, stride = cx.attr(op, "begin"), cx.attr(op, "end"), cx.attr(op, "stride")
     if any(b < 0 or e < b for b, e in zip(begin, end, strict=True)) or any(s < 1 for s in stride):
-        raise CodegenError(f"{cx.where(op)}: 'poplar.slice' with negative or reversed bounds has no emission")
+        raise CodegenError(f"{cx.where(op)} with negative or reversed bounds has no emission")
     text = f"{cx.name(op.operands[0])}.slice({_dims(begin)}, {_dims(end)})"
     for d, s in enumerate(stride):
         if s != 1:
@@ -136,7 +136,7 @@ def emit_map(cx: Any, op: Any) -> list[str]:
     out = cx.define(op.results[0])
     lines = [f"poplar::Tensor {out} = popops::map({cx.graph(op)},", f"    {tree},", f"    {args}, {cx.prog}, {cx.debug(op)});"]
     if cx.shape(op.results[0]) != _broadcast([cx.shape(v) for v in operands]):
-        raise CodegenError(f"{cx.where(op)}: 'poplar.popops_map' whose result shape is not its operands' broadcast shape")
+        raise CodegenError(f"{cx.where(op)} whose result shape is not its operands' broadcast shape")
     return lines
 
 
@@ -165,7 +165,7 @@ def emit_matmul(cx: Any, op: Any) -> list[str]:
         rhs = f"{cx.name(b)}.reshape({_dims([groups, *sb[-2:]])})"
         return [f"poplar::Tensor {out} = poplin::matMulGrouped({cx.graph(op)}, {lhs}, {rhs}, {cx.prog}, poplar::{ptype}, {cx.debug(op)})",
                 f"    .reshape({_dims(so)});"]
-    raise CodegenError(f"{cx.where(op)}: 'poplar.poplin_matmul' of shapes {sa} x {sb} (broadcast batch or vector operands) "
+    raise CodegenError(f"{cx.where(op)} of shapes {sa} x {sb} (broadcast batch or vector operands) "
                        "has no emission yet")
 
 
@@ -173,7 +173,7 @@ def emit_matmul(cx: Any, op: Any) -> list[str]:
 def emit_linear(cx: Any, op: Any) -> list[str]:
     x, w, *bias = op.operands
     if len(cx.shape(x)) != 2:
-        raise CodegenError(f"{cx.where(op)}: 'poplar.poplin_linear' of a rank-{len(cx.shape(x))} input has no emission yet")
+        raise CodegenError(f"{cx.where(op)} of a rank-{len(cx.shape(x))} input has no emission yet")
     out = cx.define(op.results[0])
     lines = [f"poplar::Tensor {out} = poplin::matMul({cx.graph(op)}, {cx.name(x)}, {cx.name(w)}.transpose(), {cx.prog}, "
              f"poplar::{cx.ptype(op.results[0])}, {cx.debug(op)});"]
@@ -216,7 +216,7 @@ _NONLINEARITY = {"relu": "RELU", "sigmoid": "SIGMOID", "tanh": "TANH", "gelu_tan
 def emit_nonlinearity(cx: Any, op: Any) -> list[str]:
     kind, x = cx.attr(op, "kind"), op.operands[0]
     if kind not in _NONLINEARITY:
-        raise CodegenError(f"{cx.where(op)}: 'poplar.popnn_nonlinearity' kind '{kind}' has no emission "
+        raise CodegenError(f"{cx.where(op)}: kind '{kind}' has no emission "
                            f"(emitted: {', '.join(_NONLINEARITY)})")
     out = cx.define(op.results[0])
     call = f"popnn::nonLinearity({cx.graph(op)}, popnn::NonLinearityType::{_NONLINEARITY[kind]}, {{}}, {cx.prog}, {cx.debug(op)})"
@@ -235,9 +235,9 @@ def emit_pool(cx: Any, op: Any) -> list[str]:
     kind, x = cx.attr(op, "kind"), op.operands[0]
     kernel, stride, padding = cx.attr(op, "kernel"), cx.attr(op, "stride"), cx.attr(op, "padding")
     if cx.attr(op, "ceil_mode"):
-        raise CodegenError(f"{cx.where(op)}: 'poplar.popnn_pool' with ceil_mode has no emission yet")
+        raise CodegenError(f"{cx.where(op)} with ceil_mode has no emission yet")
     if kind == "avg" and any(padding) and cx.attr(op, "count_include_pad"):
-        raise CodegenError(f"{cx.where(op)}: 'poplar.popnn_pool' average counting the padding has no emission yet "
+        raise CodegenError(f"{cx.where(op)}: average counting the padding has no emission yet "
                            "(popnn's AVG does not count it)")
     sx = cx.shape(x)
     pooling = {"max": "MAX", "avg": "AVG", "sum": "SUM"}[kind]
@@ -274,5 +274,5 @@ def emit_norm(cx: Any, op: Any) -> list[str]:
                 f"poplar::FLOAT, {cx.debug(op, 'statistics')});",
                 f"poplar::Tensor {out} = popnn::layerNorm::layerNormalise({g}, {acts}, {cx.name(w)}.flatten(), {cx.name(b)}.flatten(), "
                 f"{stats_name}.first, {stats_name}.second, {cx.prog}, {cx.debug(op)}).first.reshape({_dims(shape)});"]
-    raise CodegenError(f"{cx.where(op)}: 'poplar.popnn_norm' kind '{kind}' with {len(stats)} statistics has no emission yet "
+    raise CodegenError(f"{cx.where(op)}: kind '{kind}' with {len(stats)} statistics has no emission yet "
                        "(emitted: batch with running statistics, layer)")

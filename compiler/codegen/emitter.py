@@ -385,6 +385,8 @@ class _GraphEmitter:
                 out.append(f"{indent}poplar::program::Sequence {inner};")
                 self._block(op.regions[0].blocks[0], inner, indent)
                 out.append(f"{indent}{seq}.add({inner});")
+            elif name == "poplar.constant":
+                out += [indent + line for line in self._constant(op)[1:]]
             elif name == "poplar.program_call":
                 callee = self.attr(op, "callee")
                 if callee not in self.functions:
@@ -413,7 +415,7 @@ class _GraphEmitter:
                     self.prog = saved
                 out += [indent + line for line in lines]
             else:
-                raise CodegenError(f"{self.where(op)}: '{name}' has no C++ emission yet "
+                raise CodegenError(f"{self.where(op)} has no C++ emission yet "
                                    f"(emitted compute ops: {', '.join(sorted(n.removeprefix('poplar.') for n in EMITTERS))})")
 
     def _main(self) -> list[str]:
