@@ -262,7 +262,8 @@ class _GraphEmitter:
         name, kind, ipu = self.attr(op, "name"), self.attr(op, "kind"), self.attr(op, "ipu")
         tiles = self.attr(op, "tiles") if "tiles" in op.operation.attributes else []
         var = self.define(value, "v_" + _sanitize(name) + "_", ipu=ipu)
-        lines = [f"// {kind} '{name}' ({location_of(op.operation)})",
+        where = location_of(op.operation)
+        lines = [f"// {kind} '{name}'" + ("" if where == "unknown" else f" ({where})"),
                  f"poplar::Tensor {var} = ipu[{ipu}].addVariable(poplar::{self.ptype(value)}, "
                  f"{{{', '.join(map(str, self.shape(value)))}}}, {_cstr(name)});"]
         if len(tiles) == 2:
@@ -285,13 +286,13 @@ class _GraphEmitter:
         if dense.is_splat:
             v = dense.get_splat_value()
             v = ir.FloatAttr(v).value if fp else ir.IntegerAttr(v).value
-            return [f"// constant ({location_of(op.operation)})",
+            return [f"// constant",
                     f"poplar::Tensor {var} = ipu[{ipu}].addConstant<{ctype}>(poplar::{ptype}, {dims}, {self._literal(v, ptype)});",
                     f"mapLinearly(ipu[{ipu}], {var}, 0, 1);"]
         items = ir.DenseFPElementsAttr(dense) if fp else ir.DenseIntElementsAttr(dense)
         values = ", ".join(self._literal(items[i], ptype) for i in range(len(items)))
         data = self.fresh("data")
-        return [f"// constant ({location_of(op.operation)})",
+        return [f"// constant",
                 f"static const {ctype} {data}[] = {{{values}}};",
                 f"poplar::Tensor {var} = ipu[{ipu}].addConstant<{ctype}>(poplar::{ptype}, {dims}, {data});",
                 f"mapLinearly(ipu[{ipu}], {var}, 0, 1);"]
