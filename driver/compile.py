@@ -20,12 +20,13 @@ from ipu_mlir.artifact.executable import INTERFACE_KEY, Executable
 from ipu_mlir.artifact.report import write_report
 from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
 from ipu_mlir.compiler.frontend.capture import capture_inference
+from ipu_mlir.compiler.location_metadata import module_path
 from ipu_mlir.compiler.pass_pipeline import run_pipeline
 from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline
 from ipu_mlir.compiler.transforms.poplar_estimate_cycles import EstimateCycles
 from ipu_mlir.dialects import make_context
 from ipu_mlir.dialects.ipu import OPTIMIZER_ATTR, STRATEGY_ATTR, OptimizerAttr, StrategyAttr
-from ipu_mlir.dialects.poplar import CYCLES_TARGET_ATTR, interface_of
+from ipu_mlir.dialects.poplar import CYCLES_TARGET_ATTR, cycles_of, interface_of
 from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.runtime.counters import PerfCounters
 from ipu_mlir.runtime.interpreter import Program
@@ -68,6 +69,24 @@ class CompiledProgram:
     def write_profile(self, directory: str, host_spans: list[dict[str, Any]] | None = None, calls: int = 0) -> dict[str, str]:
         """Write the profiling report (profile.json, profile.html) into ``directory``; their paths."""
         return write_report(directory, self._estimated_graph(), host_spans, calls)
+
+    def cycles_by_module(self) -> list[tuple[str | None, int]]:
+        """(nn.Module path of the op's location, estimated cycles) of every compute op of the
+        graph's functions, in program order: what autoBalancePipeline sums per module. Program
+        steps (host streams, copies, syncs) belong to no module and are left out."""
+        found: list[tuple[str | None, int]] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if not len(op.regions) and not op.name.startswith(("poplar.program_", "pipeline.")):
+                cycles = cycles_of(op)
+                if cycles:
+                    found.append((module_path(op), cycles))
+            return ir.WalkResult.ADVANCE
+
+        for op in self._estimated_graph().regions[0].blocks[0].operations:
+            if op.operation.name == "poplar.function":
+                op.operation.walk(visit)
+        return found
 
     def _estimated_graph(self) -> ir.Operation:
         """The graph with its cycle estimates; an executable exported before the compile

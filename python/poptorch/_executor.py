@@ -654,8 +654,13 @@ class PoplarExecutor(CountersMixin):
                 auto_loss_scaling=bool(training.auto_loss_scaling),
                 recompute=self._options._Popart.recompute_pipeline,
             )
-        self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings), description,
-                                         cache_dir=self._options.executable_cache_dir)
+        if self._options.auto_balance_ipus:  # Options.autoBalancePipeline: probe on one IPU, split, compile
+            from ._auto_balance import compile_balanced
+
+            self._compiled, self.balance_plan = compile_balanced(self, micro_args, micro_kwargs, settings, description)
+        else:
+            self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings),
+                                             description, cache_dir=self._options.executable_cache_dir)
         self._argument_roles = [(RoleKind.parse(kind, "argument kind"), name) for kind, name in self._compiled.arguments]
         if self._options._Popart.recompute_pipeline and (
                 not self._training or self._compiled.schedule().kind != ScheduleKind.PIPELINED):

@@ -869,6 +869,7 @@ class Options(_OptionGroup):
         self._synthetic_data = False
         self._log_cycle_count = False
         self._ipu_target: str | None = None  # setIpuTarget: the IPU of the cost model
+        self._auto_balance_ipus: int | None = None  # autoBalancePipeline
         self._log_dir = "."
         self._max_repeat_logs: int | None = 4
         self._model_name: str | None = None
@@ -1102,6 +1103,22 @@ class Options(_OptionGroup):
             raise ValueError(f"{label}: unknown target {target!r}; choose one of {', '.join(TARGETS)}")
         self._ipu_target = target
         return self
+
+    def autoBalancePipeline(self, num_ipus: int) -> Options:  # noqa: N802
+        """Let the compiler split a model without block annotations into a pipeline over
+        ``num_ipus`` IPUs at module boundaries (the children of its largest nn.ModuleList /
+        nn.Sequential), minimising the slowest stage's estimated cycles with every IPU within
+        memory. An ipu-mlir extension (PopTorch users place blocks by hand)."""
+        label = self._writable("autoBalancePipeline")
+        if isinstance(num_ipus, bool) or not isinstance(num_ipus, int) or num_ipus < 2:
+            raise ValueError(f"{label}: num_ipus must be an int >= 2, got {num_ipus!r}")
+        self._auto_balance_ipus = num_ipus
+        return self
+
+    @property
+    def auto_balance_ipus(self) -> int | None:
+        """The IPUs of ``autoBalancePipeline`` (None: off)."""
+        return self._auto_balance_ipus
 
     @property
     def ipu_target(self) -> str | None:
@@ -1497,6 +1514,7 @@ class Options(_OptionGroup):
             "synthetic_data": self._synthetic_data,
             "log_cycle_count": self._log_cycle_count,
             "ipu_target": self.ipu_target,
+            "auto_balance_ipus": self._auto_balance_ipus,
             "log_dir": self._log_dir,
             "max_repeat_logs": self._max_repeat_logs,
             "model_name": self._model_name,
