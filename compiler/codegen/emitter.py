@@ -70,6 +70,7 @@ class _GraphEmitter:
         self.used: set[str] = set()
         self.streams: dict[str, tuple[str, str, int]] = {}  # name -> (direction, type, elements)
         self.functions: dict[str, Any] = {}
+        self.channels: dict[str, str] = {}  # pipeline send/recv channel -> tensor
         self.prog = "prog"
         try:
             self.interface = interface_of(graph)
@@ -388,6 +389,24 @@ class _GraphEmitter:
                 out.append(f"{indent}{seq}.add({inner});")
             elif name == "poplar.constant":
                 out += [indent + line for line in self._constant(op)[1:]]
+            elif name == "pipeline.schedule":
+                out.append(f"{indent}// {self.attr(op, 'kind')} schedule of {self.attr(op, 'num_stages')} stages on "
+                           f"{self.attr(op, 'num_ipus')} IPUs: the stages run in order for each micro-batch")
+                self._block(op.regions[0].blocks[0], seq, indent)
+            elif name == "pipeline.stage":
+                stage = self.fresh(f"stage{self.attr(op, 'stage_id')}_")
+                out.append(f"{indent}poplar::program::Sequence {stage};  // stage {self.attr(op, 'stage_id')} on IPU {self.attr(op, 'ipu_id')}")
+                self._block(op.regions[0].blocks[0], stage, indent)
+                out.append(f"{indent}{seq}.add({stage});")
+            elif name in ("pipeline.send", "pipeline.recv"):
+                value = op.operands[0] if name == "pipeline.send" else op.results[0]
+                channel = self._channel(op, value, indent)
+                if name == "pipeline.send":
+                    out.append(f"{indent}{seq}.add(poplar::program::Copy({self.name(value)}, {channel}));  "
+                               f"// inter-IPU copy: IPU {self.attr(op, 'src_ipu')} -> IPU {self.attr(op, 'dst_ipu')}")
+                else:
+                    self.names[value] = channel
+                    self.ipus[value] = self.attr(op, "dst_ipu")
             elif name == "poplar.program_call":
                 callee = self.attr(op, "callee")
                 if callee not in self.functions:
@@ -418,6 +437,19 @@ class _GraphEmitter:
             else:
                 raise CodegenError(f"{self.where(op)} has no C++ emission yet "
                                    f"(emitted compute ops: {', '.join(sorted(n.removeprefix('poplar.') for n in EMITTERS))})")
+
+    def _channel(self, op: Any, value: Any, indent: str) -> str:
+        """The tensor on the receiving IPU that a send / recv channel copies into (declared
+        by whichever of the pair comes first)."""
+        channel = self.attr(op, "channel")
+        if channel not in self.channels:
+            var = self.fresh("x_" + _sanitize(channel) + "_")
+            dst = self.attr(op, "dst_ipu")
+            self._out += [f"{indent}poplar::Tensor {var} = ipu[{dst}].addVariable(poplar::{self.ptype(value)}, "
+                          f"{{{', '.join(map(str, self.shape(value)))}}}, {_cstr(channel)});  // channel '{channel}'",
+                          f"{indent}mapLinearly(ipu[{dst}], {var}, 0, 1);"]
+            self.channels[channel] = var
+        return self.channels[channel]
 
     def _main(self) -> list[str]:
         return [

@@ -85,9 +85,13 @@ def build(name: str) -> tuple[nn.Module, poptorch.Options, torch.Tensor]:
     if name == "sharded":
         options.setExecutionStrategy(poptorch.ShardedExecution())
         return Sharded(), options, torch.randn(2, 8)
+    if name == "pipelined":
+        options.deviceIterations(4)
+        options.setExecutionStrategy(poptorch.PipelinedExecution(poptorch.AutoStage.SameAsIpu))
+        return Sharded(), options, torch.randn(8, 8)
     if name == "elementwise":
         return ElementWise(), options, torch.randn(3, 4)
     raise ValueError(name)
 
 
-MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "elementwise"]
+MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "pipelined", "elementwise"]
