@@ -11,7 +11,7 @@ import torch
 
 from ipu_mlir.compiler.codegen import emit_cpp
 
-_HOST_KINDS = ("parameter", "buffer")
+_HOST_KINDS = ("parameter", "buffer", "hyper")
 
 
 def poplar_cpp(compiled: Any) -> str:
@@ -22,13 +22,14 @@ def poplar_cpp(compiled: Any) -> str:
 
 def weights_bytes(compiled: Any, named: dict[str, torch.Tensor]) -> bytes:
     """``weights.bin`` for ``compiled``: each host-provided variable's elements from ``named``
-    (name -> tensor), in the interface's order. Only parameters and buffers are written; a
-    program needing other host values (optimizer state, hyper-parameters) is an error."""
+    (name -> tensor), in the interface's order. Parameters, buffers and optimizer
+    hyper-parameters are written; a program needing other host values (optimizer state,
+    accumulators) is an error."""
     chunks = []
     for kind, name in compiled.executable.interface.variables:
         if kind not in _HOST_KINDS:
             raise ValueError(f"the program needs the host to provide the {kind} '{name}'; weights.bin holds only "
-                             "parameters and buffers (export an inference model)")
+                             "parameters, buffers and hyper-parameters (an optimizer without state, such as SGD without momentum)")
         if name not in named:
             raise ValueError(f"the program needs '{name}', which the model does not have")
         chunks.append(named[name].detach().cpu().contiguous().numpy().tobytes())

@@ -140,6 +140,15 @@ def emit_map(cx: Any, op: Any) -> list[str]:
     return lines
 
 
+@emits("poplar.popops_map_in_place")
+def emit_map_in_place(cx: Any, op: Any) -> list[str]:
+    operands = list(op.operands)
+    tree = map_expression(cx.attr(op, "expr"), [cx.ptype(v) for v in operands], cx.ptype(operands[0]), cx.where(op))
+    args = "{" + ", ".join(cx.name(v) for v in operands) + "}"
+    return [f"// {cx.name(operands[0])} = {cx.attr(op, 'expr')}, in place",
+            f"popops::mapInPlace({cx.graph(op)},", f"    {tree},", f"    {args}, {cx.prog}, {cx.debug(op)});"]
+
+
 def _broadcast(shapes: list[list[int]]) -> list[int]:
     rank = max((len(s) for s in shapes), default=0)
     out = [1] * rank
@@ -228,6 +237,22 @@ def emit_nonlinearity(cx: Any, op: Any) -> list[str]:
     back = [perm.index(d) for d in range(rank)]
     return [f"poplar::Tensor {out} = {call.replace('{}', cx.name(x) + '.dimShuffle(' + _dims(perm) + ')', 1)}",
             f"    .dimShuffle({_dims(back)});"]
+
+
+# the non-linearities whose popnn input gradient takes what our op's second operand is
+# (the input for relu and gelu, the output for sigmoid and tanh)
+_NONLINEARITY_GRAD = {"relu": "RELU", "sigmoid": "SIGMOID", "tanh": "TANH", "gelu_tanh": "GELU", "gelu_erf": "GELU_ERF"}
+
+
+@emits("poplar.popnn_nonlinearity_grad")
+def emit_nonlinearity_grad(cx: Any, op: Any) -> list[str]:
+    kind = cx.attr(op, "kind")
+    if kind not in _NONLINEARITY_GRAD:
+        raise CodegenError(f"{cx.where(op)}: kind '{kind}' has no emission (emitted: {', '.join(_NONLINEARITY_GRAD)})")
+    grad, act = op.operands
+    out = cx.define(op.results[0])
+    return [f"poplar::Tensor {out} = popnn::nonLinearityInputGradient({cx.graph(op)}, popnn::NonLinearityType::{_NONLINEARITY_GRAD[kind]}, "
+            f"{cx.name(act)}, {cx.name(grad)}, {cx.prog}, {cx.debug(op)});"]
 
 
 @emits("poplar.popnn_pool")

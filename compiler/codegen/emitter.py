@@ -25,6 +25,7 @@ from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.support.ir_walk import attr_value
 
 from .compute import EMITTERS
+from .cpp_text import HELPERS, MAIN
 from .errors import CodegenError
 
 _PTYPES = {"f32": "FLOAT", "f16": "HALF", "i32": "INT", "ui32": "UNSIGNED_INT", "i64": "LONGLONG", "i1": "BOOL", "i8": "CHAR"}
@@ -175,22 +176,7 @@ class _GraphEmitter:
             f"constexpr unsigned kNumIpus = {self.num_ipus};",
             f"constexpr unsigned kTilesPerIpu = {self.tiles_per_ipu};",
             "",
-            "// Maps t's elements in equal contiguous parts over numTiles tiles from firstTile (the",
-            "// linear mapping poplar-map-tiles planned).",
-            "void mapLinearly(poplar::Graph &g, const poplar::Tensor &t, unsigned firstTile, unsigned numTiles) {",
-            "  poplar::Tensor flat = t.flatten();",
-            "  std::size_t n = flat.numElements(), per = (n + numTiles - 1) / numTiles;",
-            "  for (unsigned i = 0; i < numTiles && i * per < n; ++i)",
-            "    g.setTileMapping(flat.slice(i * per, std::min(n, (i + 1) * per)), firstTile + i);",
-            "}",
-            "",
-            "std::size_t hostBytes(const poplar::Type &type) {",
-            "  if (type == poplar::FLOAT || type == poplar::INT || type == poplar::UNSIGNED_INT) return 4;",
-            "  if (type == poplar::LONGLONG) return 8;",
-            "  if (type == poplar::HALF) return 2;",
-            "  return 1;",
-            "}",
-            "",
+            *HELPERS,
         ]
         return lines
 
@@ -236,6 +222,7 @@ class _GraphEmitter:
                 raise CodegenError(f"#poplar.interface names the host-provided {kind} '{name}', which is not a poplar.variable")
             value = variables[name].results[0]
             out.append(f"  graph.createHostWrite({_cstr(name)}, {self.name(value)});")
+            out.append(f"  graph.createHostRead({_cstr(name + '/read')}, {self.name(value)});")
             out.append(f"  hostWrites.push_back({{{_cstr(name)}, poplar::{self.ptype(value)}, {math.prod(self.shape(value))}}});")
         transfers = self._transfers(block)
         for stream, (direction, ptype, elements) in self.streams.items():
@@ -452,61 +439,4 @@ class _GraphEmitter:
         return self.channels[channel]
 
     def _main(self) -> list[str]:
-        return [
-            "int main(int argc, char **argv) {",
-            "  if (argc != 2) {",
-            "    std::cerr << \"usage: \" << argv[0] << \" DIR\\n\";",
-            "    return 2;",
-            "  }",
-            "  const std::string dir = argv[1];",
-            "  try {",
-            "    auto manager = poplar::DeviceManager::createDeviceManager();",
-            "    poplar::Device device;",
-            "    for (auto &candidate : manager.getDevices(poplar::TargetType::IPU, kNumIpus))",
-            "      if (candidate.attach()) { device = std::move(candidate); break; }",
-            "    if (!device.isAttached()) throw std::runtime_error(\"no device of \" + std::to_string(kNumIpus) + \" IPU(s) to attach to\");",
-            "    poplar::Graph graph(device.getTarget());",
-            "    poplar::Engine engine(graph, buildGraph(graph));",
-            "    engine.load(device);",
-            "",
-            "    auto readFile = [&](const std::string &path, std::size_t bytes) {",
-            "      std::ifstream file(path, std::ios::binary | std::ios::ate);",
-            "      if (!file) throw std::runtime_error(\"cannot open \" + path);",
-            "      if (static_cast<std::size_t>(file.tellg()) != bytes)",
-            "        throw std::runtime_error(path + \" holds \" + std::to_string(file.tellg()) + \" bytes, expected \" + std::to_string(bytes));",
-            "      std::vector<char> data(bytes);",
-            "      file.seekg(0);",
-            "      file.read(data.data(), static_cast<std::streamsize>(bytes));",
-            "      return data;",
-            "    };",
-            "    // The weights: each host-provided variable's elements, in order.",
-            "    std::size_t weightBytes = 0;",
-            "    for (const auto &w : hostWrites) weightBytes += w.elements * hostBytes(w.type);",
-            "    std::vector<char> weights = readFile(dir + \"/weights.bin\", weightBytes);",
-            "    std::size_t offset = 0;",
-            "    for (const auto &w : hostWrites) {",
-            "      std::size_t bytes = w.elements * hostBytes(w.type);",
-            "      engine.writeTensor(w.handle, weights.data() + offset, weights.data() + offset + bytes);",
-            "      offset += bytes;",
-            "    }",
-            "    // One host buffer per stream holding all of its transfers.",
-            "    std::vector<std::vector<char>> buffers;",
-            "    for (const auto &s : hostStreams) {",
-            "      std::size_t bytes = s.elements * s.transfers * hostBytes(s.type);",
-            "      buffers.push_back(s.toDevice ? readFile(dir + \"/\" + s.handle + \".bin\", bytes) : std::vector<char>(bytes));",
-            "      if (bytes) engine.connectStream(s.handle, buffers.back().data(), buffers.back().data() + bytes);",
-            "    }",
-            "    engine.run(0);",
-            "    for (std::size_t i = 0; i < hostStreams.size(); ++i) {",
-            "      if (hostStreams[i].toDevice) continue;",
-            "      std::ofstream file(dir + \"/\" + hostStreams[i].handle + \".bin\", std::ios::binary);",
-            "      file.write(buffers[i].data(), static_cast<std::streamsize>(buffers[i].size()));",
-            "      if (!file) throw std::runtime_error(\"cannot write \" + dir + \"/\" + hostStreams[i].handle + \".bin\");",
-            "    }",
-            "  } catch (const std::exception &error) {",
-            "    std::cerr << \"error: \" << error.what() << \"\\n\";",
-            "    return 1;",
-            "  }",
-            "  return 0;",
-            "}",
-        ]
+        return list(MAIN)

@@ -197,7 +197,8 @@ class PoplarExecutor(CountersMixin):
         """Write the compiled program as Poplar/PopLibs C++ to ``path`` (``ipu-translate
         --poplar-to-cpp`` of its poplar.graph) and, with ``write_weights``, the model's
         current parameters and buffers as ``weights.bin`` next to it (what the program's
-        ``main`` reads). Compile (or run) the model first."""
+        ``main`` reads; for training also the optimizer's hyper-parameters). Compile (or run)
+        the model first."""
         self._check_alive()
         if self._compiled is None:
             raise RuntimeError("exportPoplarCpp: the model is not compiled yet; call compile(...) or run it first")
@@ -205,7 +206,12 @@ class PoplarExecutor(CountersMixin):
 
         if write_weights and self._training:
             self.copyWeightsToHostIfNeeded()
-        write_poplar_cpp(self._compiled, path, self._named_tensors() if write_weights else None)
+        values = self._named_tensors() if write_weights else None
+        if values is not None and self._training:
+            for kind, name in self._compiled.executable.interface.variables:
+                if kind == "hyper":
+                    values[name] = torch.tensor(self._hyper_value(name), dtype=torch.float32)
+        write_poplar_cpp(self._compiled, path, values)
 
     @property
     def rng_state(self) -> list[int]:

@@ -1,7 +1,8 @@
 // The program structure of a hand-written 2-IPU poplar.graph as Poplar C++: one virtual
 // graph per IPU, variables mapped by their tile plan, host FIFOs, the host-provided weight
 // as a host write, the step function as a poplar::Function, the device loop as a Repeat of
-// 4 (each stream makes 4 transfers), an inter-IPU copy, and a main that runs program 0.
+// 4 (each stream makes 4 transfers), an inter-IPU copy, and a main that runs program 0
+// and reads the host-provided variables back.
 // RUN: ipu-translate --poplar-to-cpp %s | FileCheck %s
 
 // CHECK:      #include <poplar/Engine.hpp>
@@ -22,6 +23,7 @@
 // CHECK:        poplar::DataStream [[IN:s_host_input_x]] = graph.addHostToDeviceFIFO("host.input.x", poplar::FLOAT, 8);
 // CHECK-NEXT:   poplar::DataStream [[OS:s_host_output_0]] = graph.addDeviceToHostFIFO("host.output.0", poplar::FLOAT, 8);
 // CHECK:        graph.createHostWrite("fc.weight", [[W]]);
+// CHECK-NEXT:   graph.createHostRead("fc.weight/read", [[W]]);
 // CHECK-NEXT:   hostWrites.push_back({"fc.weight", poplar::FLOAT, 16});
 // CHECK-NEXT:   hostStreams.push_back({"host.input.x", poplar::FLOAT, 8, 4, true});
 // CHECK-NEXT:   hostStreams.push_back({"host.output.0", poplar::FLOAT, 8, 4, false});
@@ -49,6 +51,7 @@
 // CHECK:        engine.writeTensor(w.handle, weights.data() + offset, weights.data() + offset + bytes);
 // CHECK:        if (bytes) engine.connectStream(s.handle, buffers.back().data(), buffers.back().data() + bytes);
 // CHECK:        engine.run(0);
+// CHECK:        engine.readTensor(std::string(w.handle) + "/read", updated.data() + offset, updated.data() + offset + bytes);
 
 "builtin.module"() ({
   "poplar.graph"() ({

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 import poptorch
 
@@ -95,3 +96,15 @@ def build(name: str) -> tuple[nn.Module, poptorch.Options, torch.Tensor]:
 
 
 MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "pipelined", "elementwise"]
+
+
+class MLPWithLoss(nn.Module):
+    """The MLP trained with an MSE loss (one SGD step in the round trip)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mlp = MLP()
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.mlp(x)
+        return out, F.mse_loss(out, target)

@@ -21,7 +21,7 @@ import poptorch
 from helpers import FP32
 
 sys.path.insert(0, str(Path(__file__).parent))
-from roundtrip_models import MODELS, build  # noqa: E402
+from roundtrip_models import MODELS, MLPWithLoss, build  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 HOST = ROOT / "tools" / "poplar-host"
@@ -74,6 +74,48 @@ def test_emitted_cpp_matches_the_ipu_model(name: str, host_library: Path, tmp_pa
     raw = np.fromfile(tmp_path / f"{interface.output_stream(0)}.bin", dtype=np.float32)
     assert raw.size == expected.numel()
     torch.testing.assert_close(torch.from_numpy(raw).reshape(expected.shape), expected, **FP32)
+
+
+def _build_and_run(source: Path, host_library: Path, name: str) -> None:
+    start = time.perf_counter()
+    built = subprocess.run([CXX, "-std=c++17", "-O1", f"-I{HOST / 'include'}", str(source), str(host_library),
+                            "-o", str(source.parent / "program")], capture_output=True, text=True)
+    print(f"{name}: C++ compile {time.perf_counter() - start:.2f} s")
+    assert built.returncode == 0, built.stderr[-4000:]
+    ran = subprocess.run([str(source.parent / "program"), str(source.parent)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+
+
+def test_emitted_training_step_matches_the_ipu_model(host_library: Path, tmp_path: Path) -> None:
+    """One SGD step of an MLP with an MSE loss: the outputs, the loss and the updated weights
+    (read back by the program into weights.out.bin) match the IPU Model's."""
+    torch.manual_seed(0)
+    model = MLPWithLoss()
+    x, target = torch.randn(2, 8), torch.randn(2, 4)
+    wrapper = poptorch.trainingModel(model, poptorch.Options(), optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
+    wrapper.compile(x, target)
+    source = tmp_path / "program.cpp"
+    wrapper.exportPoplarCpp(str(source))  # the weights before the step, and the hyper-parameters
+    interface = wrapper._compiled.executable.interface
+    for spec, tensor in zip(wrapper._compiled.captured.inputs, (x, target), strict=True):  # training names them by the trace
+        (tmp_path / f"{interface.input_stream(spec.name)}.bin").write_bytes(tensor.numpy().tobytes())
+    out, loss = wrapper(x, target)
+    wrapper.copyWeightsToHost()
+    _build_and_run(source, host_library, "training step")
+
+    read = {stream: np.fromfile(tmp_path / f"{stream}.bin", dtype=np.float32) for stream in interface.outputs}
+    torch.testing.assert_close(torch.from_numpy(read[interface.output_stream(0)]).reshape(loss.shape), loss, **FP32)
+    torch.testing.assert_close(torch.from_numpy(read[interface.output_stream(1)]).reshape(out.shape), out, **FP32)
+    updated = np.fromfile(tmp_path / "weights.out.bin", dtype=np.float32)
+    offset = 0
+    parameters = dict(model.named_parameters())
+    for kind, name in interface.variables:
+        if kind != "parameter":
+            continue
+        expected = parameters[name].detach()
+        got = torch.from_numpy(updated[offset:offset + expected.numel()]).reshape(expected.shape)
+        torch.testing.assert_close(got, expected, **FP32)
+        offset += expected.numel()
 
 
 def test_emitted_cpp_names_its_ops_sources() -> None:

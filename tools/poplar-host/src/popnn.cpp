@@ -48,6 +48,34 @@ poplar::Tensor nonLinearity(poplar::Graph &graph, NonLinearityType type, const p
   return out;
 }
 
+poplar::Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType type, const poplar::Tensor &act,
+                                         const poplar::Tensor &outGradient, poplar::program::Sequence &prog,
+                                         const poplar::DebugContext &debug, const poplar::OptionFlags &) {
+  if (act.shape() != outGradient.shape()) throw error("nonLinearityInputGradient: act and outGradient shapes differ");
+  poplar::Tensor out = graph.addVariable(outGradient.elementType(), outGradient.shape(), debug);
+  prog.add(poplar::program::Program::compute(debug.name(), [type, act, outGradient, out] {
+    for (std::size_t i = 0; i < out.numElements(); ++i) {
+      double a = act.get(i), g = outGradient.get(i), d = 0.0;
+      switch (type) {
+      case NonLinearityType::RELU: d = a > 0.0 ? 1.0 : 0.0; break;
+      case NonLinearityType::SIGMOID: d = a * (1.0 - a); break;
+      case NonLinearityType::TANH: d = 1.0 - a * a; break;
+      case NonLinearityType::GELU: {
+        double k = std::sqrt(2.0 / M_PI), u = k * (a + 0.044715 * a * a * a), t = std::tanh(u);
+        d = 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * a * a);
+        break;
+      }
+      case NonLinearityType::GELU_ERF:
+        d = 0.5 * (1.0 + std::erf(a / std::sqrt(2.0))) + a * std::exp(-0.5 * a * a) / std::sqrt(2.0 * M_PI);
+        break;
+      default: throw error("nonLinearityInputGradient: no gradient for this non-linearity in the host library");
+      }
+      out.set(i, g * d);
+    }
+  }));
+  return out;
+}
+
 namespace pooling {
 std::size_t PoolParams::getOutputSize(std::size_t d) const {
   long in = static_cast<long>(inputFieldShape[d]) + inputTruncationOrPaddingLower[d] + inputTruncationOrPaddingUpper[d];
