@@ -159,6 +159,52 @@ def _broadcast(shapes: list[list[int]]) -> list[int]:
     return out
 
 
+@emits("poplar.popops_scaled_add_to")
+def emit_scaled_add_to(cx: Any, op: Any) -> list[str]:
+    dst, src = op.operands
+    return [f"popops::scaledAddTo({cx.graph(op)}, {cx.name(dst)}, {cx.name(src)}, {cx.attr(op, 'scale')!r}f, {cx.prog}, {cx.debug(op)});"]
+
+
+@emits("poplar.popops_pad")
+def emit_pad(cx: Any, op: Any) -> list[str]:
+    value = cx.attr(op, "value")
+    if cx.ptype(op.results[0]) != "FLOAT":
+        raise CodegenError(f"{cx.where(op)} of a {cx.ptype(op.results[0])} tensor has no emission (popops::pad pads with a float)")
+    return [f"poplar::Tensor {cx.define(op.results[0])} = popops::pad({cx.graph(op)}, {cx.name(op.operands[0])}, "
+            f"{_dims(cx.attr(op, 'low'))}, {_dims(cx.attr(op, 'high'))}, {value!r}f);"]
+
+
+@emits("poplar.popops_arg_max", "poplar.popops_arg_min")
+def emit_arg_extreme(cx: Any, op: Any) -> list[str]:
+    x = op.operands[0]
+    shape, dim = cx.shape(x), cx.attr(op, "dim")
+    rank = len(shape)
+    dim = dim + rank if dim < 0 else dim
+    perm = [d for d in range(rank) if d != dim] + [dim]
+    rows = math.prod(shape[d] for d in perm[:-1])
+    fn = "argMax" if op.operation.name.endswith("max") else "argMin"
+    rows_view = f"{cx.name(x)}.dimShuffle({_dims(perm)}).reshape({_dims([rows, shape[dim]])})"
+    index = cx.fresh("index")
+    out = cx.define(op.results[0])
+    return [f"// popops::{fn} reduces the innermost dimension of a 2-D tensor: dim {dim} moved last, the others flattened",
+            f"poplar::Tensor {index} = popops::{fn}({cx.graph(op)}, {rows_view}, {cx.prog}, {cx.debug(op)});",
+            f"poplar::Tensor {out} = popops::cast({cx.graph(op)}, {index}, poplar::{cx.ptype(op.results[0])}, {cx.prog}, "
+            f"{cx.debug(op, 'cast')}).reshape({_dims(cx.shape(op.results[0]))});"]
+
+
+@emits("poplar.popops_multi_slice")
+def emit_multi_slice(cx: Any, op: Any) -> list[str]:
+    table, ids = op.operands
+    if cx.attr(op, "dim") != 0:
+        raise CodegenError(f"{cx.where(op)} along dim {cx.attr(op, 'dim')} has no emission yet (dim 0, the embedding lookup, has)")
+    offsets = cx.fresh("offsets")
+    out = cx.define(op.results[0])
+    return [f"poplar::Tensor {offsets} = popops::cast({cx.graph(op)}, {cx.name(ids)}.flatten().expand({{1}}), poplar::UNSIGNED_INT, "
+            f"{cx.prog}, {cx.debug(op, 'offsets')});",
+            f"poplar::Tensor {out} = popops::multiSlice({cx.graph(op)}, {cx.name(table)}, {offsets}, {{0}}, {{1}}, {cx.prog}, "
+            f"popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)}).reshape({_dims(cx.shape(op.results[0]))});"]
+
+
 # ---- poplin ------------------------------------------------------------------------
 
 @emits("poplar.poplin_matmul")

@@ -152,8 +152,12 @@ class _GraphEmitter:
             "#include <poplar/Graph.hpp>",
             "#include <poplar/Program.hpp>",
             "#include <popops/Cast.hpp>",
+            "#include <popops/DynamicSlice.hpp>",
             "#include <popops/ElementWise.hpp>",
+            "#include <popops/Pad.hpp>",
             "#include <popops/Reduce.hpp>",
+            "#include <popops/ScaledAdd.hpp>",
+            "#include <popops/Sort.hpp>",
             "#include <popops/codelets.hpp>",
             "#include <poplin/Convolution.hpp>",
             "#include <poplin/MatMul.hpp>",
@@ -411,6 +415,8 @@ class _GraphEmitter:
                 var, tensor = "s_" + _sanitize(stream), self.name(op.operands[0])
                 args = f"{var}, {tensor}" if self.streams[stream][0] == "host_to_device" else f"{tensor}, {var}"
                 out.append(f"{indent}{seq}.add(poplar::program::Copy({args}));")
+            elif name == "poplar.program_print_tensor":
+                out.append(f"{indent}{seq}.add(poplar::program::PrintTensor({_cstr(self.attr(op, 'title'))}, {self.name(op.operands[0])}));")
             elif name == "poplar.program_sync":
                 kind = self.attr(op, "kind") if "kind" in op.operation.attributes else "internal"
                 out.append(f"{indent}{seq}.add(poplar::program::Sync(poplar::SyncType::{kind.upper()}));")

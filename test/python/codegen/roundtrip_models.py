@@ -61,6 +61,18 @@ class ElementWise(nn.Module):
         return torch.cat([torch.exp(-centred) * torch.sigmoid(centred), steps + x.sum(0)], 1)
 
 
+class Lookup(nn.Module):
+    """An embedding lookup, constant padding and an argmax (an integer output)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(10, 4)
+
+    def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        rows = F.pad(self.embedding(ids), (1, 2), value=0.5)
+        return rows, torch.argmax(rows, dim=-1)
+
+
 def _cnn() -> nn.Module:
     model = CNN()
     with torch.no_grad():  # statistics unlike the defaults, so that batch norm does something
@@ -90,12 +102,14 @@ def build(name: str) -> tuple[nn.Module, poptorch.Options, torch.Tensor]:
         options.deviceIterations(4)
         options.setExecutionStrategy(poptorch.PipelinedExecution(poptorch.AutoStage.SameAsIpu))
         return Sharded(), options, torch.randn(8, 8)
+    if name == "lookup":
+        return Lookup(), options, torch.tensor([[1, 7, 3], [9, 0, 3]])
     if name == "elementwise":
         return ElementWise(), options, torch.randn(3, 4)
     raise ValueError(name)
 
 
-MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "pipelined", "elementwise"]
+MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "pipelined", "elementwise", "lookup"]
 
 
 class MLPWithLoss(nn.Module):

@@ -60,7 +60,8 @@ def test_emitted_cpp_matches_the_ipu_model(name: str, host_library: Path, tmp_pa
     source = tmp_path / "program.cpp"
     wrapper.exportPoplarCpp(str(source))  # also writes weights.bin next to it
     interface = wrapper._compiled.executable.interface
-    (tmp_path / f"{interface.input_stream('x')}.bin").write_bytes(x.numpy().tobytes())
+    [spec] = wrapper._compiled.captured.inputs
+    (tmp_path / f"{interface.input_stream(spec.name)}.bin").write_bytes(x.numpy().tobytes())
 
     start = time.perf_counter()
     built = subprocess.run([CXX, "-std=c++17", "-O1", f"-I{HOST / 'include'}", str(source), str(host_library),
@@ -71,9 +72,11 @@ def test_emitted_cpp_matches_the_ipu_model(name: str, host_library: Path, tmp_pa
     ran = subprocess.run([str(tmp_path / "program"), str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0, ran.stderr
 
-    raw = np.fromfile(tmp_path / f"{interface.output_stream(0)}.bin", dtype=np.float32)
-    assert raw.size == expected.numel()
-    torch.testing.assert_close(torch.from_numpy(raw).reshape(expected.shape), expected, **FP32)
+    outputs = expected if isinstance(expected, tuple) else (expected,)
+    for index, want in enumerate(outputs):
+        raw = np.fromfile(tmp_path / f"{interface.output_stream(index)}.bin", dtype=want.numpy().dtype)
+        assert raw.size == want.numel()
+        torch.testing.assert_close(torch.from_numpy(raw).reshape(want.shape), want, **FP32)
 
 
 def _build_and_run(source: Path, host_library: Path, name: str) -> None:

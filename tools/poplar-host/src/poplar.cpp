@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 
@@ -395,6 +396,17 @@ Copy::Copy(const Tensor &src, const DataStream &stream, bool, const DebugContext
   auto n = std::make_shared<StreamNode>();
   n->stream = stream;
   n->tensor = src;
+  node_ = n;
+}
+
+PrintTensor::PrintTensor(const std::string &title, const Tensor &t, const DebugContext &) {
+  auto n = std::make_shared<ComputeNode>();
+  n->name = title;
+  n->fn = [title, t] {
+    std::printf("%s: [", title.c_str());
+    for (std::size_t i = 0; i < t.numElements(); ++i) std::printf(i ? ", %g" : "%g", t.get(i));
+    std::printf("]\n");
+  };
   node_ = n;
 }
 

@@ -193,6 +193,11 @@ public:
   Copy(const Tensor &src, const DataStream &stream, bool optimiseMemory = false, const DebugContext & = {});
 };
 
+class PrintTensor : public Program {
+public:
+  PrintTensor(const std::string &title, const Tensor &t, const DebugContext & = {});  // to stdout
+};
+
 class Sync : public Program {
 public:
   explicit Sync(SyncType type, const DebugContext & = {});

@@ -1,0 +1,17 @@
+// Host implementation of popops::multiSlice (see poplar/HostCore.hpp): offsets [N][1]
+// (UNSIGNED_INT) pick N slices of size 1 along dims[0]; an offset out of range is an error.
+// Checks our emitted code only.
+#pragma once
+#include <poplar/Graph.hpp>
+#include <poplar/Program.hpp>
+
+namespace popops {
+class SlicePlan {
+public:
+  SlicePlan() = default;
+};
+poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
+                          const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                          poplar::program::Sequence &prog, const SlicePlan &plan, const poplar::OptionFlags &options,
+                          const poplar::DebugContext &debug = {});
+} // namespace popops

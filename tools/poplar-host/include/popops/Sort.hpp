@@ -1,0 +1,13 @@
+// Host implementation of popops::argMax / argMin (see poplar/HostCore.hpp): the index of the
+// first extreme element of each row of a 2-D input (NaN counts as the extreme, as in
+// PyTorch), as UNSIGNED_INT. Checks our emitted code only.
+#pragma once
+#include <poplar/Graph.hpp>
+#include <poplar/Program.hpp>
+
+namespace popops {
+poplar::Tensor argMax(poplar::Graph &graph, const poplar::Tensor &input, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debug = {});
+poplar::Tensor argMin(poplar::Graph &graph, const poplar::Tensor &input, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debug = {});
+} // namespace popops
