@@ -1,0 +1,247 @@
+"""``IPUStrategy`` (alias ``IPUPlugin``): Lightning's loop over step functions compiled by poptorch.
+
+- ``fit``: ``training_step`` runs as one ``poptorch.trainingModel`` (forward, backward and
+  the optimizer from ``configure_optimizers`` on the device). When a learning-rate
+  scheduler (or anything else) changes the optimizer's hyper-parameters, the next step
+  calls ``setOptimizer``: no recompilation.
+- ``validation_step`` / ``test_step`` / ``predict_step`` each run as a
+  ``poptorch.inferenceModel`` of the same module, sharing its weights: each is compiled
+  once per Trainer run, validation inside ``fit`` does not recompile per epoch, and it
+  sees the training wrapper's latest weights.
+- Lightning's ``torch.utils.data.DataLoader`` objects become ``poptorch.DataLoader`` objects
+  with the same dataset, ``batch_size``, shuffling, workers and collate function: each
+  item is a combined batch (``batch_size`` x device iterations x replicas x gradient
+  accumulation), one call of the compiled step, one step of Lightning's loop.
+- Checkpoints (``ModelCheckpoint``, ``Trainer.save_checkpoint``, ``ckpt_path``) read the
+  module's ``state_dict`` and the optimizer's, which copy the device's weights and optimizer
+  state to the host first.
+- ``self.log`` / ``self.log_dict`` in the step functions log the values the compiled step
+  returns (see ``_step``). The step is traced once: ``batch_idx`` and other Python values
+  are those of the first call.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import torch
+from lightning.pytorch.strategies import SingleDeviceStrategy
+from lightning.pytorch.trainer.states import RunningStage
+
+import poptorch
+
+from ._step import StepModule, replay
+from .accelerator import IPUAccelerator
+from .precision import IPUPrecision, from_lightning
+
+_STAGES = {"train": "training_step", "val": "validation_step", "test": "test_step", "predict": "predict_step"}
+
+
+def _options(value: Any, name: str) -> poptorch.Options | None:
+    if value is not None and not isinstance(value, poptorch.Options):
+        raise TypeError(f"IPUStrategy({name}=...): expected a poptorch.Options, got {type(value).__name__}")
+    return value
+
+
+def _hyperparameters(optimizer: torch.optim.Optimizer) -> list[dict[str, Any]]:
+    return [{k: v for k, v in group.items() if k != "params"} for group in optimizer.param_groups]
+
+
+class IPUStrategy(SingleDeviceStrategy):
+    """Run a LightningModule on ipu-mlir's emulated IPUs (use with ``accelerator="ipu"``).
+
+    Args:
+        device_iterations: batches each call of the compiled step processes (when
+            ``training_opts`` / ``inference_opts`` are not given).
+        autoreport: write PopTorch's profiling report (``Options.enableProfiling``) after
+            each call, into ``autoreport_dir`` (default ``./profile``).
+        inference_opts / training_opts: ``poptorch.Options`` for the inference / training
+            wrappers; they override ``device_iterations``.
+        convert_model_to_half: convert the module to float16 (PopTorch's ``model.half()``),
+            as ``precision="16-true"``.
+    """
+
+    strategy_name = "ipu"
+
+    def __init__(
+        self,
+        accelerator: Any = None,
+        device_iterations: int = 1,
+        autoreport: bool = False,
+        autoreport_dir: str | None = None,
+        inference_opts: poptorch.Options | None = None,
+        training_opts: poptorch.Options | None = None,
+        convert_model_to_half: bool = False,
+        checkpoint_io: Any = None,
+        precision_plugin: Any = None,
+    ) -> None:
+        super().__init__(device=torch.device("cpu"), accelerator=accelerator, checkpoint_io=checkpoint_io,
+                         precision_plugin=precision_plugin)
+        if isinstance(device_iterations, bool) or not isinstance(device_iterations, int) or device_iterations < 1:
+            raise ValueError(f"IPUStrategy(device_iterations={device_iterations!r}): pass an integer of 1 or more")
+        self.device_iterations = device_iterations
+        self.autoreport = bool(autoreport)
+        self.autoreport_dir = autoreport_dir
+        self.convert_model_to_half = bool(convert_model_to_half)
+        self._user_inference_opts = _options(inference_opts, "inference_opts")
+        self._user_training_opts = _options(training_opts, "training_opts")
+        self._step_module: StepModule | None = None
+        self._wrappers: dict[str, poptorch.PoplarExecutor] = {}
+        self._pushed: list[dict[str, Any]] | None = None
+
+    # -- precision: whatever Lightning built from Trainer(precision=...) becomes IPUPrecision
+    @property
+    def precision_plugin(self) -> IPUPrecision:
+        return self._precision_plugin if self._precision_plugin is not None else IPUPrecision()
+
+    @precision_plugin.setter
+    def precision_plugin(self, plugin: Any) -> None:
+        self._precision_plugin = None if plugin is None else from_lightning(plugin)
+
+    @property
+    def _precision(self) -> str:
+        return "16-true" if self.convert_model_to_half else self.precision_plugin.precision
+
+    # -- options -----------------------------------------------------------------------
+    def _make_options(self, user: poptorch.Options | None, replicas: int) -> poptorch.Options:
+        options = user.clone() if user is not None else poptorch.Options().deviceIterations(self.device_iterations)
+        if replicas > 1 and options.replication_factor == 1:
+            options.replicationFactor(replicas)
+        if self.autoreport:
+            options.enableProfiling(self.autoreport_dir or "./profile")
+        return options
+
+    @property
+    def training_opts(self) -> poptorch.Options:
+        return self._make_options(self._user_training_opts, self._replicas)
+
+    @property
+    def inference_opts(self) -> poptorch.Options:
+        return self._make_options(self._user_inference_opts, self._replicas)
+
+    @property
+    def _replicas(self) -> int:
+        return len(self.parallel_devices) if getattr(self, "parallel_devices", None) else 1
+
+    # -- set-up and tear-down ----------------------------------------------------------
+    def setup(self, trainer: Any) -> None:
+        if not isinstance(self.accelerator, IPUAccelerator):
+            raise ValueError(
+                f"IPUStrategy runs on the emulated IPUs: pass accelerator='ipu' to the Trainer (got "
+                f"{type(self.accelerator).__name__})")
+        module = self.lightning_module
+        if not module.automatic_optimization:
+            raise ValueError(
+                "IPUStrategy: manual optimization (automatic_optimization = False) is not supported: the compiled "
+                "training step runs the backward pass and the optimizer on the device. Return the loss from "
+                "training_step and let Lightning optimize")
+        if trainer.accumulate_grad_batches != 1:
+            raise ValueError(
+                f"Trainer(accumulate_grad_batches={trainer.accumulate_grad_batches}) with the IPU strategy: gradient "
+                "accumulation happens on the device; pass training_opts=poptorch.Options() with "
+                f".Training.gradientAccumulation({trainer.accumulate_grad_batches}) instead")
+        if trainer.gradient_clip_val:
+            raise ValueError(
+                "Trainer(gradient_clip_val=...) with the IPU strategy: the gradients never reach the host; use a "
+                "poptorch.optim optimizer with max_grad_norm in configure_optimizers instead")
+        super().setup(trainer)
+        if self.convert_model_to_half:
+            module.half()
+        self._step_module = StepModule(module, half_inputs=self._precision in ("16-mixed", "16-true"),
+                                       half_compute_only=self._precision == "16-mixed")
+        self._wrappers, self._pushed = {}, None
+
+    def setup_optimizers(self, trainer: Any) -> None:
+        super().setup_optimizers(trainer)
+        if len(self.optimizers) > 1:
+            raise ValueError(
+                f"IPUStrategy: configure_optimizers returned {len(self.optimizers)} optimizers; the compiled training "
+                "step runs one optimizer on the device. Use one optimizer, with parameter groups for different "
+                "settings per layer")
+
+    def teardown(self) -> None:
+        for stage in ("val", "test", "predict", "train"):  # training last: it copies the weights back
+            wrapper = self._wrappers.pop(stage, None)
+            if wrapper is not None:
+                wrapper.destroy()
+        self._step_module = None
+        super().teardown()
+
+    # -- data --------------------------------------------------------------------------
+    def process_dataloader(self, dataloader: object) -> object:
+        if isinstance(dataloader, poptorch.DataLoader) or not isinstance(dataloader, torch.utils.data.DataLoader):
+            return dataloader
+        trainer = self.lightning_module.trainer
+        training = trainer.state.stage == RunningStage.TRAINING
+        options = self.training_opts if training else self.inference_opts
+        batch_size, sampler = dataloader.batch_size, dataloader.sampler
+        if batch_size is None:  # Lightning's predict loop wraps the BatchSampler to track indices
+            batch_size = getattr(dataloader.batch_sampler, "batch_size", None)
+            sampler = getattr(dataloader.batch_sampler, "sampler", sampler)
+        if batch_size is None:
+            raise ValueError(
+                "IPUStrategy: a DataLoader with a custom batch_sampler (batch_size=None) cannot be turned into a "
+                "poptorch.DataLoader of combined batches; pass batch_size (and shuffle) instead")
+        shuffle = isinstance(sampler, torch.utils.data.RandomSampler)
+        return poptorch.DataLoader(
+            options, dataloader.dataset, batch_size=batch_size, shuffle=shuffle,
+            num_workers=dataloader.num_workers, drop_last=True, collate_fn=dataloader.collate_fn,
+            persistent_workers=dataloader.persistent_workers if dataloader.num_workers else None,
+        )
+
+    def batch_to_device(self, batch: Any, device: torch.device | None = None, dataloader_idx: int = 0) -> Any:
+        return batch  # the host feeds the emulated IPUs
+
+    # -- the compiled steps --------------------------------------------------------------
+    def _wrapper(self, stage: str) -> poptorch.PoplarExecutor:
+        wrapper = self._wrappers.get(stage)
+        if wrapper is None:
+            assert self._step_module is not None, "IPUStrategy.setup() has not run"
+            if stage == "train":
+                wrapper = poptorch.trainingModel(self._step_module, self.training_opts, optimizer=self.optimizers[0])
+                self._pushed = _hyperparameters(self.optimizers[0])
+            else:
+                wrapper = poptorch.inferenceModel(self._step_module, self.inference_opts)
+            wrapper.model.step_name = _STAGES[stage]
+            self._wrappers[stage] = wrapper
+        return wrapper
+
+    def _run(self, stage: str, batch: Any, *step_args: Any) -> Any:
+        wrapper = self._wrapper(stage)
+        if stage == "train":
+            optimizer = self.optimizers[0]
+            current = _hyperparameters(optimizer)
+            if current != self._pushed:  # a scheduler changed the learning rate: no recompilation
+                wrapper.setOptimizer(optimizer)
+                self._pushed = current
+        wrapper.model.step_args = step_args  # used when the step is captured (the first call)
+        out, logged = wrapper(batch)
+        record = self._step_module.records[_STAGES[stage]]
+        replay(self.lightning_module, record, logged)
+        return out if record.has_output else None
+
+    def training_step(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run("train", *args, *kwargs.values())
+
+    def validation_step(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run("val", *args, *kwargs.values())
+
+    def test_step(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run("test", *args, *kwargs.values())
+
+    def predict_step(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run("predict", *args, *kwargs.values())
+
+    @classmethod
+    def register_strategies(cls, strategy_registry: Any) -> None:
+        strategy_registry.register(cls.strategy_name, cls, description="step functions compiled by poptorch")
+
+
+class IPUPlugin(IPUStrategy):
+    """The seed's name (Lightning 1.x ``plugins=IPUPlugin(...)``): pass it as ``strategy=IPUPlugin(...)``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn("IPUPlugin is IPUStrategy's old name; Lightning 2 takes it as strategy=, not plugins=",
+                      DeprecationWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)
