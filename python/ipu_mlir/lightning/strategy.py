@@ -35,6 +35,10 @@ from ._step import StepModule, replay
 from .accelerator import IPUAccelerator
 from .precision import IPUPrecision, from_lightning
 
+_MANY_OPTIMIZERS = (
+    "IPUStrategy: configure_optimizers returned {} optimizers; the compiled training step runs one optimizer on the "
+    "device (and manual optimization is not available). Use one optimizer, with parameter groups for different "
+    "settings per layer")
 _STAGES = {"train": "training_step", "val": "validation_step", "test": "test_step", "predict": "predict_step"}
 
 
@@ -153,12 +157,14 @@ class IPUStrategy(SingleDeviceStrategy):
         self._wrappers, self._pushed = {}, None
 
     def setup_optimizers(self, trainer: Any) -> None:
-        super().setup_optimizers(trainer)
+        try:
+            super().setup_optimizers(trainer)
+        except RuntimeError as error:  # Lightning's advice (manual optimization) does not apply here
+            if "multiple optimizers" not in str(error):
+                raise
+            raise ValueError(_MANY_OPTIMIZERS.format("several")) from error
         if len(self.optimizers) > 1:
-            raise ValueError(
-                f"IPUStrategy: configure_optimizers returned {len(self.optimizers)} optimizers; the compiled training "
-                "step runs one optimizer on the device. Use one optimizer, with parameter groups for different "
-                "settings per layer")
+            raise ValueError(_MANY_OPTIMIZERS.format(len(self.optimizers)))
 
     def teardown(self) -> None:
         for stage in ("val", "test", "predict", "train"):  # training last: it copies the weights back
