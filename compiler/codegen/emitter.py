@@ -66,6 +66,10 @@ class _GraphEmitter:
         self.graph_op = graph
         self.num_ipus = self._int(graph, "num_ipus", 1)
         self.tiles_per_ipu = self._int(graph, "tiles_per_ipu", 1472)
+        replicas = self._int(graph, "replication_factor", 1)
+        if replicas != 1:
+            raise CodegenError(f"the poplar.graph is replicated {replicas} times: replicated graphs and their collectives "
+                               "(gcl::) have no C++ emission yet; compile with replicationFactor(1)")
         self.names: dict[Any, str] = {}
         self.ipus: dict[Any, int] = {}
         self.used: set[str] = set()
