@@ -93,6 +93,9 @@ class IPUStrategy(SingleDeviceStrategy):
         self._step_module: StepModule | None = None
         self._wrappers: dict[str, poptorch.PoplarExecutor] = {}
         self._pushed: list[dict[str, Any]] | None = None
+        # stage ("train", "val", "test", "predict") -> the compiled step's schedule (wrapper.schedule()),
+        # kept when the run ends and the wrappers are destroyed
+        self.compiled_schedules: dict[str, str] = {}
 
     # -- precision: whatever Lightning built from Trainer(precision=...) becomes IPUPrecision
     @property
@@ -170,6 +173,8 @@ class IPUStrategy(SingleDeviceStrategy):
         for stage in ("val", "test", "predict", "train"):  # training last: it copies the weights back
             wrapper = self._wrappers.pop(stage, None)
             if wrapper is not None:
+                if wrapper.isCompiled():
+                    self.compiled_schedules[stage] = wrapper.schedule()
                 wrapper.destroy()
         self._step_module = None
         super().teardown()
