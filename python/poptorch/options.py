@@ -4,7 +4,6 @@ Nothing here acts on a value."""
 
 from __future__ import annotations
 
-import ast
 import copy
 import difflib
 import enum
@@ -820,7 +819,6 @@ _NOT_SETTERS = frozenset(
         "defaultOutputMode",
         "validate",
         "resolved_output_mode",
-        "setExecutionStrategy",
         "ipu_model_device",
     }
 )
@@ -970,12 +968,12 @@ class Options(_OptionGroup):
             period = _int_arg(
                 label, output_return_period, 1, "Pass a return period of 1 or more for EveryN."
             )
-        else:
+        else:  # PopTorch accepts a period with every mode; only EveryN reads it
             if output_return_period is not None:
-                raise ValueError(
-                    f"{label}({format_value(mode)}, {output_return_period!r}): a return period only "
-                    f"applies to OutputMode.EveryN. Drop the period or use EveryN."
-                )
+                _int_arg(label, output_return_period, 0, "Pass a return period of 0 or more.")
+                _logging.warn_once(f"outputMode.period.{mode.name}", (
+                    f"{label}({format_value(mode)}, {output_return_period!r}): the return period only applies "
+                    f"to OutputMode.EveryN, so it has no effect with {format_value(mode)}."))
             period = None
         self._output_mode, self._output_return_period = mode, period
         return self
@@ -997,11 +995,10 @@ class Options(_OptionGroup):
         long = _str_arg(label, long_name, "Pass the name of the tensor in the compiled graph.")
         mode = None if output_mode is None else OutputMode.parse(output_mode, label)
         period = _int_arg(label, output_return_period, 1, "Pass a return period of 1 or more.")
-        if period != 1 and mode is not OutputMode.EveryN:
-            raise ValueError(
-                f"{label}({short!r}, {long!r}, {format_value(mode)}, {period}): a return period only "
-                f"applies to OutputMode.EveryN. Drop the period or use EveryN."
-            )
+        if period != 1 and mode is not OutputMode.EveryN:  # accepted as by outputMode
+            _logging.warn_once(f"anchorTensor.period.{mode}", (
+                f"{label}({short!r}, {long!r}, {format_value(mode)}, {period}): the return period only applies "
+                f"to OutputMode.EveryN, so it has no effect with {format_value(mode)}."))
         if any(a.short_name == short for a in self._anchored_tensors):
             raise ValueError(
                 f"{label}({short!r}, ...): a tensor is already anchored as {short!r}. "
@@ -1546,149 +1543,17 @@ class Options(_OptionGroup):
     # -- options files ------------------------------------------------------------------
 
     def loadFromFile(self, filepath: str | os.PathLike[str]) -> Options:  # noqa: N802
-        """Apply one option call per line, written without the ``options.`` prefix.
+        """Apply one option call per line, written as in a script without the ``options.`` prefix.
 
-        Lines look like ``deviceIterations(4)`` or ``Training.gradientAccumulation(2)``.
-        Arguments may be literals, enum members (``OutputMode.All``), ``torch.float`` /
-        ``torch.half`` and ``TensorLocationSettings()...`` chains. Nothing is evaluated
-        as Python code. Blank lines and ``#`` comments are skipped.
+        Lines look like ``deviceIterations(4)``, ``Training.gradientAccumulation(2)`` or
+        ``setExecutionStrategy(PipelinedExecution(AutoStage.AutoIncrement))``; chains such as
+        ``deviceIterations(2).randomSeed(1)`` work as in a script. Arguments may be literals, enum
+        members, ``torch.float`` / ``torch.half``, ``TensorLocationSettings()`` and the execution
+        strategies, ``Stage`` and ``Phase`` with their setters. Nothing is evaluated as Python code.
+        Blank lines and ``#`` comments are skipped.
         """
+        from ._options_file import load_options_file
+
         self._writable("loadFromFile")
-        path = os.fspath(filepath)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as err:  # keep the type (FileNotFoundError, ...), say who was reading what
-            raise type(err)(err.errno, f"loadFromFile: cannot read the options file ({err.strerror})", path) from None
-        try:
-            lines = data.decode("utf-8").splitlines()
-        except UnicodeDecodeError as err:
-            line = data.count(b"\n", 0, err.start) + 1
-            raise ValueError(
-                f"loadFromFile: {path}:{line}: the file is not UTF-8 text (byte {err.start} is 0x{data[err.start]:02x}); "
-                f"an options file holds one option call per line, such as deviceIterations(4). Check the path: "
-                f"it may name a binary file (an executable or a checkpoint)."
-            ) from None
-        for line_number, raw in enumerate(lines, start=1):
-            text = raw.strip()
-            if not text or text.startswith("#"):
-                continue
-            where = f"{path}:{line_number}"
-            target, method, args, kwargs = self._parse_option_line(text, where)
-            try:
-                getattr(target, method)(*args, **kwargs)
-            except (TypeError, ValueError) as err:
-                kind = ValueError if isinstance(err, ValueError) else TypeError
-                raise kind(f"{where}: {text}: {err}") from err
+        load_options_file(self, filepath, _GROUPS, _NOT_SETTERS)
         return self
-
-    def _parse_option_line(
-        self, text: str, where: str
-    ) -> tuple[Any, str, list[Any], dict[str, Any]]:
-        usage = (
-            "Each line must be a single option call such as deviceIterations(4) or "
-            "Training.gradientAccumulation(2)."
-        )
-        try:
-            tree = ast.parse(text, mode="eval")
-        except SyntaxError as err:
-            raise ValueError(f"{where}: {text}: cannot be parsed ({err.msg}). {usage}") from None
-        call = tree.body
-        if not isinstance(call, ast.Call):
-            raise ValueError(f"{where}: {text}: this is not an option call. {usage}")
-        func = call.func
-        if isinstance(func, ast.Name):
-            target, method = self, func.id
-        elif (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Name)
-            and func.value.id in _GROUPS
-        ):
-            target, method = getattr(self, func.value.id), func.attr
-        else:
-            raise ValueError(
-                f"{where}: {text}: the called name must be an Options method or "
-                f"<group>.<method> with group one of {', '.join(_GROUPS)} "
-                f"(without an 'options.' prefix). {usage}"
-            )
-        attribute = getattr(type(target), method, None)
-        if method.startswith("_") or method in _NOT_SETTERS or not callable(attribute):
-            raise ValueError(
-                f"{where}: {text}: {method!r} is not an option setter of {target._prefix}. {usage}"
-            )
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(
-            kw.arg is None for kw in call.keywords
-        ):
-            raise ValueError(f"{where}: {text}: * and ** arguments are not allowed. {usage}")
-        args = [_file_value(node, where, text) for node in call.args]
-        kwargs = {kw.arg: _file_value(kw.value, where, text) for kw in call.keywords}
-        return target, method, args, kwargs  # type: ignore[return-value]
-
-
-_TORCH_DTYPES = {"float": "float32", "float32": "float32", "half": "float16", "float16": "float16"}
-
-
-def _dotted(node: ast.AST) -> str | None:
-    """``a.b.c`` for a chain of names, else None."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
-
-
-def _file_value(node: ast.AST, where: str, text: str) -> Any:
-    """Evaluate one argument of an options-file line, without running any code."""
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError):
-        pass
-    allowed = (
-        "Arguments may be literals, poptorch enum members such as OutputMode.All, "
-        "torch.float / torch.half, or TensorLocationSettings() with its setters."
-    )
-    dotted = _dotted(node)
-    if dotted is not None:
-        name = dotted.removeprefix("poptorch.")
-        parts = name.split(".")
-        if len(parts) == 2 and parts[0] in enums.__all__:
-            enum_class = getattr(enums, parts[0])
-            if parts[1] in enum_class.__members__:
-                return enum_class[parts[1]]
-            raise ValueError(
-                f"{where}: {text}: {parts[0]} has no member {parts[1]!r}. Valid choices are "
-                f"{', '.join(enum_class.choices())}."
-            )
-        if len(parts) == 2 and parts[0] == "torch" and parts[1] in _TORCH_DTYPES:
-            import torch  # only for files that name a dtype
-
-            return getattr(torch, _TORCH_DTYPES[parts[1]])
-        raise ValueError(f"{where}: {text}: unknown name {dotted!r}. {allowed}")
-    if isinstance(node, ast.Call) and not node.keywords:
-        func_name = _dotted(node.func)
-        if func_name in ("TensorLocationSettings", "poptorch.TensorLocationSettings"):
-            if node.args:
-                raise ValueError(
-                    f"{where}: {text}: TensorLocationSettings() takes no arguments; "
-                    f"chain its setters instead."
-                )
-            return TensorLocationSettings()
-        if isinstance(node.func, ast.Attribute):
-            owner = _file_value(node.func.value, where, text)
-            method = node.func.attr
-            if (
-                isinstance(owner, TensorLocationSettings)
-                and not method.startswith("_")
-                and (
-                    callable(getattr(TensorLocationSettings, method, None))
-                    and method not in ("to_dict",)
-                )
-            ):
-                args = [_file_value(a, where, text) for a in node.args]
-                try:
-                    return getattr(owner, method)(*args)
-                except (TypeError, ValueError) as err:
-                    kind = ValueError if isinstance(err, ValueError) else TypeError
-                    raise kind(f"{where}: {text}: {err}") from err
-    raise ValueError(f"{where}: {text}: unsupported argument {ast.unparse(node)!r}. {allowed}")

@@ -227,10 +227,8 @@ def test_output_mode_period_rules():
     opts = Options()
     with pytest.raises(ValueError, match=r"EveryN needs a period"):
         opts.outputMode(OutputMode.EveryN)
-    with pytest.raises(
-        ValueError, match=r"outputMode\(OutputMode.All, 5\).*only applies to OutputMode.EveryN"
-    ):
-        opts.outputMode(OutputMode.All, 5)
+    with pytest.raises(ValueError, match=r"at least 0"):
+        opts.outputMode(OutputMode.All, -1)  # a period with another mode: see api/test_compat.py
     with pytest.raises(ValueError, match=r"at least 1"):
         opts.outputMode(OutputMode.EveryN, 0)
     assert opts.output_mode is OutputMode.Default  # failed calls change nothing
@@ -279,8 +277,8 @@ def test_anchor_tensor_rules():
     assert opts.anchored_tensors[0].output_return_period == 2
     with pytest.raises(ValueError, match="already anchored as 'grad'"):
         opts.anchorTensor("grad", "other")
-    with pytest.raises(ValueError, match="only applies to OutputMode.EveryN"):
-        opts.anchorTensor("w", "weight", OutputMode.All, 3)
+    with pytest.raises(ValueError, match="at least 1"):
+        opts.anchorTensor("w", "weight", OutputMode.All, 0)  # a period with another mode: api/test_compat.py
 
 
 def test_partials_type_accepts_only_float_and_half():
@@ -587,7 +585,7 @@ def test_load_from_file(tmp_path):
         ("deviceIterations('2')", TypeError, ["expected an int"]),
         ("deviceIterations(4", ValueError, ["cannot be parsed"]),
         ("deviceIterations = 4", ValueError, ["cannot be parsed"]),
-        ("__import__('os').system('true')", ValueError, ["the called name must be"]),
+        ("__import__('os').system('true')", ValueError, ["'__import__' is not an option setter"]),
         ("options.deviceIterations(4)", ValueError, ["without an 'options.' prefix"]),
         ("exec('x')", ValueError, ["'exec' is not an option setter of Options"]),
         ("clone()", ValueError, ["'clone' is not an option setter"]),
