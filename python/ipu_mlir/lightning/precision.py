@@ -52,6 +52,9 @@ class IPUPrecision(Precision):
         and Lightning's ``on_before_optimizer_step`` hooks; there is no host ``optimizer.step``."""
         result = closure()
         self._after_closure(model, optimizer)
+        # The optimizer did step, on the device: tell torch's LR schedulers so, or each
+        # scheduler.step() warns that it came before optimizer.step().
+        getattr(optimizer, "optimizer", optimizer)._opt_called = True
         return result
 
 

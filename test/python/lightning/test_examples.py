@@ -1,0 +1,44 @@
+"""examples/lightning_mnist_like.py (progress bar, logged metrics, a checkpoint) and
+examples/lightning_seed_004.py (the seed's Lightning IPU snippets) run."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def _run(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+
+
+def test_mnist_like_example_learns_logs_and_checkpoints(tmp_path: Path) -> None:
+    done = _run("lightning_mnist_like.py", "--epochs", "2", "--samples", "512", "--out", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert re.search(r"Epoch 1/1 .* 32/32 ", done.stdout), done.stdout[-2000:]  # Lightning's progress bar
+    accuracies = [float(a) for a in re.findall(r"epoch \d: val_loss [0-9.]+ val_acc ([0-9.]+)", done.stdout)]
+    assert len(accuracies) == 2 and max(accuracies) > 0.5  # 10 classes: chance is 0.1
+    best = re.search(r"best checkpoint: (\S+\.ckpt)", done.stdout)
+    assert best and Path(best.group(1)).exists()
+    assert float(re.search(r"test accuracy of the checkpoint: ([0-9.]+)", done.stdout).group(1)) > 0.5
+    metrics = (tmp_path / "mnist_like" / "version_0" / "metrics.csv").read_text()
+    assert "train_loss_step" in metrics and "val_acc" in metrics
+
+
+def test_seed_004_snippets_run_on_one_device(tmp_path: Path) -> None:
+    done = _run("lightning_seed_004.py", "--devices", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = dict(re.findall(r"^(\w+): (\d+ steps), train_loss [0-9.]+$", done.stdout, re.M))
+    assert lines == {"training_with_ipus": "64 steps", "mixed_precision": "64 steps", "pure_16_bit": "64 steps",
+                     "device_iterations": "2 steps", "poptorch_options": "2 steps"}, done.stdout
+
+
+def test_seed_004_snippets_with_eight_ipus_give_our_replication_error(tmp_path: Path) -> None:
+    done = _run("lightning_seed_004.py", cwd=tmp_path)  # the page's ipus=8
+    assert done.returncode != 0
+    assert "devices=8): 8 devices means 8 data-parallel replicas" in done.stderr
+    assert "replicated execution is not available in the IPU Model emulator yet" in done.stderr
