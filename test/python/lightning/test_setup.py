@@ -68,3 +68,12 @@ def test_ipuplugin_is_the_old_name_and_bad_precision_is_our_error() -> None:
     assert isinstance(plugin, ipl.IPUStrategy) and plugin.training_opts.device_iterations == 2
     with pytest.raises(ValueError, match=r"precision='bf16-mixed'.*not IPU types"):
         trainer(precision="bf16-mixed")
+
+
+def test_autoreport_writes_poptorchs_profiling_report(tmp_path) -> None:
+    from ipu_mlir.lightning import IPUStrategy
+
+    strategy = IPUStrategy(autoreport=True, autoreport_dir=str(tmp_path / "report"))
+    trainer(max_epochs=1, strategy=strategy).fit(Regressor(), loader(8))
+    assert (tmp_path / "report" / "training" / "profile.json").is_file()
+    assert (tmp_path / "report" / "training" / "profile.html").is_file()
