@@ -28,6 +28,7 @@ from .execution_strategy import (
 )
 from .ops import (
     NameScope,
+    dynamic_slice,
     identity_loss,
     ipu_print_tensor,
     ipuHardwareIsAvailable,
@@ -104,6 +105,7 @@ __all__ = [
     "isRunningOnIpu",
     "load",
     "nop",
+    "dynamic_slice",
     "recomputationCheckpoint",
     "removeBlocks",
     "setLogLevel",

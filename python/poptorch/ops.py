@@ -73,6 +73,37 @@ def identity_loss(x: torch.Tensor, reduction: str) -> torch.Tensor:
     return _ops().identity_loss(x, reduction)  # the loss search (compiler/frontend/losses.py) finds this op
 
 
+def dynamic_slice(tensor: torch.Tensor, dim: int, start: torch.Tensor, size: int, step: int) -> torch.Tensor:
+    """``tensor`` sliced along ``dim`` from a start index computed at run time: ``size`` elements from
+    ``start``, every ``step``-th kept (Python's ``tensor[..., start:start + size:step]``).
+
+    ``start`` is a tensor holding one integer (it may be computed on the device); ``size`` and ``step``
+    are constant ints, so the result's shape is fixed: ``ceil(size / step)`` along ``dim``. On the IPU it
+    is a gather of the indices ``start + arange(0, size, step)`` (``popops_multi_slice``); an index past
+    the end of ``dim`` is an error when the program runs.
+
+    >>> poptorch.dynamic_slice(x, 0, torch.tensor(2), 4, 2)  # x[2:6:2]
+    """
+    if not isinstance(tensor, torch.Tensor):
+        raise TypeError(f"dynamic_slice: tensor must be a torch.Tensor, got {type(tensor).__name__}")
+    for label, value, low in (("dim", dim, None), ("size", size, 1), ("step", step, 1)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"dynamic_slice: {label} must be a constant int, got {type(value).__name__}; "
+                            "only start may be a tensor")
+        if low is not None and value < low:
+            raise ValueError(f"dynamic_slice: {label} must be at least {low}, got {value}")
+    if not -tensor.dim() <= dim < max(tensor.dim(), 1):
+        raise ValueError(f"dynamic_slice: dim {dim} is out of range for a tensor of {tensor.dim()} dims")
+    if not isinstance(start, torch.Tensor) or start.numel() != 1 or start.dtype.is_floating_point \
+            or start.dtype.is_complex or start.dtype == torch.bool:
+        raise TypeError(f"dynamic_slice: start must be a tensor holding one integer (e.g. torch.tensor(3)), "
+                        f"got {start!r}")
+    if size > tensor.shape[dim]:
+        raise ValueError(f"dynamic_slice: size {size} is larger than dim {dim} ({tensor.shape[dim]} elements)")
+    offsets = torch.arange(0, size, step, dtype=torch.int64, device=tensor.device)
+    return tensor.index_select(dim, start.reshape(()).to(torch.int64) + offsets)
+
+
 def set_available_memory(tensor: torch.Tensor, available_memory_proportion: float) -> torch.Tensor:
     """Limit the temporary memory of the matmul/conv producing ``tensor`` (a planning hint)."""
     proportion = float(available_memory_proportion)
