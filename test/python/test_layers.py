@@ -43,6 +43,7 @@ ALLOWED = {
     "driver": {"support", "dialects", "artifact", "compiler", "runtime"},
     "tools": {"support", "dialects", "artifact", "compiler"},
     "ipu_mlir": {"driver"},
+    "lightning": {"poptorch"},  # ipu_mlir.lightning: the Lightning strategy over the PopTorch API
     "poptorch": {"support", "driver", "compiler.frontend"},
 }
 
@@ -67,8 +68,8 @@ def _modules() -> list[tuple[str, Path, str]]:
         for path in sorted(base.rglob("*.py")):
             relative = path.relative_to(base).with_suffix("")
             parts = [p for p in relative.parts if p != "__init__"]
-            if folder == "python/ipu_mlir" and parts:
-                continue  # only the top-level ipu_mlir/__init__.py lives there
+            if folder == "python/ipu_mlir" and parts and parts[0] != "lightning":
+                continue  # only the top-level ipu_mlir/__init__.py and ipu_mlir.lightning live there
             name = ".".join([package, *parts])
             found.append((name, path, _layer_of_module(name) or "?"))
     return found
