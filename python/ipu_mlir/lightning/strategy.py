@@ -195,11 +195,20 @@ class IPUStrategy(SingleDeviceStrategy):
                 "IPUStrategy: a DataLoader with a custom batch_sampler (batch_size=None) cannot be turned into a "
                 "poptorch.DataLoader of combined batches; pass batch_size (and shuffle) instead")
         shuffle = isinstance(sampler, torch.utils.data.RandomSampler)
-        return poptorch.DataLoader(
+        loader = poptorch.DataLoader(
             options, dataloader.dataset, batch_size=batch_size, shuffle=shuffle,
             num_workers=dataloader.num_workers, drop_last=True, collate_fn=dataloader.collate_fn,
             persistent_workers=dataloader.persistent_workers if dataloader.num_workers else None,
         )
+        combined = loader.combinedBatchSize
+        size = len(dataloader.dataset) if hasattr(dataloader.dataset, "__len__") else None
+        if combined and size is not None and size % combined:
+            warnings.warn(
+                f"IPUStrategy: the {trainer.state.stage.value if trainer.state.stage else ''} dataloader drops the "
+                f"last {size % combined} of {size} samples: each compiled step takes whole combined batches of "
+                f"{combined} (batch_size {batch_size} x device iterations x replicas x gradient accumulation). Make "
+                "the dataset a multiple of that to use every sample", stacklevel=2)
+        return loader
 
     def batch_to_device(self, batch: Any, device: torch.device | None = None, dataloader_idx: int = 0) -> Any:
         return batch  # the host feeds the emulated IPUs

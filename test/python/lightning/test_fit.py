@@ -110,3 +110,8 @@ def test_several_losses_combined_into_one() -> None:
     trainer("cpu", max_epochs=1).fit(cpu, loader())
     _same_weights(ipu, cpu)
     assert set(t.callback_metrics) >= {"mse", "l1"}
+
+
+def test_a_short_last_batch_is_dropped_with_a_warning() -> None:
+    with pytest.warns(UserWarning, match=r"drops the last 2 of 18 samples.*combined batches of 4"):
+        trainer().validate(Regressor(), loader(18), verbose=False)
