@@ -236,7 +236,13 @@ class IPUStrategy(SingleDeviceStrategy):
                 wrapper.setOptimizer(optimizer)
                 self._pushed = current
         wrapper.model.step_args = step_args  # used when the step is captured (the first call)
-        out, logged = wrapper(batch)
+        try:
+            out, logged = wrapper(batch)
+        except Exception as error:
+            if not wrapper.isCompiled() and "Options" in str(error):
+                kind = "training_opts" if stage == "train" else "inference_opts"
+                error.add_note(f"With Lightning, pass those poptorch.Options as IPUStrategy({kind}=...).")
+            raise
         record = self._step_module.records[_STAGES[stage]]
         replay(self.lightning_module, record, logged)
         return out if record.has_output else None

@@ -73,6 +73,16 @@ def test_pipelined_lightning_module_trains_over_two_ipus() -> None:
         torch.testing.assert_close(a, b, **FP32, msg=name)
 
 
+def test_pipelining_without_enough_accumulation_says_where_the_options_go() -> None:
+    with pytest.raises(Exception, match=r"gradientAccumulation >= 2 x 2 - 1") as caught:
+        options = poptorch.Options()
+        options.setExecutionStrategy(poptorch.PipelinedExecution())
+        from ipu_mlir.lightning import IPUStrategy
+
+        trainer(max_epochs=1, strategy=IPUStrategy(training_opts=options)).fit(Pipelined(), loader())
+    assert "IPUStrategy(training_opts=...)" in "".join(getattr(caught.value, "__notes__", []))
+
+
 def test_checkpoint_round_trip_resumes_training_exactly(tmp_path) -> None:
     whole = Regressor(lr=0.02, momentum=0.9, scheduler=True)
     trainer(max_epochs=3).fit(whole, loader())
