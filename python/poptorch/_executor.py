@@ -771,7 +771,7 @@ def _unflatten(leaves: list[Any], spec: pytree.TreeSpec) -> Any:
     def build(node: pytree.TreeSpec) -> Any:
         if node.is_leaf():
             return next(values)
-        children = [build(child) for child in node.children_specs]
+        children = [build(child) for child in node.children()]
         if node.type is torch.Size:
             return torch.Size(children)
         leaf = pytree.tree_structure(0)
