@@ -1,10 +1,7 @@
-"""The Lightning tests need lightning (pinned in pyproject's test extra, installed by
-`python3 dev.py test`); the folder is skipped only where it is not importable."""
+"""The Lightning tests need lightning (pinned in pyproject's test extra, which
+`python3 dev.py test` installs); each test file skips itself where it is not importable."""
 
 import sys
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("lightning", reason="lightning is not installed (pip install -e '.[test]')")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _models

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("lightning", reason="lightning is not installed: pip install -e '.[test]'")
+
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 

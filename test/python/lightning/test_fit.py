@@ -1,11 +1,15 @@
 """Trainer(accelerator="ipu", strategy="ipu") fits, validates, tests and predicts like
 accelerator="cpu", with the step functions compiled once per run."""
 
+# ruff: noqa: E402 - the imports below need lightning, checked first
 from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("lightning", reason="lightning is not installed: pip install -e '.[test]'")
 
 import logging
 
-import pytest
 import torch
 import torch.nn.functional as F
 from _models import Regressor, loader, trainer

@@ -1,9 +1,13 @@
 """Half precision, a pipelined LightningModule, and checkpoints that resume exactly."""
 
+# ruff: noqa: E402 - the imports below need lightning, checked first
 from __future__ import annotations
 
-import poptorch
 import pytest
+
+pytest.importorskip("lightning", reason="lightning is not installed: pip install -e '.[test]'")
+
+import poptorch
 import torch
 import torch.nn.functional as F
 from _models import Regressor, loader, trainer

@@ -1,9 +1,13 @@
 """What Trainer(accelerator="ipu") accepts and the clear errors for what it does not."""
 
+# ruff: noqa: E402 - the imports below need lightning, checked first
 from __future__ import annotations
 
-import lightning.pytorch as pl
 import pytest
+
+pytest.importorskip("lightning", reason="lightning is not installed: pip install -e '.[test]'")
+
+import lightning.pytorch as pl
 import torch
 from _models import Regressor, loader, trainer
 
