@@ -67,6 +67,31 @@ _EMULATOR_IGNORED_REASONS: dict[str, str] = {
     "maxRepeatLogs": "repeated log lines are not suppressed",
     # The frontend always captures the model with torch.export.
     "Jit.traceModel": "the model is always captured with torch.export",
+    # Not implemented yet (issue 15): stored, validated and read back by the properties only.
+    "anchorTensor": "anchored tensors cannot be retrieved yet: there is no getAnchoredTensor",
+    "Precision.setPartialsType": "matmul and convolution partials are computed by torch kernels in the "
+                                 "inputs' dtype",
+    "Precision.enableFloatingPointExceptions": "a NaN or Inf produced on the device is not detected yet",
+    "setAvailableMemoryProportion": "the memory plan and the cost model do not read the proportion",
+    "TensorLocations.numIOTiles": "the tile plan has no I/O tiles",
+    "TensorLocations.setActivationLocation": "every tensor lives on chip: the memory plan does not read tensor "
+                                             "locations",
+    "TensorLocations.setWeightLocation": "every tensor lives on chip: the memory plan does not read tensor "
+                                         "locations",
+    "TensorLocations.setOptimizerLocation": "every tensor lives on chip: the memory plan does not read tensor "
+                                            "locations",
+    "TensorLocations.setAccumulatorLocation": "every tensor lives on chip: the memory plan does not read tensor "
+                                              "locations",
+    # Replication is not available in the emulator (replicationFactor > 1 is an error when run).
+    "broadcastBuffers": "there is a single replica, so buffers have no other copies to keep in sync",
+    # Presentation of the compiler's own output.
+    "showCompilationProgressBar": "the compiler shows no progress bar (compile times are logged at INFO)",
+    "relaxOptimizerAttributesChecks": "poptorch.optim checks attributes itself and warns about ignored ones either "
+                                      "way",
+    "modelName": "reports and logs name the model by its class",
+    "sourceLocationExcludes": "IR source locations do not read the exclusions",
+    "appendToLocationExcludes": "IR source locations do not read the exclusions",
+    "disableModuleNamescope": "op names always carry the module path",
 }
 EMULATOR_IGNORED_OPTIONS: tuple[str, ...] = tuple(_EMULATOR_IGNORED_REASONS)
 
@@ -356,6 +381,8 @@ class _TensorLocationOptions(_OptionGroup):
         if tiles % 2:
             raise ValueError(f"{label}({num_tiles!r}): IO tiles are reserved in pairs. {hint}")
         self._num_io_tiles = tiles
+        if tiles:
+            _ignored("TensorLocations.numIOTiles", tiles)
         return self
 
     def _set(self, kind: str, method: str, location: Any) -> _TensorLocationOptions:
@@ -373,6 +400,7 @@ class _TensorLocationOptions(_OptionGroup):
                 f"the activation settings."
             )
         self._locations[kind] = location._stored_copy()
+        _ignored(f"TensorLocations.{method}", location)
         return self
 
     def setActivationLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802
@@ -547,6 +575,8 @@ class _PrecisionOptions(_OptionGroup):
         """Raise a RuntimeError when the device meets an invalid floating-point operation."""
         label = self._writable("enableFloatingPointExceptions")
         self._floating_point_exceptions = _bool_arg(label, enabled)
+        if enabled:
+            _ignored("Precision.enableFloatingPointExceptions", enabled)
         return self
 
     def enableStochasticRounding(self, enabled: bool) -> _PrecisionOptions:  # noqa: N802
@@ -588,6 +618,7 @@ class _PrecisionOptions(_OptionGroup):
                 f"torch.half (float16). Pass one of those two dtypes."
             )
         self._partials_type = _PARTIALS_TYPES[name]
+        _ignored("Precision.setPartialsType", dtype)
         return self
 
     @property
@@ -1005,6 +1036,7 @@ class Options(_OptionGroup):
                 f"Choose another short name."
             )
         self._anchored_tensors.append(AnchoredTensor(short, long, mode, period))
+        _ignored("anchorTensor", short)
         return self
 
     # -- randomness, placement, devices -------------------------------------------------
@@ -1068,6 +1100,7 @@ class Options(_OptionGroup):
                 )
             parsed[int(match.group(1))] = float(value)
         self._available_memory_proportion = parsed
+        _ignored("setAvailableMemoryProportion", dict(available_memory_proportion))
         return self
 
     def setIpuModelDevices(self, devices: str | torch.device | Mapping[str, str | torch.device]) -> Options:  # noqa: N802
@@ -1179,6 +1212,8 @@ class Options(_OptionGroup):
     def broadcastBuffers(self, broadcast_buffers: bool = True) -> Options:  # noqa: N802
         """Keep buffers (e.g. running statistics) in sync across replicas."""
         self._broadcast_buffers = _bool_arg(self._writable("broadcastBuffers"), broadcast_buffers)
+        if not broadcast_buffers:
+            _ignored("broadcastBuffers", broadcast_buffers)
         return self
 
     # -- compilation, caching, diagnostics ----------------------------------------------
@@ -1240,18 +1275,23 @@ class Options(_OptionGroup):
     def modelName(self, name: str) -> Options:  # noqa: N802
         """Name of the model (default: "inference" or "training"), used for reports."""
         self._model_name = _str_arg(self._writable("modelName"), name, "Pass a model name.")
+        _ignored("modelName", self._model_name)
         return self
 
     def relaxOptimizerAttributesChecks(self, relax: bool = True) -> Options:  # noqa: N802
         """Report unexpected optimizer attributes at debug level instead of warning."""
         label = self._writable("relaxOptimizerAttributesChecks")
         self._relax_optimizer_attributes_checks = _bool_arg(label, relax)
+        if relax:
+            _ignored("relaxOptimizerAttributesChecks", relax)
         return self
 
     def showCompilationProgressBar(self, show: bool = True) -> Options:  # noqa: N802
         """Show or hide the progress bar while compiling."""
         label = self._writable("showCompilationProgressBar")
         self._show_compilation_progress_bar = _bool_arg(label, show)
+        if show:
+            _ignored("showCompilationProgressBar", show)
         return self
 
     def _excludes(self, label: str, excludes: Any) -> list[str]:
@@ -1269,18 +1309,21 @@ class Options(_OptionGroup):
                 f"To add one fragment, use appendToLocationExcludes()."
             )
         self._source_location_excludes = self._excludes(label, excludes)
+        _ignored("sourceLocationExcludes", self._source_location_excludes)
         return self
 
     def appendToLocationExcludes(self, *excludes: str) -> Options:  # noqa: N802
         """Add path fragments whose frames are skipped in IR source locations."""
         label = self._writable("appendToLocationExcludes")
         self._source_location_excludes += self._excludes(label, excludes)
+        _ignored("appendToLocationExcludes", list(excludes))
         return self
 
     def disableModuleNamescope(self) -> Options:  # noqa: N802
         """Do not prefix op names with the name of their module."""
         self._writable("disableModuleNamescope")
         self._module_namescope = False
+        _ignored("disableModuleNamescope", "")
         return self
 
     # -- read-only view for the wrappers, compiler and runtime ---------------------------

@@ -477,7 +477,7 @@ def test_ignored_option_warns_once_naming_the_option(caplog):
 
 def test_honoured_options_do_not_warn(caplog):
     opts = Options().deviceIterations(3).logCycleCount(True).enableProfiling("/tmp/p")
-    opts.Precision.enableFloatingPointExceptions(True)
+    opts.Precision.enableFloatingPointExceptions(False)
     opts.Precision.enableStochasticRounding(False)
     assert poptorch_warnings(caplog) == []
 
@@ -493,11 +493,23 @@ def test_each_ignored_option_is_a_real_setter_that_warns(name, caplog):
         "maxRepeatLogs": None,
         "Precision.halfFloatCasting": enums.HalfFloatCastingBehavior.HalfUpcastToFloat,
         "Precision.runningStatisticsAlwaysFloat": False,
+        "broadcastBuffers": False,
+        "modelName": "m",
+        "anchorTensor": ("a", "b"),
+        "Precision.setPartialsType": (pytest.importorskip("torch").half,),
+        "setAvailableMemoryProportion": {"IPU0": 0.5},
+        "TensorLocations.numIOTiles": 32,
+        "sourceLocationExcludes": ["x/"],
+        "appendToLocationExcludes": "x/",
+        "disableModuleNamescope": (),
     }
+    for kind in ("Activation", "Weight", "Optimizer", "Accumulator"):
+        values[f"TensorLocations.set{kind}Location"] = TensorLocationSettings().useOnChipStorage(False)
     opts = Options()
     *group, method = name.split(".")
     target = getattr(opts, group[0]) if group else opts
-    getattr(target, method)(values.get(name, True))
+    args = values.get(name, True)
+    getattr(target, method)(*(args if isinstance(args, tuple) else (args,)))
     messages = poptorch_warnings(caplog)
     assert len(messages) == 1
     assert f"Options.{name}(" in messages[0] and IGNORED_TEXT in messages[0]
