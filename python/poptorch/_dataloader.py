@@ -31,8 +31,9 @@ def _positive_int(label: str, value: Any) -> int:
 class _ProcessSampler(torch.utils.data.Sampler[int]):
     """The indices this process reads: a contiguous part of ``range(len(dataset))``, or of
     one permutation of it, shared by every process (seeded by ``Options.randomSeed`` and the
-    epoch), when shuffling. Every process gets the same number of indices, so that they run
-    the same number of steps."""
+    epoch), when shuffling. With drop_last every process gets the same number of indices, so
+    that they run the same number of steps; without it the parts are ceil(size / processes)
+    long and the last process's may be shorter (fewer steps)."""
 
     def __init__(self, size: int, process_id: int, num_processes: int, per_process: int,
                  shuffle: bool, seed: int) -> None:

@@ -262,22 +262,33 @@ def test_terminate_and_gc_leave_no_process():
 
 
 def test_interpreter_exit_stops_the_worker():
-    """A script that leaves its loader running exits promptly and leaves no process."""
+    """A script that leaves its loader running exits promptly and leaves no process: not the
+    accessor's worker, nor torch's loader workers inside it, nor the fork server."""
     script = textwrap.dedent(f"""
+        import os
         import sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         import poptorch
         from loader_datasets import Squares
+        from proc_checks import children_of
+
+        def descendants(pid):
+            return [p for child in children_of(pid) for p in [child, *descendants(child)]]
+
         if __name__ == "__main__":
             loader = poptorch.DataLoader(poptorch.Options(), Squares(100), batch_size=2, num_workers=2,
                                          mode=poptorch.DataLoaderMode.Async)
             next(iter(loader))
-            print(loader._accessor._process.pid, flush=True)
+            print(loader._accessor._process.pid, *descendants(os.getpid()), flush=True)
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    pid = int(done.stdout.split()[0])
-    assert not alive(pid)
+    worker, *every = [int(pid) for pid in done.stdout.split()]
+    assert worker in every and len(every) >= 4  # the fork server, the worker and torch's two workers at least
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in every) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in every if alive(pid)] == []
 
 
 def test_shuffle_is_the_same_in_every_mode():
