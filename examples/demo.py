@@ -17,6 +17,7 @@ import time
 
 import torch
 import torch.nn as nn
+from tqdm import tqdm
 
 import poptorch
 
@@ -69,9 +70,11 @@ def main() -> None:
     reference_optimizer = torch.optim.AdamW(reference.parameters(), lr=0.01)
     for epoch in range(4):
         losses = []
-        for begin in range(0, len(train_x), per_call):
+        bar = tqdm(range(0, len(train_x), per_call), desc=f"epoch {epoch}", unit="call")
+        for begin in bar:
             _, loss = training(train_x[begin : begin + per_call], train_y[begin : begin + per_call])
             losses.append(float(loss))  # Final output mode: the last micro-batch's loss
+            bar.set_postfix(loss=f"{sum(losses) / len(losses):.4f}")
             for step in range(device_iterations):  # the same optimizer steps, eagerly
                 reference_optimizer.zero_grad()
                 for micro in range(accumulation):
