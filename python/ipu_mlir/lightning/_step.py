@@ -75,8 +75,22 @@ class StepModule(torch.nn.Module):
             else:
                 out = self.inner(batch, self.step_name, self.step_args)
         self.records[self.step_name] = record
+        loss = out.get("loss") if isinstance(out, dict) else out
+        if isinstance(loss, torch.Tensor):  # self.log(name, loss.detach()): log the loss itself, else the
+            tensors = [loss if _same_data(t, loss) else t for t in tensors]  # copy counts as a second loss
         record.has_output = out is not None
         return (out if out is not None else (), tuple(tensors))
+
+
+def _same_data(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """``a`` is ``b`` or an alias of all of it (``b.detach()``)."""
+    if a is b:
+        return True
+    try:
+        return (a.untyped_storage()._cdata == b.untyped_storage()._cdata and a.shape == b.shape
+                and a.stride() == b.stride() and a.storage_offset() == b.storage_offset() and a.dtype == b.dtype)
+    except (RuntimeError, NotImplementedError):  # a tensor without storage (functional tensors)
+        return False
 
 
 @contextlib.contextmanager

@@ -119,3 +119,20 @@ def test_several_losses_combined_into_one() -> None:
 def test_a_short_last_batch_is_dropped_with_a_warning() -> None:
     with pytest.warns(UserWarning, match=r"drops the last 2 of 18 samples.*combined batches of 4"):
         trainer().validate(Regressor(), loader(18), verbose=False)
+
+
+class LogsDetached(Regressor):
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = F.mse_loss(self(x), y)
+        self.log("detached", loss.detach())  # the loss itself, not a second loss
+        return loss
+
+
+def test_logging_the_detached_loss_is_the_loss() -> None:
+    ipu, cpu = LogsDetached(), LogsDetached()
+    t, tc = trainer(max_epochs=1), trainer("cpu", max_epochs=1)
+    t.fit(ipu, loader())
+    tc.fit(cpu, loader())
+    assert float(t.callback_metrics["detached"]) == pytest.approx(float(tc.callback_metrics["detached"]), rel=1e-5)
+    _same_weights(ipu, cpu)
