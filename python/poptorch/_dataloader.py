@@ -134,11 +134,17 @@ class DataLoader(torch.utils.data.DataLoader):
                              "use mode=poptorch.DataLoaderMode.AsyncRebatched and rebatched_worker_size")
         if num_workers is None or isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError(f"poptorch.DataLoader: num_workers must be an integer of 0 or more, got {num_workers!r}")
+        iterable = isinstance(dataset, torch.utils.data.IterableDataset)
+        if rebatched_worker_size is not None and not (mode == DataLoaderMode.AsyncRebatched and iterable
+                                                      and batch_sampler is None):
+            warnings.warn(
+                f"poptorch.DataLoader: rebatched_worker_size={rebatched_worker_size!r} has no effect here: only "
+                f"mode=poptorch.DataLoaderMode.AsyncRebatched with an IterableDataset rebatches the workers' batches "
+                f"(mode is {mode.name}, the dataset is {'iterable' if iterable else 'map-style'})", stacklevel=2)
         self._options = options
         self._mode = mode
         self._accessor: Any = None
         self._drop_last_requested = bool(drop_last)
-        iterable = isinstance(dataset, torch.utils.data.IterableDataset)
         process_id = options.Distributed.processId
         num_processes = options.Distributed.numProcesses
         distributed = auto_distributed_partitioning and num_processes > 1

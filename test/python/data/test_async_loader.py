@@ -91,6 +91,15 @@ def test_rebatched_keeps_what_per_worker_batching_drops():
                             rebatched_worker_size=5)
 
 
+@pytest.mark.parametrize("mode,dataset", [(DataLoaderMode.Sync, Stream(8)), (DataLoaderMode.Async, Stream(8)),
+                                          (DataLoaderMode.AsyncRebatched, Squares(8))])
+def test_rebatched_worker_size_without_effect_warns(mode, dataset):
+    with pytest.warns(UserWarning, match=rf"rebatched_worker_size=2 has no effect here.*mode is {mode.name}"):
+        loader = poptorch.DataLoader(make_options(), dataset, batch_size=4, mode=mode, rebatched_worker_size=2,
+                                     async_options=None if mode == DataLoaderMode.Sync else FORK)
+    loader.terminate()
+
+
 class Classifier(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()
