@@ -21,6 +21,7 @@ from torch_mlir.dialects import ext
 from ipu_mlir.support.ir_build import boolean, i64, string
 
 from ._base import Rules
+from .print_format import read_print_format
 from .ipu_base import Ipu, IpuOp, check_arity, check_same_type, static_rank
 from .ipu_enums import (
     AdamVariant,
@@ -306,20 +307,28 @@ class _ForwardingOp(IpuOp):
         """The op's own attributes (none by default)."""
 
 
+PRINT_FORMAT_ATTR = "ipu.print_format"
+
+
 class PrintTensorOp(_ForwardingOp, name="print_tensor"):
     """Prints a tensor when the program executes it, then forwards it unchanged.
 
-    Semantics: identity with a side effect (``poptorch.ipu_print_tensor(t, title)``).
-    In the backward pass the gradient is printed with the title suffixed ``"_grad"``.
+    Semantics: identity with a side effect (``poptorch.ipu_print_tensor(t, title, ...)``).
+    The optional discardable ``ipu.print_format`` lays the values out (see
+    ``dialects/print_format.py``: summarise threshold, edge items, line width, digits,
+    float format, separator and brackets). The gradient print of ``print_gradient=True`` is a
+    second ``ipu.print_tensor`` in the backward graph, titled ``<title>_gradient``.
 
     Example:
       %1 = "ipu.print_tensor"(%0) {title = "act"} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+      %2 = "ipu.print_tensor"(%0) {title = "act", ipu.print_format = {digits = 2 : i64}} : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
     """
 
     title: ir.StringAttr
 
     def check_attributes(self, v: Rules) -> None:
         v.string("title")
+        read_print_format(self.operation, PRINT_FORMAT_ATTR)
 
 
 class IdentityLossOp(IpuOp, name="identity_loss"):
@@ -393,7 +402,7 @@ __all__ = [
     "RESULTS", "ROLE_ATTR", "STRATEGY_ATTR", "UNASSIGNED_IPU", "UPDATE_FUNC", "UPDATE_OPS",
     "AccumulateGradOp", "AdamUpdateOp", "AdamVariant", "AutoStage", "BlockAttr", "IdentityLossOp", "Ipu", "IpuEnum",
     "IpuOp", "LambUpdateOp", "LossReduction", "LossScaleMode", "LossScaleOp", "MeanStrategy", "NopOp", "Optimizer",
-    "OptimizerAttr", "OptimizerType", "PrintTensorOp", "RecomputationCheckpointOp", "Reduction", "ReplicaReduceOp",
+    "OptimizerAttr", "OptimizerType", "PRINT_FORMAT_ATTR", "PrintTensorOp", "RecomputationCheckpointOp", "Reduction", "ReplicaReduceOp",
     "RmspropUpdateOp", "Role", "RoleAttr", "RoleKind", "SetAvailableMemoryOp", "SgdUpdateOp", "SgdVariant",
     "StageAttr", "Strategy", "StrategyAttr", "StrategyKind", "TensorLocationAttr", "UpdateOp",
     "block_of", "group_hyper_parameters", "make_block_attr", "optimizer_of", "read_roles", "register_traits",

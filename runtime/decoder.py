@@ -32,11 +32,14 @@ from ipu_mlir.dialects.poplar import (
     interface_of,
     variable_kind,
 )
+from ipu_mlir.dialects.poplar import PRINT_FORMAT_ATTR
 from ipu_mlir.dialects.poplar.program_order import scheduled_ops
+from ipu_mlir.dialects.print_format import read_print_format
 from ipu_mlir.support.diagnostics import location_label
 from ipu_mlir.support.ir_walk import operands_within
 
 from . import steps as st
+from .print_format import format_tensor
 from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo
 from .kernels import KERNELS, KernelError, attr, constant_tensor, tensor_type, torch_dtype
 from .pipeline_executor import PipelineExecutor, StagedFunction
@@ -212,9 +215,10 @@ class Program:
             return st.sequence(self._functions[callee])
         if name == "poplar.program_print_tensor":
             slot, title = self._slot(op.operands[0]), attr(op, "title")
+            layout = read_print_format(op, PRINT_FORMAT_ATTR)
 
             def print_tensor(env: list) -> None:
-                print(f"{title}: {env[slot].detach().cpu().numpy()}", flush=True)
+                print(format_tensor(title, env[slot], layout), flush=True)
 
             return print_tensor
         if name == "poplar.program_sync":

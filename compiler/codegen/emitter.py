@@ -420,6 +420,10 @@ class _GraphEmitter:
                 args = f"{var}, {tensor}" if self.streams[stream][0] == "host_to_device" else f"{tensor}, {var}"
                 out.append(f"{indent}{seq}.add(poplar::program::Copy({args}));")
             elif name == "poplar.program_print_tensor":
+                if "poplar.print_format" in op.operation.attributes:
+                    raise CodegenError(f"{self.where(op)}: a print with a layout (poplar.print_format, from "
+                                       "ipu_print_tensor's formatting arguments) is not emitted as C++ yet (no "
+                                       "PrintTensorFmt); print with the default layout")
                 out.append(f"{indent}{seq}.add(poplar::program::PrintTensor({_cstr(self.attr(op, 'title'))}, {self.name(op.operands[0])}));")
             elif name == "poplar.program_sync":
                 kind = self.attr(op, "kind") if "kind" in op.operation.attributes else "internal"

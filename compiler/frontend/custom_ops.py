@@ -28,7 +28,30 @@ def _identity_op(name: str, *attributes: str) -> torch.library.CustomOpDef:
     return op
 
 
-ipu_print_tensor = _identity_op("ipu_print_tensor", "str title")
+# title, print_gradient, then the layout (dialects/print_format.py, in its key order).
+PRINT_TENSOR_ARGUMENTS = ("str title", "bool print_gradient", "int summarise_threshold", "int edge_items",
+                          "int max_line_width", "int digits", "str float_format", "str separator",
+                          "str open_bracket", "str close_bracket")
+ipu_print_tensor = torch.library.custom_op(
+    f"{NAMESPACE}::ipu_print_tensor", lambda x, *_: x.clone(), mutates_args=(),
+    schema="(" + ", ".join(("Tensor x", *PRINT_TENSOR_ARGUMENTS)) + ") -> Tensor",
+)
+ipu_print_tensor.register_fake(lambda x, *_: torch.empty_like(x))
+
+
+def _print_gradient(ctx, grad: torch.Tensor) -> tuple:  # noqa: ANN001
+    """The gradient flows through unchanged; with print_gradient it is printed as <title>_gradient."""
+    title, print_gradient, *layout = ctx.print_arguments
+    if print_gradient:
+        grad = ipu_print_tensor(grad, f"{title}_gradient", False, *layout)
+    return (grad, *(None,) * len(PRINT_TENSOR_ARGUMENTS))
+
+
+def _keep_print_arguments(ctx, inputs: tuple, output: torch.Tensor) -> None:  # noqa: ANN001
+    ctx.print_arguments = inputs[1:]
+
+
+ipu_print_tensor.register_autograd(_print_gradient, setup_context=_keep_print_arguments)
 nop = _identity_op("nop")
 set_available_memory = _identity_op("set_available_memory", "float proportion")
 recomputation_checkpoint = _identity_op("recomputation_checkpoint")

@@ -15,6 +15,7 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects import ipu as ipu_d
 from ipu_mlir.dialects._base import build
+from ipu_mlir.dialects.print_format import PRINT_FORMAT_DEFAULTS, check_print_format_value, print_format_attr
 from ipu_mlir.support.ir_build import f64, string
 
 from ..pass_base import Diagnostics, ModulePass
@@ -22,7 +23,9 @@ from ..torch_ir import NotConstant, constant_value
 
 PREFIX = "torch.poptorch."
 # Operand count of each known op (the tensor, then its constant arguments).
-_ARITY = {"ipu_print_tensor": 2, "nop": 1, "identity_loss": 2, "set_available_memory": 2, "recomputation_checkpoint": 1}
+# ipu_print_tensor: (tensor, title) or (tensor, title, print_gradient, <the layout keys of print_format.py>).
+_PRINT_ARITIES = (2, 3 + len(PRINT_FORMAT_DEFAULTS))
+_ARITY = {"nop": 1, "identity_loss": 2, "set_available_memory": 2, "recomputation_checkpoint": 1}
 _MISSING = object()  # const() failed and reported why; distinct from a constant None
 
 
@@ -32,6 +35,10 @@ def _raise(op: ir.Operation, diag: Diagnostics) -> None:
     result = op.results[0]
     if kind in _ARITY and (len(operands), len(op.results)) != (_ARITY[kind], 1):
         diag.error(op, f"poptorch.{kind} takes {_ARITY[kind]} operands and gives 1 result, got {len(operands)} and {len(op.results)}")
+        return
+    if kind == "ipu_print_tensor" and (len(operands) not in _PRINT_ARITIES or len(op.results) != 1):
+        diag.error(op, f"poptorch.ipu_print_tensor takes {' or '.join(map(str, _PRINT_ARITIES))} operands and gives "
+                       f"1 result, got {len(operands)} and {len(op.results)}")
         return
 
     def const(index: int, what: str, expected: type | tuple[type, ...], expected_text: str) -> object:
@@ -51,6 +58,22 @@ def _raise(op: ir.Operation, diag: Diagnostics) -> None:
             if title is _MISSING:
                 return
             new = build(ipu_d.PrintTensorOp, operands[0], result.type, string(title))
+            layout = dict(PRINT_FORMAT_DEFAULTS)
+            for index, key in enumerate(PRINT_FORMAT_DEFAULTS, start=3):  # operand 2 is print_gradient (autograd's)
+                if index >= len(operands):
+                    break
+                value = const(index, key, (int, str), "an int or a string")
+                if value is _MISSING:
+                    new.operation.erase()
+                    return
+                problem = check_print_format_value(key, value)
+                if problem is not None:
+                    diag.error(op, f"poptorch.ipu_print_tensor: {problem}")
+                    new.operation.erase()
+                    return
+                layout[key] = value
+            if layout != PRINT_FORMAT_DEFAULTS:
+                new.operation.attributes[ipu_d.PRINT_FORMAT_ATTR] = print_format_attr(layout)
         elif kind == "nop":
             new = build(ipu_d.NopOp, operands[0], result.type)
         elif kind == "identity_loss":

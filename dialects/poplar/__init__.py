@@ -44,6 +44,7 @@ from .enums import CopyMode, OutputMode, StreamDirection, SyncKind, VariableKind
 from .gcl import AllReduceOp
 from .graph import (
     COPY_MODE_ATTR,
+    PRINT_FORMAT_ATTR,
     CallOp,
     ConstantOp,
     CopyOp,
@@ -147,7 +148,7 @@ def register_traits() -> None:
 
 
 __all__ = [
-    "COPY_MODE_ATTR", "CYCLES_ATTR", "CYCLES_TARGET_ATTR", "IN_PLACE_UPDATES", "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
+    "COPY_MODE_ATTR", "PRINT_FORMAT_ATTR", "CYCLES_ATTR", "CYCLES_TARGET_ATTR", "IN_PLACE_UPDATES", "INTERFACE_ATTR", "MAIN_PROGRAM", "MAP_FUNCTIONS", "MEMORY_ATTR", "NONLINEARITIES", "NORM_STATS",
     "POPLAR_VIEWS",
     "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
     "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "cycles_of", "interface_of", "memory_plan_of", "variable_kind",

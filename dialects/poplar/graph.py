@@ -14,10 +14,12 @@ from ..pipeline import Plan
 from ..pipeline_attrs import PLAN_ATTR
 from .attributes import INTERFACE_ATTR, MAIN_PROGRAM, MEMORY_ATTR, Interface, MemoryPlan
 from .base import PoplarOp, Tensor, TensorResult
+from ..print_format import read_print_format
 from .enums import CopyMode, StreamDirection, SyncKind, VariableKind
 
 # Discardable attribute of a program_copy: its CopyMode (poplar-share-buffers).
 COPY_MODE_ATTR = "poplar.copy_mode"
+PRINT_FORMAT_ATTR = "poplar.print_format"
 
 
 def variable_kind(variable: ir.Operation) -> VariableKind:
@@ -366,8 +368,12 @@ class PrintTensorOp(PoplarOp, name="program_print_tensor"):
     """Prints ``tensor`` on the host with ``title`` when the program reaches this point
     (``poplar::program::PrintTensor``).
 
+    Semantics: the optional discardable ``poplar.print_format`` (``PrintTensorFmt``: see
+    ``dialects/print_format.py``) lays the values out; absent keys take Poplar's defaults.
+
     Example:
       "poplar.program_print_tensor"(%t) {title = "activations"} : (tensor<2x3xf32>) -> ()
+      "poplar.program_print_tensor"(%t) {title = "a", poplar.print_format = {edge_items = 1 : i64}} : (tensor<2x3xf32>) -> ()
     """
 
     tensor: Tensor
@@ -375,6 +381,7 @@ class PrintTensorOp(PoplarOp, name="program_print_tensor"):
 
     def check(self, v: Rules) -> None:
         v.string("title")
+        read_print_format(self.operation, PRINT_FORMAT_ATTR)
 
 
 class CallOp(PoplarOp, name="program_call"):

@@ -45,16 +45,45 @@ def ipuHardwareVersion() -> int:  # noqa: N802
     return default_target().hardware_version
 
 
-def ipu_print_tensor(tensor: torch.Tensor, title: str = "") -> torch.Tensor:
-    """Print ``tensor`` (with ``title``) each time the IPU program executes this point.
+def ipu_print_tensor(
+    tensor: torch.Tensor,
+    title: str = "",
+    print_gradient: bool = True,
+    summarise_threshold: int = 1000,
+    edge_items: int = 3,
+    max_line_width: int = 75,
+    digits: int = 8,
+    float_format: str = "auto",
+    separator: str = " ",
+    open_bracket: str = "(",
+    close_bracket: str = ")",
+) -> torch.Tensor:
+    """Print ``tensor`` (after ``title``) each time the IPU program executes this point.
 
-    It is an identity: use its result, or the print is optimised away.
+    It is an identity: use its result, or the print is optimised away. In training, with
+    ``print_gradient`` the gradient is printed too, titled ``<title>_gradient``. The layout:
+    more than ``summarise_threshold`` elements print only ``edge_items`` at each end of every
+    dimension; lines wrap at ``max_line_width``; floats show ``digits`` digits in
+    ``float_format`` ("auto", "fixed", "scientific" or "none"); elements are separated by
+    ``separator`` and dimensions enclosed in ``open_bracket`` / ``close_bracket``.
     """
+    from ipu_mlir.support.print_format import PRINT_FORMAT_DEFAULTS, check_print_format_value
+
     if not isinstance(title, str):
         raise TypeError(f"ipu_print_tensor: title must be a str, got {type(title).__name__}")
+    if not isinstance(print_gradient, bool):
+        raise TypeError(f"ipu_print_tensor: print_gradient must be a bool, got {type(print_gradient).__name__}")
+    layout = {"summarise_threshold": summarise_threshold, "edge_items": edge_items, "max_line_width": max_line_width,
+              "digits": digits, "float_format": float_format, "separator": separator, "open_bracket": open_bracket,
+              "close_bracket": close_bracket}
+    assert tuple(layout) == tuple(PRINT_FORMAT_DEFAULTS)  # the op's argument order
+    for key, value in layout.items():
+        problem = check_print_format_value(key, value)
+        if problem is not None:
+            raise (TypeError if ("must be an integer" in problem or "must be a string" in problem) else ValueError)(f"ipu_print_tensor: {problem}")
     if not _tracing():
         return tensor
-    return _ops().ipu_print_tensor(tensor, title)
+    return _ops().ipu_print_tensor(tensor, title, print_gradient, *layout.values())
 
 
 def nop(tensor: torch.Tensor) -> torch.Tensor:

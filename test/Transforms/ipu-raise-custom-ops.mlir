@@ -103,3 +103,55 @@ func.func @unknown_op(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, 
   %1 = torch.operator "torch.poptorch.nop"(%x, %x) : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
   return %0, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// The full form of poptorch.ipu_print_tensor: title, print_gradient, then the layout. Values that
+// differ from Poplar's defaults become the ipu.print_format dictionary; print_gradient is the
+// frontend's (a second print in the backward graph) and leaves no attribute.
+// CHECK-LABEL: sym_name = "print_layout"
+// CHECK: "ipu.print_tensor"(%arg0) {ipu.print_format = {close_bracket = "]", digits = 2 : i64, float_format = "fixed", open_bracket = "["}, title = "t"}
+// CHECK: "ipu.print_tensor"(%{{.*}}) {title = "d"}
+func.func @print_layout(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %t = torch.constant.str "t"
+  %d = torch.constant.str "d"
+  %true = torch.constant.bool true
+  %int1000 = torch.constant.int 1000
+  %int3 = torch.constant.int 3
+  %int75 = torch.constant.int 75
+  %int2 = torch.constant.int 2
+  %int8 = torch.constant.int 8
+  %fixed = torch.constant.str "fixed"
+  %auto = torch.constant.str "auto"
+  %space = torch.constant.str " "
+  %open = torch.constant.str "["
+  %close = torch.constant.str "]"
+  %lp = torch.constant.str "("
+  %rp = torch.constant.str ")"
+  %0 = torch.operator "torch.poptorch.ipu_print_tensor"(%x, %t, %true, %int1000, %int3, %int75, %int2, %fixed, %space, %open, %close) : (!torch.vtensor<[2],f32>, !torch.str, !torch.bool, !torch.int, !torch.int, !torch.int, !torch.int, !torch.str, !torch.str, !torch.str, !torch.str) -> !torch.vtensor<[2],f32>
+  %1 = torch.operator "torch.poptorch.ipu_print_tensor"(%0, %d, %true, %int1000, %int3, %int75, %int8, %auto, %space, %lp, %rp) : (!torch.vtensor<[2],f32>, !torch.str, !torch.bool, !torch.int, !torch.int, !torch.int, !torch.int, !torch.str, !torch.str, !torch.str, !torch.str) -> !torch.vtensor<[2],f32>
+  return %1 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+func.func @print_bad_float_format(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %t = torch.constant.str "t"
+  %true = torch.constant.bool true
+  %int3 = torch.constant.int 3
+  %bad = torch.constant.str "engineering"
+  %s = torch.constant.str " "
+  // expected-error@+1 {{poptorch.ipu_print_tensor: 'float_format' must be one of auto, fixed, scientific, none, got "engineering"}}
+  %0 = torch.operator "torch.poptorch.ipu_print_tensor"(%x, %t, %true, %int3, %int3, %int3, %int3, %bad, %s, %s, %s) : (!torch.vtensor<[2],f32>, !torch.str, !torch.bool, !torch.int, !torch.int, !torch.int, !torch.int, !torch.str, !torch.str, !torch.str, !torch.str) -> !torch.vtensor<[2],f32>
+  return %0 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+func.func @print_wrong_arity(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %t = torch.constant.str "t"
+  %true = torch.constant.bool true
+  // expected-error@+1 {{poptorch.ipu_print_tensor takes 2 or 11 operands and gives 1 result, got 3 and 1}}
+  %0 = torch.operator "torch.poptorch.ipu_print_tensor"(%x, %t, %true) : (!torch.vtensor<[2],f32>, !torch.str, !torch.bool) -> !torch.vtensor<[2],f32>
+  return %0 : !torch.vtensor<[2],f32>
+}

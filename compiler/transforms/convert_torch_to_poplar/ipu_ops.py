@@ -10,6 +10,7 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
+from ipu_mlir.dialects.ipu import PRINT_FORMAT_ATTR as IPU_PRINT_FORMAT
 from ipu_mlir.dialects.ipu import LossReduction
 from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR
 from ipu_mlir.dialects.poplar import POPLAR_VIEWS
@@ -26,7 +27,9 @@ from ...lowering import (
 
 def lower_print_tensor(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
-    lw.emit(pd.PrintTensorOp, x, op.attributes["title"])
+    printed = lw.emit(pd.PrintTensorOp, x, op.attributes["title"])
+    if IPU_PRINT_FORMAT in op.attributes:  # the layout travels with the print
+        printed.operation.attributes[pd.PRINT_FORMAT_ATTR] = op.attributes[IPU_PRINT_FORMAT]
     return [x]
 
 

@@ -14,6 +14,14 @@ func.func @print_tensor_missing_title(%x: tensor<4xf32>) {
 
 // -----
 
+func.func @print_tensor_bad_format(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.print_tensor' op attribute 'ipu.print_format': 'digits' must be an integer, got 'two'}}
+  %0 = "ipu.print_tensor"(%x) {title = "t", ipu.print_format = {digits = "two"}} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @print_tensor_title_not_string(%x: tensor<4xf32>) {
   // expected-error@+1 {{'ipu.print_tensor' op attribute 'title' must be a string, got 3 : i64}}
   %0 = "ipu.print_tensor"(%x) {title = 3} : (tensor<4xf32>) -> tensor<4xf32>

@@ -44,6 +44,7 @@ func.func @no_clipping() attributes {ipu.optimizer = #ipu.optimizer<"adam", {var
 // recomputation_checkpoint takes one value: one op per checkpointed tensor.
 // CHECK-LABEL: sym_name = "model_ops"
 // CHECK: %[[P:.*]] = "ipu.print_tensor"(%arg0) {title = "act"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+// CHECK: "ipu.print_tensor"(%[[P]]) {ipu.print_format = {float_format = "none", open_bracket = "<"}, title = "act"}
 // CHECK: %[[N:.*]] = "ipu.nop"(%[[P]]) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
 // CHECK: %[[C:.*]] = "ipu.recomputation_checkpoint"(%[[N]]) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
 // CHECK: "ipu.recomputation_checkpoint"(%arg1) : (tensor<3x4xf32>) -> tensor<3x4xf32>
@@ -55,6 +56,7 @@ func.func @no_clipping() attributes {ipu.optimizer = #ipu.optimizer<"adam", {var
 // CHECK: "ipu.identity_loss"(%[[C]]) {reduction = "none"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
 func.func @model_ops(%x: !torch.vtensor<[4],f32>, %t: tensor<3x4xf32>) -> !torch.vtensor<[],f32> {
   %0 = "ipu.print_tensor"(%x) {title = "act"} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %p = "ipu.print_tensor"(%0) {title = "act", ipu.print_format = {float_format = "none", open_bracket = "<"}} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
   %1 = "ipu.nop"(%0) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
   %2 = "ipu.recomputation_checkpoint"(%1) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
   %3 = "ipu.recomputation_checkpoint"(%t) : (tensor<3x4xf32>) -> tensor<3x4xf32>

@@ -447,6 +447,30 @@ func.func @case18(%a: tensor<2x3xf32>) {
 
 // -----
 
+func.func @print_format_unknown_key(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.program_print_tensor' op attribute 'poplar.print_format': unknown key 'colour' (valid: summarise_threshold, edge_items, max_line_width, digits, float_format, separator, open_bracket, close_bracket)}}
+  "poplar.program_print_tensor"(%a) {title = "a", poplar.print_format = {colour = "red"}} : (tensor<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @print_format_negative_edge_items(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.program_print_tensor' op attribute 'poplar.print_format': 'edge_items' must be >= 0, got -1}}
+  "poplar.program_print_tensor"(%a) {title = "a", poplar.print_format = {edge_items = -1 : i64}} : (tensor<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @print_format_not_a_dictionary(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'poplar.program_print_tensor' op attribute 'poplar.print_format' must be a dictionary, got "x"}}
+  "poplar.program_print_tensor"(%a) {title = "a", poplar.print_format = "x"} : (tensor<2x3xf32>) -> ()
+  return
+}
+
+// -----
+
 // ===== poplar.program_stream_copy and poplar.program_call look up the enclosing graph
 
 "poplar.graph"() ({

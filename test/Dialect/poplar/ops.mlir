@@ -245,6 +245,9 @@
 "poplar.program_sync"() {kind = "global"} : () -> ()
 // FLAT: "poplar.program_print_tensor"(%[[A]]) {title = "a"} : (tensor<2x3xf32>) -> ()
 "poplar.program_print_tensor"(%a) {title = "a"} : (tensor<2x3xf32>) -> ()
+// The optional layout (PrintTensorFmt); absent keys take Poplar's defaults.
+// FLAT: "poplar.program_print_tensor"(%[[A]]) {poplar.print_format = {digits = 2 : i64, float_format = "scientific", separator = ", "}, title = "f"} : (tensor<2x3xf32>) -> ()
+"poplar.program_print_tensor"(%a) {title = "f", poplar.print_format = {digits = 2 : i64, float_format = "scientific", separator = ", "}} : (tensor<2x3xf32>) -> ()
 // The title may be empty.
 // FLAT: "poplar.program_print_tensor"(%[[MASK]]) {title = ""} : (tensor<2x3xi1>) -> ()
 "poplar.program_print_tensor"(%mask) {title = ""} : (tensor<2x3xi1>) -> ()
