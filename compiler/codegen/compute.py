@@ -264,19 +264,24 @@ def emit_conv(cx: Any, op: Any) -> list[str]:
 # ---- popnn -------------------------------------------------------------------------
 
 _NONLINEARITY = {"relu": "RELU", "sigmoid": "SIGMOID", "tanh": "TANH", "gelu_tanh": "GELU", "gelu_erf": "GELU_ERF",
-                 "silu": "SWISH", "hard_sigmoid": "HARD_SIGMOID", "softmax": "SOFTMAX_STABLE"}
+                 "silu": "SWISH", "hard_sigmoid": "HARD_SIGMOID", "softmax": "SOFTMAX_STABLE", "log_softmax": "popnn::logSoftmax"}
 
 
 @emits("poplar.popnn_nonlinearity")
 def emit_nonlinearity(cx: Any, op: Any) -> list[str]:
     kind, x = cx.attr(op, "kind"), op.operands[0]
+    if kind == "safe_softmax":
+        return _safe_softmax(cx, op)
     if kind not in _NONLINEARITY:
         raise CodegenError(f"{cx.where(op)}: kind '{kind}' has no emission "
                            f"(emitted: {', '.join(_NONLINEARITY)})")
     out = cx.define(op.results[0])
-    call = f"popnn::nonLinearity({cx.graph(op)}, popnn::NonLinearityType::{_NONLINEARITY[kind]}, {{}}, {cx.prog}, {cx.debug(op)})"
+    if kind == "log_softmax":
+        call = f"popnn::logSoftmax({cx.graph(op)}, {{}}, {cx.prog}, {cx.debug(op)})"
+    else:
+        call = f"popnn::nonLinearity({cx.graph(op)}, popnn::NonLinearityType::{_NONLINEARITY[kind]}, {{}}, {cx.prog}, {cx.debug(op)})"
     rank, dim = len(cx.shape(x)), cx.attr(op, "dim")
-    if kind != "softmax" or dim in (rank - 1, -1):
+    if kind not in ("softmax", "log_softmax") or dim in (rank - 1, -1):
         return [f"poplar::Tensor {out} = {call.replace('{}', cx.name(x), 1)};"]
     # popnn's softmax normalises the innermost dimension: move `dim` there and back
     perm = [d for d in range(rank) if d != dim] + [dim]
@@ -293,12 +298,61 @@ _NONLINEARITY_GRAD = {"relu": "RELU", "sigmoid": "SIGMOID", "tanh": "TANH", "gel
 @emits("poplar.popnn_nonlinearity_grad")
 def emit_nonlinearity_grad(cx: Any, op: Any) -> list[str]:
     kind = cx.attr(op, "kind")
+    if kind in ("softmax", "log_softmax", "safe_softmax"):
+        return _softmax_grad(cx, op, "log_softmax" if kind == "log_softmax" else "softmax")
     if kind not in _NONLINEARITY_GRAD:
         raise CodegenError(f"{cx.where(op)}: kind '{kind}' has no emission (emitted: {', '.join(_NONLINEARITY_GRAD)})")
     grad, act = op.operands
     out = cx.define(op.results[0])
     return [f"poplar::Tensor {out} = popnn::nonLinearityInputGradient({cx.graph(op)}, popnn::NonLinearityType::{_NONLINEARITY_GRAD[kind]}, "
             f"{cx.name(act)}, {cx.name(grad)}, {cx.prog}, {cx.debug(op)});"]
+
+
+def _safe_softmax(cx: Any, op: Any) -> list[str]:
+    """popnn's stable softmax over rows of the softmax dim (moved innermost), with 0 for rows
+    whose every element is -inf (a fully masked attention row), as PyTorch's _safe_softmax."""
+    x = op.operands[0]
+    shape, dim = cx.shape(x), cx.attr(op, "dim")
+    perm = [d for d in range(len(shape)) if d != dim] + [dim]
+    back = [perm.index(d) for d in range(len(shape))]
+    rows, inner = math.prod(shape) // max(shape[dim], 1), shape[dim]
+    g, prog = cx.graph(op), cx.prog
+    xs, y, top = cx.fresh("rows"), cx.fresh("softmax"), cx.fresh("rowMax")
+    select = ("pe::TernaryOp(pe::TernaryOpType::SELECT, pe::Const(0.0f), pe::_1, pe::BinaryOp(pe::BinaryOpType::EQUAL, pe::_2, "
+              "pe::Const(-std::numeric_limits<float>::infinity())))")
+    return [f"poplar::Tensor {xs} = {cx.name(x)}.dimShuffle({_dims(perm)}).reshape({_dims([rows, inner])});",
+            f"poplar::Tensor {y} = popnn::nonLinearity({g}, popnn::NonLinearityType::SOFTMAX_STABLE, {xs}, {prog}, {cx.debug(op)});",
+            f"poplar::Tensor {top} = popops::reduce({g}, {xs}, poplar::{cx.ptype(x)}, {{1}}, popops::ReduceParams(popops::Operation::MAX), "
+            f"{prog}, {cx.debug(op, 'max')}).reshape({{{rows}, 1}}).broadcast({inner}, 1);",
+            f"poplar::Tensor {cx.define(op.results[0])} = popops::map({g}, {select}, {{{y}, {top}}}, {prog}, {cx.debug(op, 'masked')})"
+            f".reshape({_dims([shape[d] for d in perm])}).dimShuffle({_dims(back)});"]
+
+
+def _softmax_grad(cx: Any, op: Any, kind: str) -> list[str]:
+    """PopLibs has no softmax input gradient: composed from popops::reduce and popops::map over
+    rows of the softmax dim (moved innermost). softmax: y * (g - sum(g * y));
+    log_softmax: g - exp(y) * sum(g)."""
+    grad, saved = op.operands
+    shape, dim = cx.shape(grad), cx.attr(op, "dim")
+    rank = len(shape)
+    perm = [d for d in range(rank) if d != dim] + [dim]
+    back = [perm.index(d) for d in range(rank)]
+    rows, inner = math.prod(shape) // max(shape[dim], 1), shape[dim]
+    g, prog = cx.graph(op), cx.prog
+    dy, y, total = cx.fresh("dy"), cx.fresh("y"), cx.fresh("rowSum")
+    as_rows = f".dimShuffle({_dims(perm)}).reshape({_dims([rows, inner])})"
+    lines = [f"poplar::Tensor {dy} = {cx.name(grad)}{as_rows};", f"poplar::Tensor {y} = {cx.name(saved)}{as_rows};"]
+    summed = f"popops::mul({g}, {dy}, {y}, {prog}, {cx.debug(op, 'mul')})" if kind == "softmax" else dy
+    lines.append(f"poplar::Tensor {total} = popops::reduce({g}, {summed}, poplar::{cx.ptype(grad)}, {{1}}, "
+                 f"popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'sum')}).reshape({{{rows}, 1}}).broadcast({inner}, 1);")
+    if kind == "softmax":
+        expr = "pe::BinaryOp(pe::BinaryOpType::MULTIPLY, pe::_2, pe::BinaryOp(pe::BinaryOpType::SUBTRACT, pe::_1, pe::_3))"
+    else:
+        expr = "pe::BinaryOp(pe::BinaryOpType::SUBTRACT, pe::_1, pe::BinaryOp(pe::BinaryOpType::MULTIPLY, pe::UnaryOp(pe::UnaryOpType::EXPONENT, pe::_2), pe::_3))"
+    shuffled = [shape[d] for d in perm]
+    lines.append(f"poplar::Tensor {cx.define(op.results[0])} = popops::map({g}, {expr}, {{{dy}, {y}, {total}}}, {prog}, {cx.debug(op)})"
+                 f".reshape({_dims(shuffled)}).dimShuffle({_dims(back)});")
+    return lines
 
 
 @emits("poplar.popnn_pool")

@@ -24,7 +24,9 @@ from torch_mlir import ir
 from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.support.ir_walk import attr_value
 
+from . import compute_training  # noqa: F401  (registers the training ops' emissions)
 from .compute import EMITTERS
+from .cpp_pool import POOL_HELPERS
 from .cpp_text import HELPERS, MAIN
 from .errors import CodegenError
 
@@ -158,22 +160,26 @@ class _GraphEmitter:
             "#include <popops/Cast.hpp>",
             "#include <popops/DynamicSlice.hpp>",
             "#include <popops/ElementWise.hpp>",
+            "#include <popops/Encoding.hpp>",
             "#include <popops/Pad.hpp>",
             "#include <popops/Reduce.hpp>",
             "#include <popops/ScaledAdd.hpp>",
             "#include <popops/Sort.hpp>",
+            "#include <popops/Zero.hpp>",
             "#include <popops/codelets.hpp>",
             "#include <poplin/Convolution.hpp>",
             "#include <poplin/MatMul.hpp>",
             "#include <poplin/codelets.hpp>",
             "#include <popnn/BatchNorm.hpp>",
             "#include <popnn/LayerNorm.hpp>",
+            "#include <popnn/LogSoftmax.hpp>",
             "#include <popnn/NonLinearity.hpp>",
             "#include <popnn/Pooling.hpp>",
             "#include <popnn/codelets.hpp>",
             "",
             "#include <cstdio>",
             "#include <fstream>",
+            "#include <limits>",
             "#include <iostream>",
             "#include <string>",
             "#include <vector>",
@@ -185,6 +191,7 @@ class _GraphEmitter:
             f"constexpr unsigned kTilesPerIpu = {self.tiles_per_ipu};",
             "",
             *HELPERS,
+            *POOL_HELPERS,
         ]
         return lines
 

@@ -122,3 +122,45 @@ class MLPWithLoss(nn.Module):
     def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         out = self.mlp(x)
         return out, F.mse_loss(out, target)
+
+
+class CNNWithLoss(nn.Module):
+    """A CNN training step: convolution, batch norm in training mode, ReLU, max pooling and
+    a cross-entropy loss (conv, norm, pool and NLL gradients)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(3, 4, 3, padding=1, stride=2), nn.BatchNorm2d(4)
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.fc(torch.flatten(self.pool(torch.relu(self.bn(self.conv(x)))), 1))
+        return out, F.cross_entropy(out, target)
+
+
+class EncoderWithLoss(nn.Module):
+    """A transformer training step: embedding, an encoder layer (attention, layer norm, GELU)
+    and a cross-entropy loss over the tokens (embedding update and layer-norm gradients)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(10, 16)
+        self.layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, activation="gelu", batch_first=True)
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, ids: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.head(self.layer(self.embedding(ids)))
+        return out, F.cross_entropy(out.reshape(-1, 10), target.reshape(-1), ignore_index=0)
+
+
+def build_training(name: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    if name == "cnn training step":
+        return CNNWithLoss(), (torch.randn(2, 3, 8, 8), torch.tensor([1, 3]))
+    if name == "transformer training step":
+        return EncoderWithLoss(), (torch.tensor([[1, 7, 3, 3, 0], [9, 0, 3, 2, 5]]), torch.tensor([[2, 0, 4, 4, 1], [0, 8, 3, 6, 9]]))
+    raise ValueError(name)
+
+
+TRAINING_MODELS = ["cnn training step", "transformer training step"]

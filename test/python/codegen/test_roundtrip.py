@@ -22,7 +22,7 @@ from helpers import FP32
 
 sys.path.insert(0, str(Path(__file__).parent))
 from roundtrip_timing import COMPILE_SECONDS  # noqa: E402
-from roundtrip_models import MODELS, MLPWithLoss, build  # noqa: E402
+from roundtrip_models import MODELS, TRAINING_MODELS, MLPWithLoss, build, build_training  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 HOST = ROOT / "tools" / "poplar-host"
@@ -122,6 +122,45 @@ def test_emitted_training_step_matches_the_ipu_model(host_library: Path, tmp_pat
         got = torch.from_numpy(updated[offset:offset + expected.numel()]).reshape(expected.shape)
         torch.testing.assert_close(got, expected, **FP32)
         offset += expected.numel()
+
+
+@pytest.mark.parametrize("name", TRAINING_MODELS)
+def test_emitted_training_model_matches_the_ipu_model(name: str, host_library: Path, tmp_path: Path) -> None:
+    """One SGD step of a CNN and of a transformer encoder: the outputs, the loss, the updated
+    parameters and the updated buffers (batch norm's running statistics) match the IPU Model's."""
+    model, inputs = build_training(name)
+    wrapper = poptorch.trainingModel(model, poptorch.Options(), optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
+    wrapper.compile(*inputs)
+    source = tmp_path / "program.cpp"
+    wrapper.exportPoplarCpp(str(source))
+    interface = wrapper._compiled.executable.interface
+    for spec, tensor in zip(wrapper._compiled.captured.inputs, inputs, strict=True):
+        (tmp_path / f"{interface.input_stream(spec.name)}.bin").write_bytes(tensor.numpy().tobytes())
+    out, loss = wrapper(*inputs)
+    wrapper.copyWeightsToHost()
+    _build_and_run(source, host_library, name)
+
+    for index, want in enumerate((loss, out)):  # the compiled step streams the loss first
+        raw = np.fromfile(tmp_path / f"{interface.output_stream(index)}.bin", dtype=want.numpy().dtype)
+        torch.testing.assert_close(torch.from_numpy(raw).reshape(want.shape), want, **FP32)
+    updated = (tmp_path / "weights.out.bin").read_bytes()
+    named = {**dict(model.named_parameters()), **dict(model.named_buffers())}
+    offset, checked = 0, 0
+    hyper = np.frombuffer((tmp_path / "weights.bin").read_bytes(), dtype=np.uint8)
+    for kind, variable in interface.variables:
+        want = named[variable].detach() if kind != "hyper" else None
+        if want is None:  # an optimizer hyper-parameter (an fp32 scalar): as written
+            size = 4
+            assert updated[offset:offset + size] == hyper[offset:offset + size].tobytes(), variable
+            offset += size
+            continue
+        size = want.numel() * want.element_size()
+        got = torch.from_numpy(np.frombuffer(updated[offset:offset + size], dtype=want.numpy().dtype).copy()).reshape(want.shape)
+        offset += size
+        if kind in ("parameter", "buffer"):
+            torch.testing.assert_close(got, want, **FP32, msg=lambda m, v=variable: f"{v}: {m}")
+            checked += 1
+    assert offset == len(updated) and checked >= 6
 
 
 def test_emitted_cpp_names_its_ops_sources() -> None:

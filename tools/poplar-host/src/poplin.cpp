@@ -58,7 +58,8 @@ ConvParams::ConvParams(poplar::Type dataType, std::size_t batch, std::vector<std
 }
 
 std::size_t ConvParams::getOutputSize(unsigned d) const {
-  std::size_t in = inputFieldShape[d] + inputTransform.paddingLower[d] + inputTransform.paddingUpper[d];
+  std::size_t in = (inputFieldShape[d] - 1) * inputTransform.dilation[d] + 1 + inputTransform.paddingLower[d] +
+                   inputTransform.paddingUpper[d];
   std::size_t k = (kernelShape[d] - 1) * kernelTransform.dilation[d] + 1;
   if (in < k) throw error("convolution kernel larger than the padded input");
   return (in - k) / outputTransform.stride[d] + 1;
@@ -66,31 +67,53 @@ std::size_t ConvParams::getOutputSize(unsigned d) const {
 
 static void checkSupported(const ConvParams &p) {
   for (std::size_t d = 0; d < p.getNumFieldDims(); ++d)
-    if (p.inputTransform.dilation[d] != 1 || p.inputTransform.truncationLower[d] || p.inputTransform.truncationUpper[d] ||
+    if (p.inputTransform.truncationLower[d] || p.inputTransform.truncationUpper[d] ||
         p.inputTransform.flip[d] || p.kernelTransform.paddingLower[d] || p.kernelTransform.paddingUpper[d] ||
         p.kernelTransform.flip[d] || p.kernelTransform.truncationLower[d] || p.kernelTransform.truncationUpper[d] ||
         p.outputTransform.paddingLower[d] || p.outputTransform.paddingUpper[d] || p.outputTransform.truncationLower[d] ||
         p.outputTransform.truncationUpper[d])
-      throw error("convolution: the host library implements input padding, kernel dilation and output stride only");
+      throw error("convolution: the host library implements input dilation and padding, kernel dilation and output stride only");
+}
+
+// The flat position in the input plane that output position o and kernel position k read,
+// or false when they read padding or a hole of the input dilation.
+static bool inputPosition(const ConvParams &p, const std::vector<std::size_t> &o, const std::vector<std::size_t> &k,
+                          std::size_t &flat) {
+  flat = 0;
+  for (std::size_t d = 0; d < p.getNumFieldDims(); ++d) {
+    long q = static_cast<long>(o[d] * p.outputTransform.stride[d] + k[d] * p.kernelTransform.dilation[d]) -
+             static_cast<long>(p.inputTransform.paddingLower[d]);
+    long dil = static_cast<long>(p.inputTransform.dilation[d]);
+    if (q < 0 || q % dil != 0 || q / dil >= static_cast<long>(p.inputFieldShape[d])) return false;
+    flat = flat * p.inputFieldShape[d] + static_cast<std::size_t>(q / dil);
+  }
+  return true;
+}
+
+static void unflatten(std::size_t flat, const std::vector<std::size_t> &shape, std::vector<std::size_t> &out) {
+  for (std::size_t d = shape.size(); d-- > 0;) { out[d] = flat % shape[d]; flat /= shape[d]; }
+}
+
+static std::size_t product(const std::vector<std::size_t> &v) {
+  return std::accumulate(v.begin(), v.end(), std::size_t{1}, std::multiplies<>());
 }
 
 poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &weights,
                            const ConvParams &p, bool transposeAndFlipWeights, poplar::program::Sequence &prog,
                            const poplar::DebugContext &debug, const poplar::OptionFlags &, PlanningCache *) {
-  if (transposeAndFlipWeights) throw error("convolution: transposeAndFlipWeights is not implemented by the host library");
   checkSupported(p);
   std::size_t D = p.getNumFieldDims(), G = p.numConvGroups, Ci = p.inputChannelsPerConvGroup, Co = p.outputChannelsPerConvGroup;
   std::vector<std::size_t> outShape{p.batchSize, G * Co}, outField;
   for (unsigned d = 0; d < D; ++d) outField.push_back(p.getOutputSize(d));
   outShape.insert(outShape.end(), outField.begin(), outField.end());
   if (in.rank() != D + 2 || in.dim(0) != p.batchSize || in.dim(1) != G * Ci) throw error("convolution: input shape does not match the parameters");
-  if (weights.rank() != D + 3 || weights.dim(0) != G || weights.dim(1) != Co || weights.dim(2) != Ci)
+  std::size_t w1 = transposeAndFlipWeights ? Ci : Co, w2 = transposeAndFlipWeights ? Co : Ci;
+  if (weights.rank() != D + 3 || weights.dim(0) != G || weights.dim(1) != w1 || weights.dim(2) != w2)
     throw error("convolution: weights shape does not match the parameters");
   poplar::Tensor out = graph.addVariable(p.outputType, outShape, debug);
-  prog.add(poplar::program::Program::compute(debug.name(), [in, weights, out, p, outField, D, G, Ci, Co] {
-    std::size_t inPlane = std::accumulate(p.inputFieldShape.begin(), p.inputFieldShape.end(), std::size_t{1}, std::multiplies<>());
-    std::size_t kPlane = std::accumulate(p.kernelShape.begin(), p.kernelShape.end(), std::size_t{1}, std::multiplies<>());
-    std::size_t outPlane = std::accumulate(outField.begin(), outField.end(), std::size_t{1}, std::multiplies<>());
+  bool flip = transposeAndFlipWeights;
+  prog.add(poplar::program::Program::compute(debug.name(), [in, weights, out, p, outField, D, G, Ci, Co, flip] {
+    std::size_t inPlane = product(p.inputFieldShape), kPlane = product(p.kernelShape), outPlane = product(outField);
     std::vector<double> x(in.numElements()), w(weights.numElements());
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = in.get(i);
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = weights.get(i);
@@ -99,23 +122,58 @@ poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in, const
       for (std::size_t g = 0; g < G; ++g)
         for (std::size_t co = 0; co < Co; ++co)
           for (std::size_t op = 0; op < outPlane; ++op) {
-            for (std::size_t d = D, r = op; d-- > 0;) { o[d] = r % outField[d]; r /= outField[d]; }
+            unflatten(op, outField, o);
             double acc = 0.0;
             for (std::size_t ci = 0; ci < Ci; ++ci)
               for (std::size_t kp = 0; kp < kPlane; ++kp) {
-                for (std::size_t d = D, r = kp; d-- > 0;) { k[d] = r % p.kernelShape[d]; r /= p.kernelShape[d]; }
-                std::size_t flat = 0;
-                bool inside = true;
-                for (std::size_t d = 0; d < D && inside; ++d) {
-                  long pos = static_cast<long>(o[d] * p.outputTransform.stride[d] + k[d] * p.kernelTransform.dilation[d]) -
-                             static_cast<long>(p.inputTransform.paddingLower[d]);
-                  inside = pos >= 0 && pos < static_cast<long>(p.inputFieldShape[d]);
-                  flat = flat * p.inputFieldShape[d] + static_cast<std::size_t>(inside ? pos : 0);
-                }
-                if (!inside) continue;  // padding contributes zero
-                acc += x[(n * G * Ci + g * Ci + ci) * inPlane + flat] * w[((g * Co + co) * Ci + ci) * kPlane + kp];
+                unflatten(kp, p.kernelShape, k);
+                std::size_t flat;
+                if (!inputPosition(p, o, k, flat)) continue;  // padding and dilation holes contribute zero
+                // flipped: the kernel read back to front, the weights' channel dims swapped
+                std::size_t wi = flip ? ((g * Ci + ci) * Co + co) * kPlane + (kPlane - 1 - kp) : ((g * Co + co) * Ci + ci) * kPlane + kp;
+                acc += x[(n * G * Ci + g * Ci + ci) * inPlane + flat] * w[wi];
               }
             out.set((n * G * Co + g * Co + co) * outPlane + op, acc);
+          }
+  }));
+  return out;
+}
+
+poplar::Tensor calculateWeightDeltas(poplar::Graph &graph, const poplar::Tensor &zDeltas, const poplar::Tensor &activations,
+                                     const ConvParams &p, poplar::program::Sequence &prog, const poplar::DebugContext &debug,
+                                     const poplar::OptionFlags &, PlanningCache *) {
+  checkSupported(p);
+  std::size_t D = p.getNumFieldDims(), G = p.numConvGroups, Ci = p.inputChannelsPerConvGroup, Co = p.outputChannelsPerConvGroup;
+  std::vector<std::size_t> outField, wShape{G, Co, Ci};
+  for (unsigned d = 0; d < D; ++d) outField.push_back(p.getOutputSize(d));
+  wShape.insert(wShape.end(), p.kernelShape.begin(), p.kernelShape.end());
+  if (activations.rank() != D + 2 || activations.dim(0) != p.batchSize || activations.dim(1) != G * Ci)
+    throw error("calculateWeightDeltas: activations shape does not match the parameters");
+  if (zDeltas.rank() != D + 2 || zDeltas.dim(0) != p.batchSize || zDeltas.dim(1) != G * Co)
+    throw error("calculateWeightDeltas: zDeltas shape does not match the parameters");
+  for (unsigned d = 0; d < D; ++d)
+    if (zDeltas.dim(d + 2) != outField[d]) throw error("calculateWeightDeltas: zDeltas field does not match the output field");
+  poplar::Tensor out = graph.addVariable(p.outputType, wShape, debug);
+  prog.add(poplar::program::Program::compute(debug.name(), [zDeltas, activations, out, p, outField, D, G, Ci, Co] {
+    std::size_t inPlane = product(p.inputFieldShape), kPlane = product(p.kernelShape), outPlane = product(outField);
+    std::vector<double> x(activations.numElements()), z(zDeltas.numElements());
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = activations.get(i);
+    for (std::size_t i = 0; i < z.size(); ++i) z[i] = zDeltas.get(i);
+    std::vector<std::size_t> o(D), k(D);
+    for (std::size_t g = 0; g < G; ++g)
+      for (std::size_t co = 0; co < Co; ++co)
+        for (std::size_t ci = 0; ci < Ci; ++ci)
+          for (std::size_t kp = 0; kp < kPlane; ++kp) {
+            unflatten(kp, p.kernelShape, k);
+            double acc = 0.0;
+            for (std::size_t n = 0; n < p.batchSize; ++n)
+              for (std::size_t op = 0; op < outPlane; ++op) {
+                unflatten(op, outField, o);
+                std::size_t flat;
+                if (!inputPosition(p, o, k, flat)) continue;
+                acc += z[(n * G * Co + g * Co + co) * outPlane + op] * x[(n * G * Ci + g * Ci + ci) * inPlane + flat];
+              }
+            out.set(((g * Co + co) * Ci + ci) * kPlane + kp, acc);
           }
   }));
   return out;

@@ -20,5 +20,17 @@ std::pair<poplar::Tensor, poplar::Tensor> layerNormalise(poplar::Graph &graph, c
                                                          poplar::program::Sequence &prog,
                                                          const poplar::DebugContext &debug = {},
                                                          const poplar::OptionFlags &options = {});
+// The gradient of acts [B][C] from gradsIn (the gradient of the normalised output).
+poplar::Tensor layerNormGradients(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &gradsIn,
+                                  const poplar::Tensor &mean, const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+                                  poplar::program::Sequence &prog, const poplar::Type &partialsType = poplar::FLOAT,
+                                  const poplar::DebugContext &debug = {}, const poplar::OptionFlags &options = {});
+// (gamma gradient, beta gradient), each [C].
+std::pair<poplar::Tensor, poplar::Tensor> layerNormParamGradients(poplar::Graph &graph, const poplar::Tensor &acts,
+                                                                  const poplar::Tensor &gradsIn, const poplar::Tensor &mean,
+                                                                  const poplar::Tensor &iStdDev, poplar::program::Sequence &prog,
+                                                                  const poplar::Type &partialsType = poplar::FLOAT,
+                                                                  const poplar::DebugContext &debug = {},
+                                                                  const poplar::OptionFlags &options = {});
 } // namespace layerNorm
 } // namespace popnn

@@ -1,0 +1,285 @@
+"""The C++ of the training ops (gradients, statistics, losses, embedding updates): one
+PopLibs call each where PopLibs has the function, otherwise a short composition of public
+Poplar / PopLibs calls (said in a comment). Registered in ``compute.EMITTERS``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from torch_mlir import ir
+
+from .compute import _dims, emits
+from .errors import CodegenError
+
+
+def _segments(op: Any, name: str, values: list[Any]) -> list[list[Any]]:
+    sizes = list(ir.DenseI32ArrayAttr(op.operation.attributes[name]))
+    out, at = [], 0
+    for size in sizes:
+        out.append(values[at:at + size])
+        at += size
+    return out
+
+
+def _neg(text: str) -> str:
+    return f"pe::UnaryOp(pe::UnaryOpType::NEGATE, {text})"
+
+
+def _bin(kind: str, a: str, b: str) -> str:
+    return f"pe::BinaryOp(pe::BinaryOpType::{kind}, {a}, {b})"
+
+
+# ---- poplin ------------------------------------------------------------------------
+
+@emits("poplar.poplin_conv_grad")
+def emit_conv_grad(cx: Any, op: Any) -> list[str]:
+    g, x, w = op.operands
+    grad_input, grad_weights, grad_bias = _segments(op, "resultSegmentSizes", list(op.results))
+    sx, sw, sg = cx.shape(x), cx.shape(w), cx.shape(g)
+    groups = cx.attr(op, "groups")
+    stride, padding, dilation = cx.attr(op, "stride"), cx.attr(op, "padding"), cx.attr(op, "dilation")
+    field, kernel, out_field = sx[2:], sw[2:], sg[2:]
+    cin, cout = sx[1] // groups, sw[0] // groups
+    graph, ptype = cx.graph(op), cx.ptype(x)
+    lines: list[str] = []
+    if grad_weights:
+        params = cx.fresh("params")
+        lines += [f"poplin::ConvParams {params}(poplar::{ptype}, {sx[0]}, {_dims(field)}, {_dims(kernel)}, {cin}, {cout}, {groups});",
+                  f"{params}.inputTransform.paddingLower = {_dims(padding)};",
+                  f"{params}.inputTransform.paddingUpper = {_dims(padding)};",
+                  f"{params}.kernelTransform.dilation = {_dims(dilation)};",
+                  f"{params}.outputTransform.stride = {_dims(stride)};",
+                  f"poplar::Tensor {cx.define(grad_weights[0])} = poplin::calculateWeightDeltas({graph}, {cx.name(g)}, {cx.name(x)}, "
+                  f"{params}, {cx.prog}, {cx.debug(op, 'weights')})",
+                  f"    .reshape({_dims(sw)});"]
+    if grad_input:
+        # the input gradient is the convolution of the output gradient, dilated by the stride and
+        # padded so that the flipped kernel covers every input position, with the forward weights
+        # transposed and flipped
+        spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilation, strict=True)]
+        lower = [span - 1 - p for span, p in zip(spans, padding, strict=True)]
+        upper = [n - 1 - (o - 1) * s + p for n, o, s, p in zip(field, out_field, stride, padding, strict=True)]
+        if any(v < 0 for v in lower + upper):
+            raise CodegenError(f"{cx.where(op)}: an input gradient whose padding exceeds the kernel span has no emission yet")
+        params = cx.fresh("params")
+        lines += [f"poplin::ConvParams {params}(poplar::{ptype}, {sx[0]}, {_dims(out_field)}, {_dims(kernel)}, {cout}, {cin}, {groups});",
+                  f"{params}.inputTransform.dilation = {_dims(stride)};",
+                  f"{params}.inputTransform.paddingLower = {_dims(lower)};",
+                  f"{params}.inputTransform.paddingUpper = {_dims(upper)};",
+                  f"{params}.kernelTransform.dilation = {_dims(dilation)};",
+                  f"poplar::Tensor {cx.define(grad_input[0])} = poplin::convolution({graph}, {cx.name(g)}, "
+                  f"{cx.name(w)}.reshape({_dims([groups, cout, *sw[1:]])}), {params}, true, {cx.prog}, {cx.debug(op, 'input')});"]
+    if grad_bias:
+        dims = [0, *range(2, len(sg))]
+        lines.append(f"poplar::Tensor {cx.define(grad_bias[0])} = popops::reduce({graph}, {cx.name(g)}, poplar::{cx.ptype(grad_bias[0])}, "
+                     f"{_dims(dims)}, popops::ReduceParams(popops::Operation::ADD), {cx.prog}, {cx.debug(op, 'bias')});")
+    return lines
+
+
+# ---- popnn pooling -----------------------------------------------------------------
+
+def _window(cx: Any, op: Any) -> tuple[str, str, str]:
+    if cx.attr(op, "ceil_mode"):
+        raise CodegenError(f"{cx.where(op)} with ceil_mode has no emission yet")
+    return _dims(cx.attr(op, "kernel")), _dims(cx.attr(op, "stride")), _dims(cx.attr(op, "padding"))
+
+
+@emits("poplar.popnn_max_pool_with_indices")
+def emit_max_pool_with_indices(cx: Any, op: Any) -> list[str]:
+    kernel, stride, padding = _window(cx, op)
+    x = op.operands[0]
+    result, indices = op.results
+    pair, out = cx.fresh("pooled"), cx.define(result)
+    return ["// PopLibs' pooling gives no indices: maxPoolWithIndices (above) keeps the first maximum of each window",
+            f"auto {pair} = maxPoolWithIndices({cx.graph(op)}, {cx.name(x)}, {kernel}, {stride}, {padding}, "
+            f"{_dims(cx.shape(result)[2:])}, {cx.prog}, {cx.debug(op)});",
+            f"poplar::Tensor {out} = {pair}.first;",
+            f"poplar::Tensor {cx.define(indices)} = popops::cast({cx.graph(op)}, {pair}.second, poplar::{cx.ptype(indices)}, "
+            f"{cx.prog}, {cx.debug(op, 'indices')});"]
+
+
+@emits("poplar.popnn_max_pool_grad_with_indices")
+def emit_max_pool_grad_with_indices(cx: Any, op: Any) -> list[str]:
+    kernel, stride, padding = _window(cx, op)
+    x, g, indices = op.operands
+    index = cx.fresh("index")
+    return [f"poplar::Tensor {index} = popops::cast({cx.graph(op)}, {cx.name(indices)}, poplar::INT, {cx.prog}, {cx.debug(op, 'indices')});",
+            f"poplar::Tensor {cx.define(op.results[0])} = maxPoolGradWithIndices({cx.graph(op)}, {cx.name(g)}, {index}, "
+            f"{_dims(cx.shape(x)[2:])}, {kernel}, {stride}, {padding}, {cx.prog}, {cx.debug(op)});"]
+
+
+# ---- popnn normalisation -----------------------------------------------------------
+
+def _layer_rows(cx: Any, op: Any, x: Any) -> tuple[int, int]:
+    shape, n = cx.shape(x), cx.attr(op, "num_dims")
+    return math.prod(shape[: len(shape) - n]), math.prod(shape[len(shape) - n:])
+
+
+@emits("poplar.popnn_norm_training")
+def emit_norm_training(cx: Any, op: Any) -> list[str]:
+    kind, eps, momentum = cx.attr(op, "kind"), cx.attr(op, "epsilon"), cx.attr(op, "momentum")
+    (x,), (w,), (b,), running = _segments(op, "operandSegmentSizes", list(op.operands))
+    (result,), (mean,), (invstd,), updates = _segments(op, "resultSegmentSizes", list(op.results))
+    g = cx.graph(op)
+    stats = cx.fresh("stats")
+    if kind == "batch":
+        lines = [f"auto {stats} = popnn::bn::batchNormStatistics({g}, {cx.name(x)}, {eps!r}f, {cx.prog}, false, false, "
+                 f"poplar::FLOAT, {cx.debug(op, 'statistics')});",
+                 f"poplar::Tensor {cx.define(result)} = popnn::bn::batchNormalise({g}, {cx.name(x)}, {cx.name(w)}, {cx.name(b)}, "
+                 f"{stats}.first, {stats}.second, {cx.prog}, {cx.debug(op)}).first;",
+                 f"poplar::Tensor {cx.define(mean)} = {stats}.first;",
+                 f"poplar::Tensor {cx.define(invstd)} = {stats}.second;"]
+        if running:
+            count = math.prod(cx.shape(x)) // cx.shape(x)[1]
+            old_mean, old_var = running
+            new_mean, new_var = updates
+            keep = 1.0 - momentum
+            # running = (1 - momentum) * running + momentum * batch statistic (unbiased variance,
+            # recovered from invStdDev: (1 / invStdDev^2 - eps) * n / (n - 1))
+            unbiased = _bin("MULTIPLY", _bin("SUBTRACT", _bin("DIVIDE", "pe::Const(1.0f)", _bin("MULTIPLY", "pe::_2", "pe::_2")),
+                                             f"pe::Const({eps!r}f)"), f"pe::Const({count / max(count - 1, 1)!r}f)")
+            lines += [f"poplar::Tensor {cx.define(new_mean)} = popops::map({g}, "
+                      f"{_bin('ADD', _bin('MULTIPLY', f'pe::Const({keep!r}f)', 'pe::_1'), _bin('MULTIPLY', f'pe::Const({momentum!r}f)', 'pe::_2'))}, "
+                      f"{{{cx.name(old_mean)}, {stats}.first}}, {cx.prog}, {cx.debug(op, 'running_mean')});",
+                      f"poplar::Tensor {cx.define(new_var)} = popops::map({g}, "
+                      f"{_bin('ADD', _bin('MULTIPLY', f'pe::Const({keep!r}f)', 'pe::_1'), _bin('MULTIPLY', f'pe::Const({momentum!r}f)', unbiased))}, "
+                      f"{{{cx.name(old_var)}, {stats}.second}}, {cx.prog}, {cx.debug(op, 'running_var')});"]
+        return lines
+    if kind == "layer":
+        rows, cols = _layer_rows(cx, op, x)
+        acts = cx.fresh("acts")
+        return [f"poplar::Tensor {acts} = {cx.name(x)}.reshape({_dims([rows, cols])});",
+                f"auto {stats} = popnn::layerNorm::layerNormStatistics({g}, {acts}, {eps!r}f, {cx.prog}, false, false, "
+                f"poplar::FLOAT, {cx.debug(op, 'statistics')});",
+                f"poplar::Tensor {cx.define(result)} = popnn::layerNorm::layerNormalise({g}, {acts}, {cx.name(w)}.flatten(), "
+                f"{cx.name(b)}.flatten(), {stats}.first, {stats}.second, {cx.prog}, {cx.debug(op)}).first.reshape({_dims(cx.shape(x))});",
+                f"poplar::Tensor {cx.define(mean)} = {stats}.first.reshape({_dims(cx.shape(mean))});",
+                f"poplar::Tensor {cx.define(invstd)} = {stats}.second.reshape({_dims(cx.shape(invstd))});"]
+    raise CodegenError(f"{cx.where(op)}: kind '{kind}' has no emission yet (emitted: batch, layer)")
+
+
+@emits("poplar.popnn_norm_grad")
+def emit_norm_grad(cx: Any, op: Any) -> list[str]:
+    kind = cx.attr(op, "kind")
+    grad, x, mean, invstd, scale = op.operands
+    grad_input, grad_scale, grad_bias = op.results
+    g = cx.graph(op)
+    if kind == "batch":
+        ns, acts, dy, m, s, w = "popnn::bn::batchNorm", cx.name(x), cx.name(grad), cx.name(mean), cx.name(invstd), cx.name(scale)
+        reshape = ""
+    elif kind == "layer":
+        rows, cols = _layer_rows(cx, op, x)
+        ns = "popnn::layerNorm::layerNorm"
+        acts, dy = f"{cx.name(x)}.reshape({_dims([rows, cols])})", f"{cx.name(grad)}.reshape({_dims([rows, cols])})"
+        m, s, w = f"{cx.name(mean)}.flatten()", f"{cx.name(invstd)}.flatten()", f"{cx.name(scale)}.flatten()"
+        reshape = f".reshape({_dims(cx.shape(x))})"
+    else:
+        raise CodegenError(f"{cx.where(op)}: kind '{kind}' has no emission yet (emitted: batch, layer)")
+    params = cx.fresh("paramGrads")
+    return [f"poplar::Tensor {cx.define(grad_input)} = {ns}Gradients({g}, {acts}, {dy}, {m}, {s}, {w}, {cx.prog}, poplar::FLOAT, "
+            f"{cx.debug(op, 'input')}){reshape};",
+            f"auto {params} = {ns}ParamGradients({g}, {acts}, {dy}, {m}, {s}, {cx.prog}, poplar::FLOAT, {cx.debug(op, 'params')});",
+            f"poplar::Tensor {cx.define(grad_scale)} = {params}.first.reshape({_dims(cx.shape(grad_scale))});",
+            f"poplar::Tensor {cx.define(grad_bias)} = {params}.second.reshape({_dims(cx.shape(grad_bias))});"]
+
+
+# ---- popnn NLL loss ----------------------------------------------------------------
+
+def _nll_selection(cx: Any, op: Any, log_probs: Any, target: Any, weight: list[Any]) -> tuple[list[str], str, int, int]:
+    """Lines computing ``sel`` [N][C]: the one-hot of the targets times their class weight,
+    zero rows for targets equal to ``ignore_index``; returns (lines, sel, N, C)."""
+    shape = cx.shape(log_probs)
+    n, c = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0])
+    g, prog, ignore = cx.graph(op), cx.prog, cx.attr(op, "ignore_index")
+    t, keep, idx, onehot, sel = (cx.fresh(s) for s in ("target", "keep", "classes", "onehot", "selected"))
+    lines = ["// popnn::calcLoss takes probabilities; the loss of log-probabilities is the one-hot of the",
+             "// targets (popops::encodeOneHot) times the log-probabilities, summed",
+             f"poplar::Tensor {t} = popops::cast({g}, {cx.name(target)}.reshape({{{n}}}), poplar::INT, {prog}, {cx.debug(op, 'target')});",
+             f"poplar::Tensor {keep} = popops::map({g}, {_bin('NOT_EQUAL', 'pe::_1', f'pe::Const({ignore})')}, {{{t}}}, {prog}, "
+             f"{cx.debug(op, 'keep')});",
+             f"poplar::Tensor {idx} = popops::cast({g}, popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_1, pe::Const(0), pe::_2), "
+             f"{{{t}, {keep}}}, {prog}, {cx.debug(op, 'classes')}), poplar::UNSIGNED_INT, {prog}, {cx.debug(op, 'classes')});",
+             f"poplar::Tensor {onehot} = {g}.addVariable(poplar::{cx.ptype(log_probs)}, {{{n}, {c}}}, {cx.debug(op, 'onehot')});",
+             f"mapLinearly({g}, {onehot}, 0, 1);",
+             f"popops::encodeOneHot({g}, {idx}, {onehot}, {prog}, {cx.debug(op, 'onehot')});"]
+    factors = f"{{{onehot}, {keep}.reshape({{{n}, 1}}).broadcast({c}, 1)"
+    expr = _bin("MULTIPLY", "pe::_1", f"pe::Cast(pe::_2, poplar::{cx.ptype(log_probs)})")
+    if weight:
+        factors += f", {cx.name(weight[0])}.reshape({{1, {c}}}).broadcast({n}, 0)"
+        expr = _bin("MULTIPLY", expr, "pe::_3")
+    lines.append(f"poplar::Tensor {sel} = popops::map({g}, {expr}, {factors}}}, {prog}, {cx.debug(op, 'selected')});")
+    return lines, sel, n, c
+
+
+def _sum(cx: Any, op: Any, tensor: str, dims: list[int], ptype: str, what: str) -> str:
+    return (f"popops::reduce({cx.graph(op)}, {tensor}, poplar::{ptype}, {_dims(dims)}, "
+            f"popops::ReduceParams(popops::Operation::ADD), {cx.prog}, {cx.debug(op, what)})")
+
+
+@emits("poplar.popnn_nll_loss")
+def emit_nll_loss(cx: Any, op: Any) -> list[str]:
+    (log_probs,), (target,), weight = _segments(op, "operandSegmentSizes", list(op.operands))
+    lines, sel, n, c = _nll_selection(cx, op, log_probs, target, weight)
+    g, ptype, reduction = cx.graph(op), cx.ptype(log_probs), cx.attr(op, "reduction")
+    picked, out = cx.fresh("picked"), cx.define(op.results[0])
+    product = f"popops::mul({g}, {sel}, {cx.name(log_probs)}.reshape({{{n}, {c}}}), {cx.prog}, {cx.debug(op, 'mul')})"
+    lines.append(f"poplar::Tensor {picked} = {_sum(cx, op, product, [1], ptype, 'picked')};")
+    if reduction == "none":
+        lines.append(f"poplar::Tensor {out} = popops::map({g}, {_neg('pe::_1')}, {{{picked}}}, {cx.prog}, {cx.debug(op)})"
+                     f".reshape({_dims(cx.shape(op.results[0]))});")
+    elif reduction == "sum":
+        lines.append(f"poplar::Tensor {out} = popops::map({g}, {_neg('pe::_1')}, {{{_sum(cx, op, picked, [0], ptype, 'sum')}}}, "
+                     f"{cx.prog}, {cx.debug(op)}).reshape({{}});")
+    else:
+        total = cx.fresh("total")
+        lines += [f"poplar::Tensor {total} = {_sum(cx, op, sel, [0, 1], ptype, 'total')};",
+                  f"poplar::Tensor {out} = popops::map({g}, {_bin('DIVIDE', _neg('pe::_1'), 'pe::_2')}, "
+                  f"{{{_sum(cx, op, picked, [0], ptype, 'sum')}, {total}}}, {cx.prog}, {cx.debug(op)}).reshape({{}});"]
+    return lines
+
+
+@emits("poplar.popnn_nll_loss_grad")
+def emit_nll_loss_grad(cx: Any, op: Any) -> list[str]:
+    (grad,), (log_probs,), (target,), weight = _segments(op, "operandSegmentSizes", list(op.operands))
+    lines, sel, n, c = _nll_selection(cx, op, log_probs, target, weight)
+    g, ptype, reduction = cx.graph(op), cx.ptype(log_probs), cx.attr(op, "reduction")
+    out = cx.define(op.results[0])
+    if reduction == "none":
+        dy = f"{cx.name(grad)}.reshape({{{n}, 1}}).broadcast({c}, 1)"
+    else:
+        dy = f"{cx.name(grad)}.reshape({{1, 1}}).broadcast({n}, 0).broadcast({c}, 1)"
+    if reduction == "mean":
+        total = cx.fresh("total")
+        lines += [f"poplar::Tensor {total} = {_sum(cx, op, sel, [0, 1], ptype, 'total')};",
+                  f"poplar::Tensor {out} = popops::map({g}, {_neg(_bin('DIVIDE', _bin('MULTIPLY', 'pe::_1', 'pe::_2'), 'pe::_3'))}, "
+                  f"{{{sel}, {dy}, {total}.reshape({{1, 1}}).broadcast({n}, 0).broadcast({c}, 1)}}, {cx.prog}, {cx.debug(op)})"
+                  f".reshape({_dims(cx.shape(op.results[0]))});"]
+    else:
+        lines.append(f"poplar::Tensor {out} = popops::map({g}, {_neg(_bin('MULTIPLY', 'pe::_1', 'pe::_2'))}, {{{sel}, {dy}}}, "
+                     f"{cx.prog}, {cx.debug(op)}).reshape({_dims(cx.shape(op.results[0]))});")
+    return lines
+
+
+# ---- popops embedding update -------------------------------------------------------
+
+@emits("poplar.popops_multi_update_add")
+def emit_multi_update_add(cx: Any, op: Any) -> list[str]:
+    updates, indices = op.operands
+    result = op.results[0]
+    rows = math.prod(cx.shape(indices))
+    row = cx.shape(updates)[len(cx.shape(indices)):]
+    g, padding = cx.graph(op), cx.attr(op, "padding_index")
+    out, offsets, scale = cx.define(result), cx.fresh("offsets"), cx.fresh("scale")
+    lines = [f"poplar::Tensor {out} = {g}.addVariable(poplar::{cx.ptype(result)}, {_dims(cx.shape(result))}, {cx.debug(op)});",
+             f"mapLinearly({g}, {out}, 0, 1);",
+             f"popops::zero({g}, {out}, {cx.prog}, {cx.debug(op, 'zero')});",
+             f"poplar::Tensor {offsets} = popops::cast({g}, {cx.name(indices)}.flatten().expand({{1}}), poplar::UNSIGNED_INT, "
+             f"{cx.prog}, {cx.debug(op, 'offsets')});",
+             f"poplar::Tensor {scale} = {g}.addConstant<float>(poplar::FLOAT, {{}}, 1.0f, {cx.debug(op, 'scale')});",
+             f"mapLinearly({g}, {scale}, 0, 1);",
+             f"popops::multiUpdateAdd({g}, {out}, {cx.name(updates)}.reshape({_dims([rows, 1, *row])}), {offsets}, {scale}, {{0}}, {{1}}, "
+             f"{cx.prog}, popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)});"]
+    if padding >= 0:
+        lines.append(f"popops::zero({g}, {out}.slice({padding}, {padding + 1}, 0), {cx.prog}, {cx.debug(op, 'padding_index')});")
+    return lines

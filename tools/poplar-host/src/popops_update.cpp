@@ -1,0 +1,56 @@
+// Host implementation of popops::zero, encodeOneHot and multiUpdateAdd as plain loops.
+// It exists only to check ipu-mlir's emitted code; see ../README.md.
+#include <popops/DynamicSlice.hpp>
+#include <popops/Encoding.hpp>
+#include <popops/Zero.hpp>
+
+#include <cmath>
+
+namespace popops {
+static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+
+void zero(poplar::Graph &, const poplar::Tensor &t, poplar::program::Sequence &prog, const poplar::DebugContext &debug) {
+  prog.add(poplar::program::Program::compute(debug.name(), [t] {
+    for (std::size_t i = 0; i < t.numElements(); ++i) t.set(i, 0.0);
+  }));
+}
+
+void encodeOneHot(poplar::Graph &, const poplar::Tensor &indices, const poplar::Tensor &encoded, poplar::program::Sequence &prog,
+                  const poplar::DebugContext &debug) {
+  if (indices.rank() != 1 || encoded.rank() != 2 || encoded.dim(0) != indices.dim(0))
+    throw error("encodeOneHot: indices [N] and encoded [N][C]");
+  if (indices.elementType().isFloatingPoint()) throw error("encodeOneHot: indices must be integers");
+  prog.add(poplar::program::Program::compute(debug.name(), [indices, encoded] {
+    std::size_t C = encoded.dim(1);
+    for (std::size_t n = 0; n < indices.dim(0); ++n) {
+      double at = indices.get(n);
+      if (at < 0 || at >= static_cast<double>(C)) throw error("encodeOneHot: index " + std::to_string(at) + " out of range");
+      for (std::size_t c = 0; c < C; ++c) encoded.set(n * C + c, static_cast<double>(c) == at ? 1.0 : 0.0);
+    }
+  }));
+}
+
+void multiUpdateAdd(poplar::Graph &, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
+                    const poplar::Tensor &scale, const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                    poplar::program::Sequence &prog, const SlicePlan &, const poplar::OptionFlags &,
+                    const poplar::DebugContext &debug) {
+  if (dims.size() != 1 || sizes.size() != 1 || sizes[0] != 1 || dims[0] >= t.rank())
+    throw error("multiUpdateAdd: the host library updates one dimension with size 1");
+  if (offsets.rank() != 2 || offsets.dim(1) != 1) throw error("multiUpdateAdd: offsets must be [N][1]");
+  if (scale.numElements() != 1) throw error("multiUpdateAdd: scale must be a scalar");
+  std::size_t d = dims[0], N = offsets.dim(0);
+  std::vector<std::size_t> expected{N};
+  for (unsigned k = 0; k < t.rank(); ++k) expected.push_back(k == d ? 1 : t.dim(k));
+  if (s.shape() != expected) throw error("multiUpdateAdd: s must be [N] followed by t's shape with dims[0] of size 1");
+  prog.add(poplar::program::Program::compute(debug.name(), [t, s, offsets, scale, d, N] {
+    std::size_t per = s.numElements() / std::max<std::size_t>(N, 1);
+    for (std::size_t n = 0; n < N; ++n) {
+      double at = offsets.get(n);
+      if (at < 0 || at >= static_cast<double>(t.dim(static_cast<unsigned>(d))))
+        throw error("multiUpdateAdd: offset " + std::to_string(at) + " out of range");
+      poplar::Tensor row = t.slice(static_cast<std::size_t>(at), static_cast<std::size_t>(at) + 1, static_cast<unsigned>(d));
+      for (std::size_t i = 0; i < per; ++i) row.set(i, row.get(i) + t.elementType().round(scale.get(0) * s.get(n * per + i)));
+    }
+  }));
+}
+} // namespace popops
