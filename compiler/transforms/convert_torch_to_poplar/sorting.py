@@ -87,8 +87,12 @@ def lower_order_statistic(lw: Lowering, op: ir.Operation) -> list[Any]:
     x = lw.v(op.operands[0])
     shape = shape_of(x)
     if len(op.operands) == 1:  # median(self) / nanmedian(self): every element, one value
-        if math.prod(shape) == 0:
-            raise Unsupported(f"{name} of an empty tensor (eager returns NaN for it; give a non-empty input)")
+        if math.prod(shape) == 0:  # eager: NaN, as the statistic of no elements
+            out = result_type(op)
+            if not is_float(out.element_type):
+                raise Unsupported(f"{name} of an empty integer tensor (eager returns an unspecified integer "
+                                  "for it; give a non-empty input)")
+            return [lw.zeros_or_ones(math.nan, out.shape, out.element_type)]
         flat = lw.reshape(x, [math.prod(shape)])
         index = ir.IntegerType.get_signless(64)
         selected = lw.emit(pd.OrderStatisticOp, flat, string(statistic), i64(0), i64(0), boolean(False),

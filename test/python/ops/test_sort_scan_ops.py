@@ -135,9 +135,15 @@ def test_training_step_through_op_matches_eager(name: str) -> None:
     check_training_step(fn, x)
 
 
-def test_median_of_an_empty_tensor_is_refused_with_the_reason() -> None:
-    # Eager returns NaN; the IPU program refuses (the other wrong arguments, k out of
-    # range, integer histograms, mismatched searchsorted batches, fail in eager and so at
-    # capture, before the lowering).
-    with pytest.raises(PipelineError, match=r"torch.aten.median of an empty tensor \(eager returns NaN for it; give a non-empty input\)"):
-        poptorch.inferenceModel(FunctionModel(lambda x: torch.median(x[:, :0])))(X)
+@pytest.mark.parametrize("fn", [torch.median, torch.nanmedian], ids=["median", "nanmedian"])
+def test_median_of_an_empty_tensor_is_nan_as_eager(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
+    # The other wrong arguments (k out of range, integer histograms, mismatched
+    # searchsorted batches) fail in eager and so at capture, before the lowering.
+    got = check_inference(lambda x: fn(x[:, :0]), X)
+    assert got.isnan()
+
+
+def test_median_of_an_empty_integer_tensor_is_refused_with_the_reason() -> None:
+    # Eager returns an unspecified integer (NaN converted); the IPU program refuses.
+    with pytest.raises(PipelineError, match=r"torch.aten.median of an empty integer tensor \(eager returns an unspecified integer"):
+        poptorch.inferenceModel(FunctionModel(lambda x: torch.median(x[:, :0])))(X.long())
