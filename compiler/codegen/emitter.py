@@ -32,6 +32,15 @@ from .errors import CodegenError
 
 _PTYPES = {"f32": "FLOAT", "f16": "HALF", "i32": "INT", "ui32": "UNSIGNED_INT", "i64": "LONGLONG", "i1": "BOOL", "i8": "CHAR"}
 _SKIPPED = {"poplar.variable", "poplar.host_stream", "poplar.constant"}  # declared in the graph part
+# the ops this module emits itself: the graph, its declarations and the program structure
+STRUCTURAL_OPS = frozenset({"poplar.graph", "poplar.function", "poplar.program_sequence", "poplar.program_repeat",
+                            "poplar.program_call", "poplar.program_copy", "poplar.program_stream_copy",
+                            "poplar.program_print_tensor", "poplar.program_sync", *_SKIPPED})
+
+
+def emitted_op_names() -> frozenset[str]:
+    """Every poplar op name that has a C++ emission (structural or compute)."""
+    return STRUCTURAL_OPS | frozenset(EMITTERS)
 
 
 def emit_cpp(module: ir.Module) -> str:

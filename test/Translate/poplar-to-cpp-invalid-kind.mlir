@@ -1,14 +1,14 @@
-// A supported op with an attribute value that has no emission (a log-softmax: popnn has
+// A supported op with an attribute value that has no emission (a hard swish: popnn has
 // no such non-linearity) is an error naming the op, the value and the emitted values.
 // RUN: not ipu-translate --poplar-to-cpp %s 2>&1 | FileCheck %s
 
-// CHECK: ipu-translate: error: 'poplar.popnn_nonlinearity' at {{.*}}: kind 'log_softmax' has no emission (emitted: relu, sigmoid, tanh, gelu_tanh, gelu_erf, silu, hard_sigmoid, softmax)
+// CHECK: ipu-translate: error: 'poplar.popnn_nonlinearity' at {{.*}}: kind 'hard_swish' has no emission (emitted: relu, sigmoid, tanh, gelu_tanh, gelu_erf, silu, hard_sigmoid, softmax, log_softmax)
 
 "builtin.module"() ({
   "poplar.graph"() ({
     %a = "poplar.variable"() {name = "a", kind = "input", ipu = 0 : i64, tiles = array<i64: 0, 1>} : () -> tensor<2x3xf32>
     "poplar.function"() ({
-      %0 = "poplar.popnn_nonlinearity"(%a) {kind = "log_softmax", dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      %0 = "poplar.popnn_nonlinearity"(%a) {kind = "hard_swish", dim = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     }) {name = "step"} : () -> ()
     "poplar.program_sequence"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()

@@ -1,0 +1,103 @@
+// The training ops: poplin_conv_grad (poplin::calculateWeightDeltas; the input gradient as
+// poplin::convolution of the output gradient dilated by the stride with the weights
+// transposed and flipped; the bias gradient by popops::reduce), max pooling with indices and
+// its gradient (the maxPoolWithIndices helpers), batch / layer norm statistics and gradients
+// (popnn::bn / popnn::layerNorm; running statistics by popops::map), popnn::logSoftmax and the
+// softmax gradients, the NLL loss and its gradient (popops::encodeOneHot), multiUpdateAdd.
+// RUN: ipu-translate --poplar-to-cpp %s | FileCheck %s
+
+// CHECK: std::pair<poplar::Tensor, poplar::Tensor> maxPoolWithIndices(poplar::Graph &g, const poplar::Tensor &in,
+// CHECK: poplar::Tensor maxPoolGradWithIndices(poplar::Graph &g, const poplar::Tensor &grad, const poplar::Tensor &index,
+// CHECK: // function 'step'
+// CHECK: // poplin_conv_grad ({{.*}})
+// CHECK-NEXT: poplin::ConvParams params0(poplar::FLOAT, 1, {8, 8}, {3, 3}, 3, 4, 1);
+// CHECK: params0.outputTransform.stride = {2, 2};
+// CHECK-NEXT: poplar::Tensor t0 = poplin::calculateWeightDeltas(ipu[0], v_gy_0, v_x_0, params0, f_step_0, "poplin_conv_grad/weights")
+// CHECK-NEXT: .reshape({4, 3, 3, 3});
+// CHECK-NEXT: poplin::ConvParams params1(poplar::FLOAT, 1, {4, 4}, {3, 3}, 4, 3, 1);
+// CHECK-NEXT: params1.inputTransform.dilation = {2, 2};
+// CHECK-NEXT: params1.inputTransform.paddingLower = {1, 1};
+// CHECK-NEXT: params1.inputTransform.paddingUpper = {2, 2};
+// CHECK-NEXT: params1.kernelTransform.dilation = {1, 1};
+// CHECK-NEXT: poplar::Tensor t1 = poplin::convolution(ipu[0], v_gy_0, v_w_0.reshape({1, 4, 3, 3, 3}), params1, true, f_step_0, "poplin_conv_grad/input");
+// CHECK-NEXT: poplar::Tensor t2 = popops::reduce(ipu[0], v_gy_0, poplar::FLOAT, {0, 2, 3}, popops::ReduceParams(popops::Operation::ADD), f_step_0, "poplin_conv_grad/bias");
+// CHECK: // popnn_max_pool_with_indices ({{.*}})
+// CHECK: auto pooled0 = maxPoolWithIndices(ipu[0], v_x_0, {2, 2}, {2, 2}, {0, 0}, {4, 4}, f_step_0, "popnn_max_pool_with_indices");
+// CHECK-NEXT: poplar::Tensor t3 = pooled0.first;
+// CHECK-NEXT: poplar::Tensor t4 = popops::cast(ipu[0], pooled0.second, poplar::LONGLONG, f_step_0, "popnn_max_pool_with_indices/indices");
+// CHECK: // popnn_max_pool_grad_with_indices ({{.*}})
+// CHECK-NEXT: poplar::Tensor index0 = popops::cast(ipu[0], t4, poplar::INT, f_step_0, "popnn_max_pool_grad_with_indices/indices");
+// CHECK-NEXT: poplar::Tensor t5 = maxPoolGradWithIndices(ipu[0], t3, index0, {8, 8}, {2, 2}, {2, 2}, {0, 0}, f_step_0, "popnn_max_pool_grad_with_indices");
+// CHECK: // popnn_norm_training ({{.*}})
+// CHECK-NEXT: auto stats0 = popnn::bn::batchNormStatistics(ipu[0], v_x_0, 1e-05f, f_step_0, false, false, poplar::FLOAT, "popnn_norm_training/statistics");
+// CHECK-NEXT: poplar::Tensor t6 = popnn::bn::batchNormalise(ipu[0], v_x_0, v_c_0, v_c_0, stats0.first, stats0.second, f_step_0, "popnn_norm_training").first;
+// CHECK: poplar::Tensor t9 = popops::map(ipu[0], {{.*}}pe::Const(0.9f){{.*}}pe::Const(0.1f){{.*}}, {v_c_0, stats0.first}, f_step_0, "popnn_norm_training/running_mean");
+// CHECK-NEXT: poplar::Tensor t10 = popops::map(ipu[0], {{.*}}pe::Const(1.0158730158730158f){{.*}}, {v_c_0, stats0.second}, f_step_0, "popnn_norm_training/running_var");
+// CHECK: // popnn_norm_grad ({{.*}})
+// CHECK-NEXT: poplar::Tensor t11 = popnn::bn::batchNormGradients(ipu[0], v_x_0, v_x_0, t7, t8, v_c_0, f_step_0, poplar::FLOAT, "popnn_norm_grad/input");
+// CHECK-NEXT: auto paramGrads0 = popnn::bn::batchNormParamGradients(ipu[0], v_x_0, v_x_0, t7, t8, f_step_0, poplar::FLOAT, "popnn_norm_grad/params");
+// CHECK: // popnn_norm_training ({{.*}})
+// CHECK-NEXT: poplar::Tensor acts0 = v_s_0.reshape({6, 5});
+// CHECK-NEXT: auto stats1 = popnn::layerNorm::layerNormStatistics(ipu[0], acts0, 1e-05f, f_step_0, false, false, poplar::FLOAT, "popnn_norm_training/statistics");
+// CHECK: poplar::Tensor t15 = stats1.first.reshape({2, 3, 1});
+// CHECK: // popnn_norm_grad ({{.*}})
+// CHECK-NEXT: poplar::Tensor t17 = popnn::layerNorm::layerNormGradients(ipu[0], v_s_0.reshape({6, 5}), v_s_0.reshape({6, 5}), t15.flatten(), t16.flatten(), v_lg_0.flatten(), f_step_0, poplar::FLOAT, "popnn_norm_grad/input").reshape({2, 3, 5});
+// CHECK-NEXT: auto paramGrads1 = popnn::layerNorm::layerNormParamGradients(
+// CHECK: // popnn_nonlinearity ({{.*}})
+// CHECK-NEXT: poplar::Tensor t20 = popnn::logSoftmax(ipu[0], v_lp_0, f_step_0, "popnn_nonlinearity");
+// CHECK: // popnn_nonlinearity_grad ({{.*}})
+// CHECK: poplar::Tensor rowSum0 = popops::reduce(ipu[0], dy0, poplar::FLOAT, {1}, popops::ReduceParams(popops::Operation::ADD), f_step_0, "popnn_nonlinearity_grad/sum").reshape({4, 1}).broadcast(5, 1);
+// CHECK-NEXT: poplar::Tensor t21 = popops::map(ipu[0], pe::BinaryOp(pe::BinaryOpType::SUBTRACT, pe::_1, pe::BinaryOp(pe::BinaryOpType::MULTIPLY, pe::UnaryOp(pe::UnaryOpType::EXPONENT, pe::_2), pe::_3)), {dy0, y0, rowSum0}
+// CHECK: // popnn_nonlinearity ({{.*}})
+// CHECK-NEXT: poplar::Tensor rows0 = v_s_0.dimShuffle({0, 2, 1}).reshape({10, 3});
+// CHECK-NEXT: poplar::Tensor softmax0 = popnn::nonLinearity(ipu[0], popnn::NonLinearityType::SOFTMAX_STABLE, rows0, f_step_0, "popnn_nonlinearity");
+// CHECK: pe::Const(-std::numeric_limits<float>::infinity()){{.*}}.reshape({2, 5, 3}).dimShuffle({0, 2, 1});
+// CHECK: // popnn_nll_loss ({{.*}})
+// CHECK: poplar::Tensor keep0 = popops::map(ipu[0], pe::BinaryOp(pe::BinaryOpType::NOT_EQUAL, pe::_1, pe::Const(-100)), {target0}
+// CHECK: popops::encodeOneHot(ipu[0], classes0, onehot0, f_step_0, "popnn_nll_loss/onehot");
+// CHECK-NEXT: poplar::Tensor selected0 = popops::map({{.*}}, {onehot0, keep0.reshape({4, 1}).broadcast(5, 1), v_cw_0.reshape({1, 5}).broadcast(4, 0)}
+// CHECK: poplar::Tensor total0 = popops::reduce(ipu[0], selected0, poplar::FLOAT, {0, 1}
+// CHECK-NEXT: poplar::Tensor t23 = popops::map(ipu[0], pe::BinaryOp(pe::BinaryOpType::DIVIDE, pe::UnaryOp(pe::UnaryOpType::NEGATE, pe::_1), pe::_2)
+// CHECK: // popnn_nll_loss_grad ({{.*}})
+// CHECK: pe::Const(2)), {target1}
+// CHECK: poplar::Tensor t24 = popops::map(ipu[0], pe::UnaryOp(pe::UnaryOpType::NEGATE, pe::BinaryOp(pe::BinaryOpType::MULTIPLY, pe::_1, pe::_2)), {selected1, v_l_0.reshape({1, 1}).broadcast(4, 0).broadcast(5, 1)}
+// CHECK: // popops_multi_update_add ({{.*}})
+// CHECK-NEXT: poplar::Tensor t25 = ipu[0].addVariable(poplar::FLOAT, {10, 5}, "popops_multi_update_add");
+// CHECK: popops::zero(ipu[0], t25, f_step_0, "popops_multi_update_add/zero");
+// CHECK: popops::multiUpdateAdd(ipu[0], t25, v_s_0.reshape({6, 1, 5}), offsets0, scale0, {0}, {1}, f_step_0, popops::SlicePlan(), poplar::OptionFlags(), "popops_multi_update_add");
+// CHECK-NEXT: popops::zero(ipu[0], t25.slice(1, 2, 0), f_step_0, "popops_multi_update_add/padding_index");
+// CHECK-NEXT: poplar::Function fn_step = graph.addFunction(f_step_0);
+
+"builtin.module"() ({
+  "poplar.graph"() ({
+    %x = "poplar.variable"() {name = "x", kind = "input", ipu = 0 : i64, tiles = array<i64: 0, 1>} : () -> tensor<1x3x8x8xf32>
+    %w = "poplar.variable"() {name = "w", kind = "input", ipu = 0 : i64, tiles = array<i64: 1, 1>} : () -> tensor<4x3x3x3xf32>
+    %gy = "poplar.variable"() {name = "gy", kind = "input", ipu = 0 : i64, tiles = array<i64: 2, 1>} : () -> tensor<1x4x4x4xf32>
+    %c = "poplar.variable"() {name = "c", kind = "input", ipu = 0 : i64, tiles = array<i64: 3, 1>} : () -> tensor<3xf32>
+    %s = "poplar.variable"() {name = "s", kind = "input", ipu = 0 : i64, tiles = array<i64: 4, 1>} : () -> tensor<2x3x5xf32>
+    %lg = "poplar.variable"() {name = "lg", kind = "input", ipu = 0 : i64, tiles = array<i64: 5, 1>} : () -> tensor<5xf32>
+    %lp = "poplar.variable"() {name = "lp", kind = "input", ipu = 0 : i64, tiles = array<i64: 6, 1>} : () -> tensor<4x5xf32>
+    %t = "poplar.variable"() {name = "t", kind = "input", ipu = 0 : i64, tiles = array<i64: 7, 1>} : () -> tensor<4xi64>
+    %cw = "poplar.variable"() {name = "cw", kind = "input", ipu = 0 : i64, tiles = array<i64: 8, 1>} : () -> tensor<5xf32>
+    %l = "poplar.variable"() {name = "l", kind = "input", ipu = 0 : i64, tiles = array<i64: 9, 1>} : () -> tensor<f32>
+    %ids = "poplar.variable"() {name = "ids", kind = "input", ipu = 0 : i64, tiles = array<i64: 10, 1>} : () -> tensor<2x3xi64>
+    "poplar.function"() ({
+      %gi, %gw, %gb = "poplar.poplin_conv_grad"(%gy, %x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1x4x4x4xf32>, tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
+      %p, %i = "poplar.popnn_max_pool_with_indices"(%x) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>)
+      %pg = "poplar.popnn_max_pool_grad_with_indices"(%x, %p, %i) {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>) -> tensor<1x3x8x8xf32>
+      %y, %m, %r, %nm, %nv = "poplar.popnn_norm_training"(%x, %c, %c, %c, %c) {kind = "batch", epsilon = 1.0e-05 : f64, momentum = 0.1 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 2>, resultSegmentSizes = array<i32: 1, 1, 1, 2>} : (tensor<1x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<1x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+      %bx, %bs, %bb = "poplar.popnn_norm_grad"(%x, %x, %m, %r, %c) {kind = "batch", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<1x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>)
+      %ly, %lm, %lr = "poplar.popnn_norm_training"(%s, %lg, %lg) {kind = "layer", epsilon = 1.0e-05 : f64, momentum = 0.0 : f64, num_groups = 1 : i64, num_dims = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x3x5xf32>, tensor<5xf32>, tensor<5xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x1xf32>, tensor<2x3x1xf32>)
+      %lx, %ls, %lb = "poplar.popnn_norm_grad"(%s, %s, %lm, %lr, %lg) {kind = "layer", epsilon = 1.0e-05 : f64, num_groups = 1 : i64, num_dims = 1 : i64} : (tensor<2x3x5xf32>, tensor<2x3x5xf32>, tensor<2x3x1xf32>, tensor<2x3x1xf32>, tensor<5xf32>) -> (tensor<2x3x5xf32>, tensor<5xf32>, tensor<5xf32>)
+      %ls0 = "poplar.popnn_nonlinearity"(%lp) {kind = "log_softmax", dim = 1 : i64} : (tensor<4x5xf32>) -> tensor<4x5xf32>
+      %ls1 = "poplar.popnn_nonlinearity_grad"(%lp, %ls0) {kind = "log_softmax", dim = 1 : i64} : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
+      %ss0 = "poplar.popnn_nonlinearity"(%s) {kind = "safe_softmax", dim = 1 : i64} : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+      %nl = "poplar.popnn_nll_loss"(%ls0, %t, %cw) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4x5xf32>, tensor<4xi64>, tensor<5xf32>) -> tensor<f32>
+      %ng = "poplar.popnn_nll_loss_grad"(%l, %ls0, %t) {reduction = "sum", ignore_index = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x5xf32>, tensor<4xi64>) -> tensor<4x5xf32>
+      %eg = "poplar.popops_multi_update_add"(%s, %ids) {padding_index = 1 : i64} : (tensor<2x3x5xf32>, tensor<2x3xi64>) -> tensor<10x5xf32>
+    }) {name = "step"} : () -> ()
+    "poplar.program_sequence"() ({
+      "poplar.program_call"() {callee = "step"} : () -> ()
+    }) {name = "main"} : () -> ()
+  }) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+}) : () -> ()
