@@ -19,6 +19,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from . import _logging
+from ._anchors import anchored_value, check_anchors
 from ._counters import CountersMixin
 from .enums import MeanReductionStrategy, OutputMode, ReductionType
 from .options import Options
@@ -342,6 +343,10 @@ class PoplarExecutor(CountersMixin):
         if self._compiled is None:
             raise RuntimeError("getTensorNames() needs a compiled model: call the model or .compile(...) first")
         return sorted(self._compiled.program.variables)
+
+    def getAnchoredTensor(self, short_name: str) -> torch.Tensor:  # noqa: N802
+        """The tensor anchored as ``short_name`` (Options.anchorTensor), as at the end of the last call."""
+        return anchored_value(self, short_name)
 
     def isAttachedToDevice(self) -> bool:  # noqa: N802
         return self._attached
@@ -668,6 +673,7 @@ class PoplarExecutor(CountersMixin):
             self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings),
                                              description, cache_dir=self._options.executable_cache_dir)
         self._argument_roles = [(RoleKind.parse(kind, "argument kind"), name) for kind, name in self._compiled.arguments]
+        check_anchors(self, self._factor(), self._training)  # Options.anchorTensor names exist (_anchors.py)
         if self._options._Popart.recompute_pipeline and (
                 not self._training or self._compiled.schedule().kind != ScheduleKind.PIPELINED):
             _logging.warn_once("autoRecomputation", (

@@ -68,7 +68,6 @@ _EMULATOR_IGNORED_REASONS: dict[str, str] = {
     # The frontend always captures the model with torch.export.
     "Jit.traceModel": "the model is always captured with torch.export",
     # Not implemented yet (issue 15): stored, validated and read back by the properties only.
-    "anchorTensor": "anchored tensors cannot be retrieved yet: there is no getAnchoredTensor",
     "Precision.setPartialsType": "matmul and convolution partials are computed by torch kernels in the "
                                  "inputs' dtype",
     "Precision.enableFloatingPointExceptions": "a NaN or Inf produced on the device is not detected yet",
@@ -1036,7 +1035,6 @@ class Options(_OptionGroup):
                 f"Choose another short name."
             )
         self._anchored_tensors.append(AnchoredTensor(short, long, mode, period))
-        _ignored("anchorTensor", short)
         return self
 
     # -- randomness, placement, devices -------------------------------------------------

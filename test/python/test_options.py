@@ -495,7 +495,6 @@ def test_each_ignored_option_is_a_real_setter_that_warns(name, caplog):
         "Precision.runningStatisticsAlwaysFloat": False,
         "broadcastBuffers": False,
         "modelName": "m",
-        "anchorTensor": ("a", "b"),
         "Precision.setPartialsType": (pytest.importorskip("torch").half,),
         "setAvailableMemoryProportion": {"IPU0": 0.5},
         "TensorLocations.numIOTiles": 32,

@@ -32,7 +32,7 @@ SETTERS: dict[str, tuple[tuple, str]] = {
     "inputReplicaGrouping": ((1, poptorch.CommGroupType.Consecutive),
                              "data/test_dataloader.py::test_replication_and_input_groups_count"),
     "outputMode": ((poptorch.OutputMode.Sum,), "test_batching.py::test_example_sum_adds_over_iterations_not_over_the_micro_batch"),
-    "anchorTensor": (("out", "output"), WARNS),
+    "anchorTensor": (("w", "l.weight"), "api/test_anchors.py::test_anchored_weight_and_hyper_parameter_after_a_call"),
     "randomSeed": ((3,), "test_training_api.py::test_random_seed_makes_dropout_training_repeatable"),
     "setExecutionStrategy": ((ShardedExecution(),), "test_schedule.py::test_sharded_schedule_keeps_one_ipu_busy_per_step"),
     "autoRoundNumIPUs": ((True,), "test_multi_ipu.py::test_non_power_of_two_ipus_and_auto_round"),

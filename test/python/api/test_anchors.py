@@ -1,0 +1,96 @@
+"""Options.anchorTensor / PoplarExecutor.getAnchoredTensor: a tensor of the compiled program, by the
+name getTensorNames() lists, read back after a call; unknown names list the close matches."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from helpers import FP32
+
+import poptorch
+from poptorch.enums import OutputMode
+
+
+class Model(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 2)
+
+    def forward(self, x, y):
+        out = self.linear(x)
+        return out, torch.nn.functional.mse_loss(out, y)
+
+
+def test_anchored_weight_and_hyper_parameter_after_a_call():
+    torch.manual_seed(0)
+    model = Model()
+    eager = Model()
+    eager.load_state_dict(model.state_dict())
+    opts = poptorch.Options().anchorTensor("w", "linear.weight").anchorTensor("lr", "0.lr")
+    x, y = torch.randn(2, 3), torch.randn(2, 2)
+    step = poptorch.trainingModel(model, opts, torch.optim.SGD(model.parameters(), lr=0.1))
+    step(x, y)
+    assert {"linear.weight", "0.lr"} <= set(step.getTensorNames())
+    optimizer = torch.optim.SGD(eager.parameters(), lr=0.1)
+    eager(x, y)[1].backward()
+    optimizer.step()
+    torch.testing.assert_close(step.getAnchoredTensor("w"), eager.linear.weight.detach(), **FP32)  # after the update
+    assert step.getAnchoredTensor("lr").item() == pytest.approx(0.1)
+
+
+def test_anchored_weight_changes_with_every_call():
+    torch.manual_seed(0)
+    model = Model()
+    opts = poptorch.Options().anchorTensor("w", "linear.weight", OutputMode.Final)
+    step = poptorch.trainingModel(model, opts, torch.optim.SGD(model.parameters(), lr=0.1))
+    x, y = torch.randn(2, 3), torch.randn(2, 2)
+    step(x, y)
+    first = step.getAnchoredTensor("w")
+    step(x, y)
+    assert not torch.equal(first, step.getAnchoredTensor("w"))
+
+
+def test_unknown_long_name_lists_close_matches():
+    opts = poptorch.Options().anchorTensor("w", "linear.wieght")
+    model = poptorch.inferenceModel(torch.nn.Sequential(torch.nn.Linear(3, 2)), opts)
+    with pytest.raises(ValueError, match=r"anchorTensor\('w', 'linear.wieght'\): the compiled program has no tensor "
+                                         r"'linear.wieght'\. Did you mean '0.weight'"):
+        model(torch.randn(2, 3))
+    with pytest.raises(ValueError, match="no tensor 'linear.wieght'"):  # still refused on the next call
+        model(torch.randn(2, 3))
+
+
+def test_unknown_short_name_lists_close_matches():
+    opts = poptorch.Options().anchorTensor("weight", "0.weight")
+    model = poptorch.inferenceModel(torch.nn.Sequential(torch.nn.Linear(3, 2)), opts)
+    model(torch.randn(2, 3))
+    with pytest.raises(ValueError, match=r"getAnchoredTensor\('wieght'\): no tensor is anchored under that name\. "
+                                         r"Did you mean 'weight'\?"):
+        model.getAnchoredTensor("wieght")
+
+
+def test_anchor_before_running_is_an_error():
+    opts = poptorch.Options().anchorTensor("w", "0.weight")
+    model = poptorch.inferenceModel(torch.nn.Sequential(torch.nn.Linear(3, 2)), opts)
+    with pytest.raises(RuntimeError, match="has not run yet"):
+        model.getAnchoredTensor("w")
+
+
+@pytest.mark.parametrize("name, kind", [("input.input", "input"), ("anchor.0", "anchor")])
+def test_micro_batch_data_is_refused_by_name(name, kind):
+    opts = poptorch.Options().anchorTensor("t", name)
+    model = poptorch.inferenceModel(torch.nn.Sequential(torch.nn.Linear(3, 2)), opts)
+    with pytest.raises(ValueError, match=rf"'{name}' holds one micro-batch's data \(a {kind} variable\)"):
+        model(torch.randn(2, 3))
+
+
+def test_per_iteration_modes_are_refused_by_name():
+    opts = poptorch.Options().deviceIterations(2).anchorTensor("w", "0.weight", OutputMode.All)
+    model = poptorch.inferenceModel(torch.nn.Sequential(torch.nn.Linear(3, 2)), opts)
+    with pytest.raises(ValueError, match=r"OutputMode.All over the 2 iterations of each call is not available"):
+        model(torch.randn(4, 3))
+    opts = poptorch.Options().deviceIterations(2).anchorTensor("w", "0.weight", OutputMode.Final)
+    layer = torch.nn.Sequential(torch.nn.Linear(3, 2))
+    model = poptorch.inferenceModel(layer, opts)
+    model(torch.randn(4, 3))
+    torch.testing.assert_close(model.getAnchoredTensor("w"), layer[0].weight.detach(), **FP32)
