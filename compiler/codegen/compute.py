@@ -195,14 +195,21 @@ def emit_arg_extreme(cx: Any, op: Any) -> list[str]:
 @emits("poplar.popops_multi_slice")
 def emit_multi_slice(cx: Any, op: Any) -> list[str]:
     table, ids = op.operands
-    if cx.attr(op, "dim") != 0:
-        raise CodegenError(f"{cx.where(op)} along dim {cx.attr(op, 'dim')} has no emission yet (dim 0, the embedding lookup, has)")
-    offsets = cx.fresh("offsets")
-    out = cx.define(op.results[0])
-    return [f"poplar::Tensor {offsets} = popops::cast({cx.graph(op)}, {cx.name(ids)}.flatten().expand({{1}}), poplar::UNSIGNED_INT, "
-            f"{cx.prog}, {cx.debug(op, 'offsets')});",
-            f"poplar::Tensor {out} = popops::multiSlice({cx.graph(op)}, {cx.name(table)}, {offsets}, {{0}}, {{1}}, {cx.prog}, "
-            f"popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)}).reshape({_dims(cx.shape(op.results[0]))});"]
+    dim, shape = cx.attr(op, "dim"), cx.shape(table)
+    offsets, rows = cx.fresh("offsets"), cx.fresh("slices")
+    count = math.prod(cx.shape(ids))
+    lines = [f"poplar::Tensor {offsets} = popops::cast({cx.graph(op)}, {cx.name(ids)}.flatten().expand({{1}}), poplar::UNSIGNED_INT, "
+             f"{cx.prog}, {cx.debug(op, 'offsets')});",
+             f"poplar::Tensor {rows} = popops::multiSlice({cx.graph(op)}, {cx.name(table)}, {offsets}, {{{dim}}}, {{1}}, {cx.prog}, "
+             f"popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)});"]
+    result = rows
+    if dim != 0:
+        # multiSlice gives [N, *table shape with dim `dim` of size 1]: the slices moved to `dim`
+        rest = shape[:dim] + shape[dim + 1:]
+        perm = list(range(1, dim + 1)) + [0] + list(range(dim + 1, len(shape)))
+        result += f".reshape({_dims([count, *rest])}).dimShuffle({_dims(perm)})"
+    lines.append(f"poplar::Tensor {cx.define(op.results[0])} = {result}.reshape({_dims(cx.shape(op.results[0]))});")
+    return lines
 
 
 # ---- poplin ------------------------------------------------------------------------

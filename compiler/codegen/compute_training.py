@@ -109,6 +109,29 @@ def emit_max_pool_grad_with_indices(cx: Any, op: Any) -> list[str]:
             f"{_dims(cx.shape(x)[2:])}, {kernel}, {stride}, {padding}, {cx.prog}, {cx.debug(op)});"]
 
 
+@emits("poplar.popnn_pool_grad")
+def emit_pool_grad(cx: Any, op: Any) -> list[str]:
+    kernel, stride, padding = _window(cx, op)
+    kind, (x, g) = cx.attr(op, "kind"), op.operands
+    sx, sg = cx.shape(x), cx.shape(g)
+    graph = cx.graph(op)
+    if kind == "max":
+        pair = cx.fresh("pooled")
+        return ["// poolInputGradient would give the gradient to every maximum of a window: the first one gets it,",
+                "// from the recomputed indices",
+                f"auto {pair} = maxPoolWithIndices({graph}, {cx.name(x)}, {kernel}, {stride}, {padding}, {_dims(sg[2:])}, {cx.prog}, "
+                f"{cx.debug(op, 'indices')});",
+                f"poplar::Tensor {cx.define(op.results[0])} = maxPoolGradWithIndices({graph}, {cx.name(g)}, {pair}.second, "
+                f"{_dims(sx[2:])}, {kernel}, {stride}, {padding}, {cx.prog}, {cx.debug(op)});"]
+    if kind == "avg" and any(cx.attr(op, "padding")) and cx.attr(op, "count_include_pad"):
+        raise CodegenError(f"{cx.where(op)}: average counting the padding has no emission yet (popnn's AVG does not count it)")
+    pooling = {"avg": "AVG", "sum": "SUM"}[kind]
+    return [f"poplar::Tensor {cx.define(op.results[0])} = popnn::pooling::poolInputGradient({graph},",
+            f"    popnn::pooling::PoolParams(popnn::PoolingType::{pooling}, {_dims(sx[2:])}, {kernel}, {stride}, "
+            f"{padding}, {padding}, {sx[1]}, {sx[0]}, poplar::{cx.ptype(x)}),",
+            f"    1, {cx.name(g)}, {cx.prog}, {cx.debug(op)});"]
+
+
 # ---- popnn normalisation -----------------------------------------------------------
 
 def _layer_rows(cx: Any, op: Any, x: Any) -> tuple[int, int]:
@@ -283,3 +306,31 @@ def emit_multi_update_add(cx: Any, op: Any) -> list[str]:
     if padding >= 0:
         lines.append(f"popops::zero({g}, {out}.slice({padding}, {padding + 1}, 0), {cx.prog}, {cx.debug(op, 'padding_index')});")
     return lines
+
+
+@emits("poplar.popops_gather")
+def emit_gather(cx: Any, op: Any) -> list[str]:
+    """torch.gather as popops::multiSlice of single elements of the flattened input: the flat
+    offset of each result element is its index times the stride of ``dim`` plus the offset of
+    its other coordinates (a constant)."""
+    x, indices = op.operands
+    dim, shape, ishape = cx.attr(op, "dim"), cx.shape(x), cx.shape(indices)
+    strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+    base = []
+    for flat in range(math.prod(ishape)):
+        offset, rest = 0, flat
+        for d in range(len(ishape) - 1, -1, -1):
+            coord, rest = rest % ishape[d], rest // ishape[d]
+            offset += 0 if d == dim else coord * strides[d]
+        base.append(offset)
+    g, data, const, offsets = cx.graph(op), cx.fresh("data"), cx.fresh("base"), cx.fresh("offsets")
+    n = len(base)
+    return [f"static const int {data}[] = {{{', '.join(map(str, base))}}};",
+            f"poplar::Tensor {const} = {g}.addConstant<int>(poplar::INT, {{{n}}}, {data}, {cx.debug(op, 'base')});",
+            f"mapLinearly({g}, {const}, 0, 1);",
+            f"poplar::Tensor {offsets} = popops::cast({g}, popops::map({g}, "
+            f"{_bin('ADD', _bin('MULTIPLY', 'pe::Cast(pe::_1, poplar::INT)', f'pe::Const({strides[dim]})'), 'pe::_2')}, "
+            f"{{{cx.name(indices)}.flatten(), {const}}}, {cx.prog}, {cx.debug(op, 'offsets')}), poplar::UNSIGNED_INT, {cx.prog}, "
+            f"{cx.debug(op, 'offsets')}).expand({{1}});",
+            f"poplar::Tensor {cx.define(op.results[0])} = popops::multiSlice({g}, {cx.name(x)}.flatten(), {offsets}, {{0}}, {{1}}, "
+            f"{cx.prog}, popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)}).reshape({_dims(ishape)});"]

@@ -66,6 +66,20 @@
 // CHECK: popops::zero(ipu[0], t25, f_step_0, "popops_multi_update_add/zero");
 // CHECK: popops::multiUpdateAdd(ipu[0], t25, v_s_0.reshape({6, 1, 5}), offsets0, scale0, {0}, {1}, f_step_0, popops::SlicePlan(), poplar::OptionFlags(), "popops_multi_update_add");
 // CHECK-NEXT: popops::zero(ipu[0], t25.slice(1, 2, 0), f_step_0, "popops_multi_update_add/padding_index");
+// CHECK: // popnn_pool_grad ({{.*}})
+// CHECK-NEXT: poplar::Tensor t26 = popnn::pooling::poolInputGradient(ipu[0],
+// CHECK-NEXT: popnn::pooling::PoolParams(popnn::PoolingType::AVG, {8, 8}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 3, 1, poplar::FLOAT),
+// CHECK-NEXT: 1, t3, f_step_0, "popnn_pool_grad");
+// CHECK: // popnn_pool_grad ({{.*}})
+// CHECK: auto pooled1 = maxPoolWithIndices(ipu[0], v_x_0, {2, 2}, {2, 2}, {0, 0}, {4, 4}, f_step_0, "popnn_pool_grad/indices");
+// CHECK-NEXT: poplar::Tensor t27 = maxPoolGradWithIndices(ipu[0], t3, pooled1.second, {8, 8}, {2, 2}, {2, 2}, {0, 0}, f_step_0, "popnn_pool_grad");
+// CHECK: // popops_gather ({{.*}})
+// CHECK-NEXT: static const int data0[] = {0, 0, 0, 5, 5, 5};
+// CHECK: poplar::Tensor offsets1 = popops::cast(ipu[0], popops::map(ipu[0], pe::BinaryOp(pe::BinaryOpType::ADD, pe::BinaryOp(pe::BinaryOpType::MULTIPLY, pe::Cast(pe::_1, poplar::INT), pe::Const(1)), pe::_2), {v_ids_0.flatten(), base0}
+// CHECK-NEXT: poplar::Tensor t28 = popops::multiSlice(ipu[0], v_lp_0.flatten(), offsets1, {0}, {1}, f_step_0, popops::SlicePlan(), poplar::OptionFlags(), "popops_gather").reshape({2, 3});
+// CHECK: // popops_multi_slice ({{.*}})
+// CHECK: poplar::Tensor slices0 = popops::multiSlice(ipu[0], v_s_0, offsets2, {1}, {1}, f_step_0, popops::SlicePlan(), poplar::OptionFlags(), "popops_multi_slice");
+// CHECK-NEXT: poplar::Tensor t29 = slices0.reshape({6, 2, 5}).dimShuffle({1, 0, 2}).reshape({2, 2, 3, 5});
 // CHECK-NEXT: poplar::Function fn_step = graph.addFunction(f_step_0);
 
 "builtin.module"() ({
@@ -95,6 +109,10 @@
       %nl = "poplar.popnn_nll_loss"(%ls0, %t, %cw) {reduction = "mean", ignore_index = -100 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<4x5xf32>, tensor<4xi64>, tensor<5xf32>) -> tensor<f32>
       %ng = "poplar.popnn_nll_loss_grad"(%l, %ls0, %t) {reduction = "sum", ignore_index = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<f32>, tensor<4x5xf32>, tensor<4xi64>) -> tensor<4x5xf32>
       %eg = "poplar.popops_multi_update_add"(%s, %ids) {padding_index = 1 : i64} : (tensor<2x3x5xf32>, tensor<2x3xi64>) -> tensor<10x5xf32>
+      %ag = "poplar.popnn_pool_grad"(%x, %p) {kind = "avg", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+      %mg = "poplar.popnn_pool_grad"(%x, %p) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+      %ga = "poplar.popops_gather"(%lp, %ids) {dim = 1 : i64} : (tensor<4x5xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+      %ms = "poplar.popops_multi_slice"(%s, %ids) {dim = 1 : i64} : (tensor<2x3x5xf32>, tensor<2x3xi64>) -> tensor<2x2x3x5xf32>
     }) {name = "step"} : () -> ()
     "poplar.program_sequence"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()

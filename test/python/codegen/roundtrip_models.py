@@ -73,6 +73,19 @@ class Lookup(nn.Module):
         return rows, torch.argmax(rows, dim=-1)
 
 
+class Indexing(nn.Module):
+    """torch.gather, index_select along dim 1 and average pooling with padding not counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("gathered", torch.tensor([[[8, 0, 4, 4]] * 3, [[1, 2, 3, 7]] * 3]))
+        self.register_buffer("selected", torch.tensor([2, 0]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        pooled = F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False).flatten(2)  # [2, 3, 9]
+        return torch.index_select(torch.gather(pooled, 2, self.gathered), 1, self.selected)
+
+
 def _cnn() -> nn.Module:
     model = CNN()
     with torch.no_grad():  # statistics unlike the defaults, so that batch norm does something
@@ -104,12 +117,14 @@ def build(name: str) -> tuple[nn.Module, poptorch.Options, torch.Tensor]:
         return Sharded(), options, torch.randn(8, 8)
     if name == "lookup":
         return Lookup(), options, torch.tensor([[1, 7, 3], [9, 0, 3]])
+    if name == "indexing":
+        return Indexing(), options, torch.randn(2, 3, 6, 6)
     if name == "elementwise":
         return ElementWise(), options, torch.randn(3, 4)
     raise ValueError(name)
 
 
-MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "pipelined", "elementwise", "lookup"]
+MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "pipelined", "elementwise", "lookup", "indexing"]
 
 
 class MLPWithLoss(nn.Module):
@@ -125,17 +140,17 @@ class MLPWithLoss(nn.Module):
 
 
 class CNNWithLoss(nn.Module):
-    """A CNN training step: convolution, batch norm in training mode, ReLU, max pooling and
-    a cross-entropy loss (conv, norm, pool and NLL gradients)."""
+    """A CNN training step: convolution, batch norm in training mode, ReLU, average pooling
+    with padding, max pooling and a cross-entropy loss (conv, norm, pool and NLL gradients)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.conv, self.bn = nn.Conv2d(3, 4, 3, padding=1, stride=2), nn.BatchNorm2d(4)
-        self.pool = nn.MaxPool2d(2)
+        self.pool, self.avg = nn.MaxPool2d(2), nn.AvgPool2d(3, stride=1, padding=1, count_include_pad=False)
         self.fc = nn.Linear(16, 5)
 
     def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        out = self.fc(torch.flatten(self.pool(torch.relu(self.bn(self.conv(x)))), 1))
+        out = self.fc(torch.flatten(self.pool(self.avg(torch.relu(self.bn(self.conv(x))))), 1))
         return out, F.cross_entropy(out, target)
 
 

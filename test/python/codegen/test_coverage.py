@@ -20,13 +20,11 @@ WITHOUT_EMISSION = {
     "poplin_dft_c2c", "poplin_dft_c2r", "poplin_dft_r2c", "view_as_complex", "view_as_real",
     # transposed convolution, accumulating matmul
     "poplin_conv_transpose", "poplin_conv_transpose_grad", "poplin_matmul_acc",
-    # pooling gradient from the pooled output (max pooling with indices has one)
-    "popnn_pool_grad",
     # scans, histograms and segment reductions
     "popops_cumulative_log_sum_exp", "popops_cumulative_max", "popops_cumulative_min", "popops_cumulative_product",
     "popops_cumulative_sum", "popops_histogram", "popops_segment_reduce", "popops_segment_reduce_grad",
     # indexing
-    "popops_gather", "popops_multi_update", "popops_scatter",
+    "popops_multi_update", "popops_scatter",
     # sorting
     "popops_order_statistic", "popops_search_sorted", "popops_sort_key_value", "popops_top_k",
     # random

@@ -122,6 +122,48 @@ poplar::Tensor pool(poplar::Graph &graph, const PoolParams &p, const poplar::Ten
   }));
   return out;
 }
+
+poplar::Tensor poolInputGradient(poplar::Graph &graph, const PoolParams &p, const unsigned, const poplar::Tensor &pooledGradient,
+                                 poplar::program::Sequence &prog, const poplar::DebugContext &debug, const poplar::OptionFlags &) {
+  if (p.poolingType == PoolingType::MAX) throw error("poolInputGradient: the host library implements AVG and SUM only");
+  std::size_t D = p.inputFieldShape.size();
+  std::vector<std::size_t> shape{p.batchSize, p.numChannels}, outField;
+  for (std::size_t d = 0; d < D; ++d) outField.push_back(p.getOutputSize(d));
+  if (pooledGradient.rank() != D + 2 || pooledGradient.dim(0) != p.batchSize || pooledGradient.dim(1) != p.numChannels)
+    throw error("poolInputGradient: pooledGradient shape does not match the parameters");
+  for (std::size_t d = 0; d < D; ++d)
+    if (pooledGradient.dim(static_cast<unsigned>(d + 2)) != outField[d]) throw error("poolInputGradient: pooledGradient field does not match");
+  shape.insert(shape.end(), p.inputFieldShape.begin(), p.inputFieldShape.end());
+  poplar::Tensor out = graph.addVariable(p.dType, shape, debug);
+  prog.add(poplar::program::Program::compute(debug.name(), [p, pooledGradient, out, outField, D] {
+    std::size_t inPlane = std::accumulate(p.inputFieldShape.begin(), p.inputFieldShape.end(), std::size_t{1}, std::multiplies<>());
+    std::size_t kPlane = std::accumulate(p.kernelShape.begin(), p.kernelShape.end(), std::size_t{1}, std::multiplies<>());
+    std::size_t outPlane = std::accumulate(outField.begin(), outField.end(), std::size_t{1}, std::multiplies<>());
+    std::vector<double> acc(out.numElements(), 0.0);
+    std::vector<std::size_t> o(D), k(D), flats;
+    for (std::size_t plane = 0; plane < p.batchSize * p.numChannels; ++plane)
+      for (std::size_t op = 0; op < outPlane; ++op) {
+        for (std::size_t d = D, r = op; d-- > 0;) { o[d] = r % outField[d]; r /= outField[d]; }
+        flats.clear();
+        for (std::size_t kp = 0; kp < kPlane; ++kp) {
+          for (std::size_t d = D, r = kp; d-- > 0;) { k[d] = r % p.kernelShape[d]; r /= p.kernelShape[d]; }
+          std::size_t flat = 0;
+          bool inside = true;
+          for (std::size_t d = 0; d < D && inside; ++d) {
+            long pos = static_cast<long>(o[d] * p.stride[d] + k[d]) - p.inputTruncationOrPaddingLower[d];
+            inside = pos >= 0 && pos < static_cast<long>(p.inputFieldShape[d]);
+            flat = flat * p.inputFieldShape[d] + static_cast<std::size_t>(inside ? pos : 0);
+          }
+          if (inside) flats.push_back(flat);
+        }
+        double g = pooledGradient.get(plane * outPlane + op);
+        if (p.poolingType == PoolingType::AVG) g = flats.empty() ? 0.0 : pooledGradient.elementType().round(g / static_cast<double>(flats.size()));
+        for (std::size_t flat : flats) acc[plane * inPlane + flat] += g;
+      }
+    for (std::size_t i = 0; i < acc.size(); ++i) out.set(i, acc[i]);
+  }));
+  return out;
+}
 } // namespace pooling
 
 static void normalise(const poplar::Tensor &acts, const poplar::Tensor &gamma, const poplar::Tensor &beta,

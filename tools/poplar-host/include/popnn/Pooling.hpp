@@ -1,6 +1,7 @@
 // Host implementation of popnn::pooling::pool (see poplar/HostCore.hpp): input
 // [N][C][field...]. AVG divides each window's sum by the number of its elements inside the
-// unpadded input (padding is not counted). Checks our emitted code only.
+// unpadded input (padding is not counted). poolInputGradient (AVG and SUM) spreads each
+// pooled gradient over its window likewise. Checks our emitted code only.
 #pragma once
 #include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
@@ -28,5 +29,10 @@ struct PoolParams {
 poplar::Tensor pool(poplar::Graph &graph, const PoolParams &params, const poplar::Tensor &in,
                     poplar::program::Sequence &prog, const poplar::DebugContext &debug = {},
                     const poplar::OptionFlags &options = {});
+// The input gradient of an AVG or SUM pooling from the pooled output's gradient
+// (fwdChansPerGroup is a layout hint, unused here).
+poplar::Tensor poolInputGradient(poplar::Graph &graph, const PoolParams &params, const unsigned fwdChansPerGroup,
+                                 const poplar::Tensor &pooledGradient, poplar::program::Sequence &prog,
+                                 const poplar::DebugContext &debug = {}, const poplar::OptionFlags &options = {});
 } // namespace pooling
 } // namespace popnn
