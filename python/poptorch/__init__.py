@@ -36,6 +36,7 @@ from .ops import (
     isRunningOnIpu,
     nop,
     recomputationCheckpoint,
+    serializedMatMul,
     set_available_memory,
 )
 from .options import Options, TensorLocationSettings
@@ -106,6 +107,7 @@ __all__ = [
     "load",
     "nop",
     "dynamic_slice",
+    "serializedMatMul",
     "recomputationCheckpoint",
     "removeBlocks",
     "setLogLevel",

@@ -7,6 +7,7 @@ their input (``identity_loss`` applies its reduction).
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import torch
 
@@ -131,6 +132,59 @@ def dynamic_slice(tensor: torch.Tensor, dim: int, start: torch.Tensor, size: int
         raise ValueError(f"dynamic_slice: size {size} is larger than dim {dim} ({tensor.shape[dim]} elements)")
     offsets = torch.arange(0, size, step, dtype=torch.int64, device=tensor.device)
     return tensor.index_select(dim, start.reshape(()).to(torch.int64) + offsets)
+
+
+def serializedMatMul(  # noqa: N802 - PopTorch's name
+    lhs: torch.Tensor, rhs: torch.Tensor, mode: Any, factor: int = 0, keep_precision: bool = False
+) -> torch.Tensor:
+    """``lhs @ rhs`` as ``factor`` smaller matmuls, one after the other (A: m x n, B: n x p).
+
+    ``mode`` (``MatMulSerializationMode``): InputChannels splits m (the results are concatenated),
+    ReducingDim splits n (the partial products are added), OutputChannels splits p (concatenated),
+    Disabled is one ordinary matmul. ``factor`` must divide that dimension. With float16 inputs and
+    ``keep_precision``, the additions (ReducingDim's forward, InputChannels' gradient of ``rhs``)
+    happen in float32, as the individual matmuls' partials do; the result is float16. The split is
+    visible in the IR (one matmul per part), and results equal the ordinary matmul's up to the order
+    of the additions.
+
+    >>> poptorch.serializedMatMul(a, b, poptorch.MatMulSerializationMode.ReducingDim, 4)
+    """
+    from .enums import MatMulSerializationMode
+
+    label = "serializedMatMul"
+    mode = MatMulSerializationMode.parse(mode, f"{label}: mode")
+    for name, value in (("lhs", lhs), ("rhs", rhs)):
+        if not isinstance(value, torch.Tensor) or value.dim() < 2:
+            raise TypeError(f"{label}: {name} must be a tensor of at least 2 dims (a matrix), got "
+                            f"{tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__}")
+    if isinstance(factor, bool) or not isinstance(factor, int) or factor < 0:
+        raise ValueError(f"{label}: factor must be an int >= 0 (the number of matmuls), got {factor!r}")
+    if not isinstance(keep_precision, bool):
+        raise TypeError(f"{label}: keep_precision must be a bool, got {type(keep_precision).__name__}")
+    if lhs.shape[-1] != rhs.shape[-2]:
+        raise ValueError(f"{label}: lhs {tuple(lhs.shape)} and rhs {tuple(rhs.shape)} cannot be multiplied "
+                         f"(n = {lhs.shape[-1]} vs {rhs.shape[-2]})")
+    if mode is MatMulSerializationMode.Disabled or factor in (0, 1):
+        return torch.matmul(lhs, rhs)
+    size = {MatMulSerializationMode.InputChannels: lhs.shape[-2], MatMulSerializationMode.ReducingDim: lhs.shape[-1],
+            MatMulSerializationMode.OutputChannels: rhs.shape[-1]}[mode]
+    if size % factor:
+        raise ValueError(f"{label}: factor {factor} does not divide the {mode.name} dimension ({size}); pass a "
+                         f"factor of {size}")
+    wide = keep_precision and lhs.dtype == torch.float16
+    out_dtype = torch.promote_types(lhs.dtype, rhs.dtype)
+    if wide:
+        lhs, rhs = lhs.float(), rhs.float()  # partials and their additions in float32
+    step = size // factor
+    if mode is MatMulSerializationMode.InputChannels:
+        result = torch.cat([torch.matmul(lhs.narrow(-2, i * step, step), rhs) for i in range(factor)], dim=-2)
+    elif mode is MatMulSerializationMode.OutputChannels:
+        result = torch.cat([torch.matmul(lhs, rhs.narrow(-1, i * step, step)) for i in range(factor)], dim=-1)
+    else:
+        result = torch.matmul(lhs.narrow(-1, 0, step), rhs.narrow(-2, 0, step))
+        for i in range(1, factor):
+            result = result + torch.matmul(lhs.narrow(-1, i * step, step), rhs.narrow(-2, i * step, step))
+    return result.to(out_dtype) if wide else result
 
 
 def set_available_memory(tensor: torch.Tensor, available_memory_proportion: float) -> torch.Tensor:

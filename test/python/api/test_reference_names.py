@@ -16,7 +16,7 @@ KNOWN_MISSING = frozenset({
     "poptorch.MultiConv.enableConvDithering", "poptorch.MultiConv.partialsTypes",
     "poptorch.MultiConv.perConvReservedTiles", "poptorch.MultiConv.planType",  # grouped convolutions
     "poptorch.VariableRetrievalMode.replicaGrouping",  # a weight-tensor method; needs replication
-    "poptorch.ctc_beam_search_decoder", "poptorch.custom_op", "poptorch.for_loop", "poptorch.serializedMatMul",
+    "poptorch.ctc_beam_search_decoder", "poptorch.custom_op", "poptorch.for_loop",
     "poptorch.set_overlap_for_input", "poptorch.set_overlap_for_output",
 })
 
