@@ -196,20 +196,21 @@ def emit_arg_extreme(cx: Any, op: Any) -> list[str]:
 def emit_multi_slice(cx: Any, op: Any) -> list[str]:
     table, ids = op.operands
     dim, shape = cx.attr(op, "dim"), cx.shape(table)
-    offsets, rows = cx.fresh("offsets"), cx.fresh("slices")
+    offsets = cx.fresh("offsets")
     count = math.prod(cx.shape(ids))
     lines = [f"poplar::Tensor {offsets} = popops::cast({cx.graph(op)}, {cx.name(ids)}.flatten().expand({{1}}), poplar::UNSIGNED_INT, "
-             f"{cx.prog}, {cx.debug(op, 'offsets')});",
-             f"poplar::Tensor {rows} = popops::multiSlice({cx.graph(op)}, {cx.name(table)}, {offsets}, {{{dim}}}, {{1}}, {cx.prog}, "
-             f"popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)});"]
-    result = rows
-    if dim != 0:
-        # multiSlice gives [N, *table shape with dim `dim` of size 1]: the slices moved to `dim`
-        rest = shape[:dim] + shape[dim + 1:]
-        perm = list(range(1, dim + 1)) + [0] + list(range(dim + 1, len(shape)))
-        result += f".reshape({_dims([count, *rest])}).dimShuffle({_dims(perm)})"
-    lines.append(f"poplar::Tensor {cx.define(op.results[0])} = {result}.reshape({_dims(cx.shape(op.results[0]))});")
-    return lines
+             f"{cx.prog}, {cx.debug(op, 'offsets')});"]
+    call = (f"popops::multiSlice({cx.graph(op)}, {cx.name(table)}, {offsets}, {{{dim}}}, {{1}}, {cx.prog}, "
+            f"popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)})")
+    if dim == 0:
+        return lines + [f"poplar::Tensor {cx.define(op.results[0])} = {call}.reshape({_dims(cx.shape(op.results[0]))});"]
+    # multiSlice gives [N, *table shape with dim `dim` of size 1]: the slices moved to `dim`
+    rows = cx.fresh("slices")
+    rest = shape[:dim] + shape[dim + 1:]
+    perm = list(range(1, dim + 1)) + [0] + list(range(dim + 1, len(shape)))
+    return lines + [f"poplar::Tensor {rows} = {call};",
+                    f"poplar::Tensor {cx.define(op.results[0])} = {rows}.reshape({_dims([count, *rest])}).dimShuffle({_dims(perm)})"
+                    f".reshape({_dims(cx.shape(op.results[0]))});"]
 
 
 # ---- poplin ------------------------------------------------------------------------
