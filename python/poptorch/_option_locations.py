@@ -1,0 +1,224 @@
+"""``TensorLocationSettings`` and ``Options.TensorLocations``."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+
+from ._option_base import _MAX_IO_TILES, _bool_arg, _ignored, _int_arg, _Lock, _OptionGroup
+
+
+# --- tensor locations --------------------------------------------------------------------
+
+
+class TensorLocationSettings:
+    """Where one kind of tensor (activations, weights, ...) is stored."""
+
+    def __init__(self) -> None:
+        self._on_chip: bool | None = None
+        self._min_elements_for_off_chip = 2
+        self._replicated_tensor_sharding = False
+        self._min_elements_for_replicated_tensor_sharding = 8192
+        self._io_tiles_to_load = False
+        self._io_tiles_to_store = False
+        self._read_only = False
+
+    def _writable(self, method: str) -> str:
+        label = f"TensorLocationSettings.{method}"
+        if self._read_only:
+            raise RuntimeError(
+                f"{label}: this TensorLocationSettings is a read-only view of stored options. "
+                f"Build a new TensorLocationSettings and pass it to the matching "
+                f"Options.TensorLocations.set...Location() method."
+            )
+        return label
+
+    def useOnChipStorage(self, use: bool | None = True) -> TensorLocationSettings:  # noqa: N802
+        """True: on-chip memory; False: off-chip streaming memory; None: leave it to the compiler."""
+        label = self._writable("useOnChipStorage")
+        self._on_chip = None if use is None else _bool_arg(label, use)
+        return self
+
+    def minElementsForOffChip(self, min_elements: int) -> TensorLocationSettings:  # noqa: N802
+        """Tensors with fewer elements than this stay on chip."""
+        label = self._writable("minElementsForOffChip")
+        self._min_elements_for_off_chip = _int_arg(
+            label, min_elements, 0, "Pass an element count of 0 or more."
+        )
+        return self
+
+    def useReplicatedTensorSharding(self, use: bool = True) -> TensorLocationSettings:  # noqa: N802
+        """Shard the tensor across replicas (for weights and optimiser state)."""
+        self._replicated_tensor_sharding = _bool_arg(
+            self._writable("useReplicatedTensorSharding"), use
+        )
+        return self
+
+    def minElementsForReplicatedTensorSharding(  # noqa: N802
+        self, min_elements: int
+    ) -> TensorLocationSettings:
+        """Only shard tensors with more than this many elements."""
+        label = self._writable("minElementsForReplicatedTensorSharding")
+        self._min_elements_for_replicated_tensor_sharding = _int_arg(
+            label, min_elements, 0, "Pass an element count of 0 or more."
+        )
+        return self
+
+    def useIOTilesToLoad(self, use: bool = True) -> TensorLocationSettings:  # noqa: N802
+        """Load the tensor through IO tiles rather than compute tiles."""
+        self._io_tiles_to_load = _bool_arg(self._writable("useIOTilesToLoad"), use)
+        return self
+
+    def useIOTilesToStore(self, use: bool = True) -> TensorLocationSettings:  # noqa: N802
+        """Store the tensor through IO tiles rather than compute tiles."""
+        self._io_tiles_to_store = _bool_arg(self._writable("useIOTilesToStore"), use)
+        return self
+
+    @property
+    def on_chip(self) -> bool | None:
+        """True on chip, False off chip, None when left to the compiler (on chip)."""
+        return self._on_chip
+
+    @property
+    def min_elements_for_off_chip(self) -> int:
+        """Smallest element count considered for off-chip storage."""
+        return self._min_elements_for_off_chip
+
+    @property
+    def replicated_tensor_sharding(self) -> bool:
+        """Whether the tensor is sharded across replicas."""
+        return self._replicated_tensor_sharding
+
+    @property
+    def min_elements_for_replicated_tensor_sharding(self) -> int:
+        """Element count above which replicated tensor sharding applies."""
+        return self._min_elements_for_replicated_tensor_sharding
+
+    @property
+    def io_tiles_to_load(self) -> bool:
+        """Whether loads go through IO tiles."""
+        return self._io_tiles_to_load
+
+    @property
+    def io_tiles_to_store(self) -> bool:
+        """Whether stores go through IO tiles."""
+        return self._io_tiles_to_store
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as plain data."""
+        return {
+            "on_chip": self._on_chip,
+            "min_elements_for_off_chip": self._min_elements_for_off_chip,
+            "replicated_tensor_sharding": self._replicated_tensor_sharding,
+            "min_elements_for_replicated_tensor_sharding": (
+                self._min_elements_for_replicated_tensor_sharding
+            ),
+            "io_tiles_to_load": self._io_tiles_to_load,
+            "io_tiles_to_store": self._io_tiles_to_store,
+        }
+
+    def _view(self) -> TensorLocationSettings:
+        view = copy.copy(self)
+        view._read_only = True
+        return view
+
+    def _stored_copy(self) -> TensorLocationSettings:
+        stored = copy.copy(self)
+        stored._read_only = False
+        return stored
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items())
+        return f"TensorLocationSettings({fields})"
+
+
+class _TensorLocationOptions(_OptionGroup):
+    """Where activations, weights, optimiser state and accumulators are stored."""
+
+    _prefix = "Options.TensorLocations"
+    _KINDS: ClassVar[tuple[str, ...]] = ("activation", "weight", "optimizer", "accumulator")
+
+    def __init__(self, lock: _Lock) -> None:
+        super().__init__(lock)
+        self._num_io_tiles = 0
+        self._locations = {kind: TensorLocationSettings() for kind in self._KINDS}
+
+    def numIOTiles(self, num_tiles: int) -> _TensorLocationOptions:  # noqa: N802
+        """Reserve ``num_tiles`` tiles per IPU for I/O instead of compute (0 = none)."""
+        label = self._writable("numIOTiles")
+        hint = "Pass 0 for no IO tiles, or an even number up to 192."
+        tiles = _int_arg(label, num_tiles, 0, hint, maximum=_MAX_IO_TILES)
+        if tiles % 2:
+            raise ValueError(f"{label}({num_tiles!r}): IO tiles are reserved in pairs. {hint}")
+        self._num_io_tiles = tiles
+        if tiles:
+            _ignored("TensorLocations.numIOTiles", tiles)
+        return self
+
+    def _set(self, kind: str, method: str, location: Any) -> _TensorLocationOptions:
+        label = self._writable(method)
+        if not isinstance(location, TensorLocationSettings):
+            raise TypeError(
+                f"{label}({location!r}): expected a poptorch.TensorLocationSettings, got "
+                f"{type(location).__name__}. Build one, e.g. "
+                f"poptorch.TensorLocationSettings().useOnChipStorage(False)."
+            )
+        if kind == "activation" and location.replicated_tensor_sharding:
+            raise ValueError(
+                f"{label}: replicated tensor sharding applies to weights, optimiser state and "
+                f"accumulators, not to activations. Remove useReplicatedTensorSharding() from "
+                f"the activation settings."
+            )
+        self._locations[kind] = location._stored_copy()
+        _ignored(f"TensorLocations.{method}", location)
+        return self
+
+    def setActivationLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802
+        """Set where activations are stored."""
+        return self._set("activation", "setActivationLocation", location)
+
+    def setWeightLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802
+        """Set where weights are stored."""
+        return self._set("weight", "setWeightLocation", location)
+
+    def setOptimizerLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802
+        """Set where optimiser state is stored."""
+        return self._set("optimizer", "setOptimizerLocation", location)
+
+    def setAccumulatorLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802
+        """Set where gradient accumulators are stored."""
+        return self._set("accumulator", "setAccumulatorLocation", location)
+
+    @property
+    def num_io_tiles(self) -> int:
+        """IO tiles per IPU (0 = none)."""
+        return self._num_io_tiles
+
+    @property
+    def activation_location(self) -> TensorLocationSettings:
+        """Read-only view of the activation settings."""
+        return self._locations["activation"]._view()
+
+    @property
+    def weight_location(self) -> TensorLocationSettings:
+        """Read-only view of the weight settings."""
+        return self._locations["weight"]._view()
+
+    @property
+    def optimizer_location(self) -> TensorLocationSettings:
+        """Read-only view of the optimiser-state settings."""
+        return self._locations["optimizer"]._view()
+
+    @property
+    def accumulator_location(self) -> TensorLocationSettings:
+        """Read-only view of the accumulator settings."""
+        return self._locations["accumulator"]._view()
+
+    def _to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"num_io_tiles": self._num_io_tiles}
+        for kind in self._KINDS:
+            result[f"{kind}_location"] = self._locations[kind].to_dict()
+        return result
+
+
