@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 from typing import Any, ClassVar
 
-
 from ._option_base import _MAX_IO_TILES, _bool_arg, _ignored, _int_arg, _Lock, _OptionGroup
 
 
