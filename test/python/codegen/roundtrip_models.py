@@ -86,6 +86,15 @@ class Indexing(nn.Module):
         return torch.index_select(torch.gather(pooled, 2, self.gathered), 1, self.selected)
 
 
+class Sorting(nn.Module):
+    """torch.sort ascending and descending along different dims (values and indices)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        up, up_at = torch.sort(x, dim=1)
+        down, down_at = torch.sort(x, dim=0, descending=True)
+        return up, up_at, down, down_at
+
+
 def _cnn() -> nn.Module:
     model = CNN()
     with torch.no_grad():  # statistics unlike the defaults, so that batch norm does something
@@ -119,12 +128,14 @@ def build(name: str) -> tuple[nn.Module, poptorch.Options, torch.Tensor]:
         return Lookup(), options, torch.tensor([[1, 7, 3], [9, 0, 3]])
     if name == "indexing":
         return Indexing(), options, torch.randn(2, 3, 6, 6)
+    if name == "sorting":
+        return Sorting(), options, torch.randn(3, 6)
     if name == "elementwise":
         return ElementWise(), options, torch.randn(3, 4)
     raise ValueError(name)
 
 
-MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "pipelined", "elementwise", "lookup", "indexing"]
+MODELS = ["mlp", "cnn", "encoder", "device_iterations", "sharded", "pipelined", "elementwise", "lookup", "indexing", "sorting"]
 
 
 class MLPWithLoss(nn.Module):

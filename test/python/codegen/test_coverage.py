@@ -26,7 +26,7 @@ WITHOUT_EMISSION = {
     # indexing
     "popops_multi_update", "popops_scatter",
     # sorting
-    "popops_order_statistic", "popops_search_sorted", "popops_sort_key_value", "popops_top_k",
+    "popops_order_statistic", "popops_search_sorted", "popops_top_k",
     # random
     "poprand_dropout", "poprand_normal", "poprand_uniform",
 }

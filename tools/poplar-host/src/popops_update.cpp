@@ -1,10 +1,14 @@
-// Host implementation of popops::zero, encodeOneHot and multiUpdateAdd as plain loops.
+// Host implementation of popops::zero, encodeOneHot, multiUpdateAdd and sortKeyValueInPlace
+// as plain loops.
 // It exists only to check ipu-mlir's emitted code; see ../README.md.
 #include <popops/DynamicSlice.hpp>
 #include <popops/Encoding.hpp>
+#include <popops/Sort.hpp>
 #include <popops/Zero.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace popops {
 static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
@@ -51,6 +55,28 @@ void multiUpdateAdd(poplar::Graph &, const poplar::Tensor &t, const poplar::Tens
       poplar::Tensor row = t.slice(static_cast<std::size_t>(at), static_cast<std::size_t>(at) + 1, static_cast<unsigned>(d));
       for (std::size_t i = 0; i < per; ++i) row.set(i, row.get(i) + t.elementType().round(scale.get(0) * s.get(n * per + i)));
     }
+  }));
+}
+
+void sortKeyValueInPlace(poplar::Graph &, const poplar::Tensor &k, const poplar::Tensor &v, unsigned dim,
+                         poplar::program::Sequence &prog, const poplar::DebugContext &debug) {
+  if (k.shape() != v.shape() || dim >= k.rank()) throw error("sortKeyValueInPlace: k and v of one shape, dim within it");
+  prog.add(poplar::program::Program::compute(debug.name(), [k, v, dim] {
+    std::size_t size = k.dim(dim), inner = 1;
+    for (unsigned d = dim + 1; d < k.rank(); ++d) inner *= k.dim(d);
+    std::size_t outer = size ? k.numElements() / size / inner : 0;
+    std::vector<std::size_t> order(size);
+    std::vector<double> keys(size), values(size);
+    for (std::size_t o = 0; o < outer; ++o)
+      for (std::size_t i = 0; i < inner; ++i) {
+        auto at = [&](std::size_t j) { return (o * size + j) * inner + i; };
+        for (std::size_t j = 0; j < size; ++j) { keys[j] = k.get(at(j)); values[j] = v.get(at(j)); }
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+          return !std::isnan(keys[a]) && (std::isnan(keys[b]) || keys[a] < keys[b]);
+        });
+        for (std::size_t j = 0; j < size; ++j) { k.set(at(j), keys[order[j]]); v.set(at(j), values[order[j]]); }
+      }
   }));
 }
 } // namespace popops

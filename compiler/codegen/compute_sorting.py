@@ -1,0 +1,33 @@
+"""The C++ of the sorting ops: ``popops_sort_key_value`` as ``popops::sortKeyValueInPlace``
+on copies of the keys and values. Registered in ``compute.EMITTERS``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .compute import _dims, emits
+from .errors import CodegenError
+
+
+@emits("poplar.popops_sort_key_value")
+def emit_sort_key_value(cx: Any, op: Any) -> list[str]:
+    keys, values = op.operands
+    sorted_keys, sorted_values = op.results
+    if cx.attr(op, "stable"):
+        raise CodegenError(f"{cx.where(op)}: a stable sort has no emission (popops::sortKeyValue does not promise to keep "
+                           "the order of equal keys); sort with stable=False")
+    dim, descending = cx.attr(op, "dim"), cx.attr(op, "descending")
+    g, prog = cx.graph(op), cx.prog
+    if not cx.shape(keys):
+        raise CodegenError(f"{cx.where(op)} of a rank-0 key has no emission (popops sorts along a dimension)")
+    k, v = cx.fresh("keys"), cx.fresh("values")
+    lines = []
+    for name, value in ((k, keys), (v, values)):
+        lines += [f"poplar::Tensor {name} = {g}.addVariable(poplar::{cx.ptype(value)}, {_dims(cx.shape(value))}, {cx.debug(op, name)});",
+                  f"mapLinearly({g}, {name}, 0, 1);",
+                  f"{prog}.add(poplar::program::Copy({cx.name(value)}, {name}));"]
+    lines.append(f"popops::sortKeyValueInPlace({g}, {k}, {v}, {dim}, {prog}, {cx.debug(op)});")
+    # popops sorts ascending with NaN last: descending is the reverse view (NaN first, as torch.sort)
+    view = f".reverse({dim})" if descending else ""
+    lines += [f"poplar::Tensor {cx.define(sorted_keys)} = {k}{view};", f"poplar::Tensor {cx.define(sorted_values)} = {v}{view};"]
+    return lines
