@@ -1,5 +1,7 @@
-"""The C++ of the sorting ops: ``popops_sort_key_value`` as ``popops::sortKeyValueInPlace``
-on copies of the keys and values. Registered in ``compute.EMITTERS``."""
+"""The C++ of the sorting and scan ops: ``popops_sort_key_value`` as
+``popops::sortKeyValueInPlace`` on copies of the keys and values, the cumulative sum and
+product as log-step scans of ``popops::addInPlace`` / ``mulInPlace``. Registered in
+``compute.EMITTERS``."""
 
 from __future__ import annotations
 
@@ -31,3 +33,24 @@ def emit_sort_key_value(cx: Any, op: Any) -> list[str]:
     view = f".reverse({dim})" if descending else ""
     lines += [f"poplar::Tensor {cx.define(sorted_keys)} = {k}{view};", f"poplar::Tensor {cx.define(sorted_values)} = {v}{view};"]
     return lines
+
+
+@emits("poplar.popops_cumulative_sum", "poplar.popops_cumulative_product")
+def emit_cumulative(cx: Any, op: Any) -> list[str]:
+    """A log-step (Hillis-Steele) inclusive scan: ``ceil(log2(n))`` steps, each a copy of the
+    running result with the result shifted by ``shift`` along ``dim`` added (multiplied) in."""
+    x, result = op.operands[0], op.results[0]
+    shape, dim = cx.shape(x), cx.attr(op, "dim")
+    g, prog, ptype = cx.graph(op), cx.prog, cx.ptype(result)
+    scan, out = cx.fresh("scan"), cx.define(result)
+    lines = [f"poplar::Tensor {scan} = popops::cast({g}, {cx.name(x)}, poplar::{ptype}, {prog}, {cx.debug(op, 'cast')});"]
+    if shape and shape[dim] > 1:
+        n, fn = shape[dim], "addInPlace" if op.operation.name.endswith("_sum") else "mulInPlace"
+        lines += [f"for (unsigned shift = 1; shift < {n}; shift *= 2) {{",
+                  f"  poplar::Tensor next = {g}.addVariable(poplar::{ptype}, {_dims(shape)}, {cx.debug(op, 'step')});",
+                  f"  mapLinearly({g}, next, 0, 1);",
+                  f"  {prog}.add(poplar::program::Copy({scan}, next));",
+                  f"  popops::{fn}({g}, next.slice(shift, {n}, {dim}), {scan}.slice(0, {n} - shift, {dim}), {prog}, {cx.debug(op)});",
+                  f"  {scan} = next;",
+                  "}"]
+    return lines + [f"poplar::Tensor {out} = {scan};"]

@@ -4,7 +4,8 @@
 // its gradient (the maxPoolWithIndices helpers), batch / layer norm statistics and gradients
 // (popnn::bn / popnn::layerNorm; running statistics by popops::map), popnn::logSoftmax and the
 // softmax gradients, the NLL loss and its gradient (popops::encodeOneHot), multiUpdateAdd,
-// pooling gradients, gather, multi_slice along dim 1 and a descending sort (the reversed view).
+// pooling gradients, gather, multi_slice along dim 1, a cumulative sum (log-step scan) and a
+// descending sort (the reversed view).
 // RUN: ipu-translate --poplar-to-cpp %s | FileCheck %s
 
 // CHECK: std::pair<poplar::Tensor, poplar::Tensor> maxPoolWithIndices(poplar::Graph &g, const poplar::Tensor &in,
@@ -81,13 +82,23 @@
 // CHECK: // popops_multi_slice ({{.*}})
 // CHECK: poplar::Tensor slices0 = popops::multiSlice(ipu[0], v_s_0, offsets2, {1}, {1}, f_step_0, popops::SlicePlan(), poplar::OptionFlags(), "popops_multi_slice");
 // CHECK-NEXT: poplar::Tensor t29 = slices0.reshape({6, 2, 5}).dimShuffle({1, 0, 2}).reshape({2, 2, 3, 5});
+// CHECK: // popops_cumulative_sum ({{.*}})
+// CHECK-NEXT: poplar::Tensor scan0 = popops::cast(ipu[0], v_t_0, poplar::LONGLONG, f_step_0, "popops_cumulative_sum/cast");
+// CHECK-NEXT: for (unsigned shift = 1; shift < 4; shift *= 2) {
+// CHECK-NEXT:   poplar::Tensor next = ipu[0].addVariable(poplar::LONGLONG, {4}, "popops_cumulative_sum/step");
+// CHECK-NEXT:   mapLinearly(ipu[0], next, 0, 1);
+// CHECK-NEXT:   f_step_0.add(poplar::program::Copy(scan0, next));
+// CHECK-NEXT:   popops::addInPlace(ipu[0], next.slice(shift, 4, 0), scan0.slice(0, 4 - shift, 0), f_step_0, "popops_cumulative_sum");
+// CHECK-NEXT:   scan0 = next;
+// CHECK-NEXT: }
+// CHECK-NEXT: poplar::Tensor t30 = scan0;
 // CHECK: // popops_sort_key_value ({{.*}})
 // CHECK-NEXT: poplar::Tensor keys0 = ipu[0].addVariable(poplar::FLOAT, {4, 5}, "popops_sort_key_value/keys0");
 // CHECK: f_step_0.add(poplar::program::Copy(v_lp_0, keys0));
 // CHECK: f_step_0.add(poplar::program::Copy(v_lp_0, values0));
 // CHECK-NEXT: popops::sortKeyValueInPlace(ipu[0], keys0, values0, 0, f_step_0, "popops_sort_key_value");
-// CHECK-NEXT: poplar::Tensor t30 = keys0.reverse(0);
-// CHECK-NEXT: poplar::Tensor t31 = values0.reverse(0);
+// CHECK-NEXT: poplar::Tensor t31 = keys0.reverse(0);
+// CHECK-NEXT: poplar::Tensor t32 = values0.reverse(0);
 // CHECK-NEXT: poplar::Function fn_step = graph.addFunction(f_step_0);
 
 "builtin.module"() ({
@@ -121,6 +132,7 @@
       %mg = "poplar.popnn_pool_grad"(%x, %p) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
       %ga = "poplar.popops_gather"(%lp, %ids) {dim = 1 : i64} : (tensor<4x5xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
       %ms = "poplar.popops_multi_slice"(%s, %ids) {dim = 1 : i64} : (tensor<2x3x5xf32>, tensor<2x3xi64>) -> tensor<2x2x3x5xf32>
+      %cs = "poplar.popops_cumulative_sum"(%t) {dim = 0 : i64} : (tensor<4xi64>) -> tensor<4xi64>
       %sk, %sv = "poplar.popops_sort_key_value"(%lp, %lp) {dim = 0 : i64, descending = true, stable = false} : (tensor<4x5xf32>, tensor<4x5xf32>) -> (tensor<4x5xf32>, tensor<4x5xf32>)
     }) {name = "step"} : () -> ()
     "poplar.program_sequence"() ({

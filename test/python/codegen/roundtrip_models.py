@@ -87,12 +87,13 @@ class Indexing(nn.Module):
 
 
 class Sorting(nn.Module):
-    """torch.sort ascending and descending along different dims (values and indices)."""
+    """torch.sort ascending and descending along different dims (values and indices), and the
+    cumulative sum and product (a float and an integer scan)."""
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         up, up_at = torch.sort(x, dim=1)
         down, down_at = torch.sort(x, dim=0, descending=True)
-        return up, up_at, down, down_at
+        return up, up_at, down, down_at, torch.cumsum(x, 1), torch.cumprod((x * 3).to(torch.int32), 0)
 
 
 def _cnn() -> nn.Module:

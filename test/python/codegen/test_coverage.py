@@ -21,8 +21,7 @@ WITHOUT_EMISSION = {
     # transposed convolution, accumulating matmul
     "poplin_conv_transpose", "poplin_conv_transpose_grad", "poplin_matmul_acc",
     # scans, histograms and segment reductions
-    "popops_cumulative_log_sum_exp", "popops_cumulative_max", "popops_cumulative_min", "popops_cumulative_product",
-    "popops_cumulative_sum", "popops_histogram", "popops_segment_reduce", "popops_segment_reduce_grad",
+    "popops_cumulative_log_sum_exp", "popops_cumulative_max", "popops_cumulative_min", "popops_histogram", "popops_segment_reduce", "popops_segment_reduce_grad",
     # indexing
     "popops_multi_update", "popops_scatter",
     # sorting
