@@ -54,3 +54,27 @@ def emit_cumulative(cx: Any, op: Any) -> list[str]:
                   f"  {scan} = next;",
                   "}"]
     return lines + [f"poplar::Tensor {out} = {scan};"]
+
+
+@emits("poplar.popops_top_k")
+def emit_top_k(cx: Any, op: Any) -> list[str]:
+    x = op.operands[0]
+    values, indices = op.results
+    if not cx.attr(op, "sorted"):
+        raise CodegenError(f"{cx.where(op)}: an unsorted top-k has no emission (its order is torch.topk's own); "
+                           "use sorted=True")
+    shape, dim, k, largest = cx.shape(x), cx.attr(op, "dim"), cx.attr(op, "k"), cx.attr(op, "largest")
+    if not shape:
+        raise CodegenError(f"{cx.where(op)} of a rank-0 input has no emission (popops::topK works along a dimension)")
+    perm = [d for d in range(len(shape)) if d != dim] + [dim]
+    back = [perm.index(d) for d in range(len(shape))]
+    g, prog, pair = cx.graph(op), cx.prog, cx.fresh("topK")
+    order = "DESCENDING" if largest else "ASCENDING"
+    shuffled = f".dimShuffle({_dims(perm)})" if perm != list(range(len(shape))) else ""
+    restore = f".dimShuffle({_dims(back)})" if shuffled else ""
+    return [f"// popops::topKWithPermutation works along the innermost dimension" + (f": dim {dim} moved there and back" if shuffled else ""),
+            f"auto {pair} = popops::topKWithPermutation({g}, {prog}, {cx.name(x)}{shuffled}, "
+            f"popops::TopKParams({k}, {'true' if largest else 'false'}, popops::SortOrder::{order}), {cx.debug(op)});",
+            f"poplar::Tensor {cx.define(values)} = {pair}.first{restore};",
+            f"poplar::Tensor {cx.define(indices)} = popops::cast({g}, {pair}.second, poplar::{cx.ptype(indices)}, {prog}, "
+            f"{cx.debug(op, 'indices')}){restore};"]

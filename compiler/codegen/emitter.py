@@ -174,6 +174,7 @@ class _GraphEmitter:
             "#include <popops/Reduce.hpp>",
             "#include <popops/ScaledAdd.hpp>",
             "#include <popops/Sort.hpp>",
+            "#include <popops/TopK.hpp>",
             "#include <popops/Zero.hpp>",
             "#include <popops/codelets.hpp>",
             "#include <poplin/Convolution.hpp>",

@@ -87,13 +87,17 @@ class Indexing(nn.Module):
 
 
 class Sorting(nn.Module):
-    """torch.sort ascending and descending along different dims (values and indices), and the
-    cumulative sum and product (a float and an integer scan)."""
+    """torch.sort ascending and descending along different dims (values and indices), the
+    cumulative sum and product (a float and an integer scan) and torch.topk (largest and
+    smallest)."""
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         up, up_at = torch.sort(x, dim=1)
         down, down_at = torch.sort(x, dim=0, descending=True)
-        return up, up_at, down, down_at, torch.cumsum(x, 1), torch.cumprod((x * 3).to(torch.int32), 0)
+        top, top_at = torch.topk(x, 2, dim=0)
+        low, low_at = torch.topk(x, 3, dim=1, largest=False)
+        return (up, up_at, down, down_at, torch.cumsum(x, 1), torch.cumprod((x * 3).to(torch.int32), 0),
+                top, top_at, low, low_at)
 
 
 def _cnn() -> nn.Module:

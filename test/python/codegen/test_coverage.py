@@ -25,7 +25,7 @@ WITHOUT_EMISSION = {
     # indexing
     "popops_multi_update", "popops_scatter",
     # sorting
-    "popops_order_statistic", "popops_search_sorted", "popops_top_k",
+    "popops_order_statistic", "popops_search_sorted",
     # random
     "poprand_dropout", "poprand_normal", "poprand_uniform",
 }

@@ -1,9 +1,10 @@
-// Host implementation of popops::zero, encodeOneHot, multiUpdateAdd and sortKeyValueInPlace
-// as plain loops.
+// Host implementation of popops::zero, encodeOneHot, multiUpdateAdd, sortKeyValueInPlace and
+// topKWithPermutation as plain loops.
 // It exists only to check ipu-mlir's emitted code; see ../README.md.
 #include <popops/DynamicSlice.hpp>
 #include <popops/Encoding.hpp>
 #include <popops/Sort.hpp>
+#include <popops/TopK.hpp>
 #include <popops/Zero.hpp>
 
 #include <algorithm>
@@ -78,5 +79,35 @@ void sortKeyValueInPlace(poplar::Graph &, const poplar::Tensor &k, const poplar:
         for (std::size_t j = 0; j < size; ++j) { k.set(at(j), keys[order[j]]); v.set(at(j), values[order[j]]); }
       }
   }));
+}
+
+std::pair<poplar::Tensor, poplar::Tensor> topKWithPermutation(poplar::Graph &graph, poplar::program::Sequence &prog,
+                                                              const poplar::Tensor &t, const TopKParams &params,
+                                                              const poplar::DebugContext &debug) {
+  if (t.rank() == 0 || params.k > t.dim(t.rank() - 1)) throw error("topKWithPermutation: k exceeds the innermost dimension");
+  std::vector<std::size_t> shape = t.shape();
+  std::size_t size = shape.back(), k = params.k;
+  shape.back() = k;
+  poplar::Tensor values = graph.addVariable(t.elementType(), shape, debug);
+  poplar::Tensor indices = graph.addVariable(poplar::UNSIGNED_INT, shape, debug);
+  bool largest = params.largest;
+  prog.add(poplar::program::Program::compute(debug.name(), [t, values, indices, size, k, largest] {
+    std::vector<std::size_t> order(size);
+    std::vector<double> line(size);
+    for (std::size_t row = 0; size && row < t.numElements() / size; ++row) {
+      for (std::size_t j = 0; j < size; ++j) line[j] = t.get(row * size + j);
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        double x = line[a], y = line[b];  // NaN is the largest
+        if (largest) return std::isnan(x) ? !std::isnan(y) : (!std::isnan(y) && x > y);
+        return std::isnan(y) ? !std::isnan(x) : (!std::isnan(x) && x < y);
+      });
+      for (std::size_t j = 0; j < k; ++j) {
+        values.set(row * k + j, line[order[j]]);
+        indices.set(row * k + j, static_cast<double>(order[j]));
+      }
+    }
+  }));
+  return {values, indices};
 }
 } // namespace popops
