@@ -334,3 +334,36 @@ def emit_gather(cx: Any, op: Any) -> list[str]:
             f"{cx.debug(op, 'offsets')}).expand({{1}});",
             f"poplar::Tensor {cx.define(op.results[0])} = popops::multiSlice({g}, {cx.name(x)}.flatten(), {offsets}, {{0}}, {{1}}, "
             f"{cx.prog}, popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)}).reshape({_dims(ishape)});"]
+
+
+@emits("poplar.popops_multi_update")
+def emit_multi_update(cx: Any, op: Any) -> list[str]:
+    """A copy of the table updated in slices along ``dim``: ``popops::multiUpdate`` (copy; of
+    updates to one slice the last one written stays) or ``multiUpdateAdd`` with scale 1."""
+    table, updates, indices = op.operands
+    dim, kind = cx.attr(op, "dim"), cx.attr(op, "op")
+    shape, ishape = cx.shape(table), cx.shape(indices)
+    count = math.prod(ishape)
+    g, prog = cx.graph(op), cx.prog
+    out, offsets = cx.define(op.results[0]), cx.fresh("offsets")
+    # updates [*table[:dim], *indices, *table[dim+1:]] as multiUpdate's [N, *table with dim of size 1]
+    rank = len(ishape)
+    perm = list(range(dim, dim + rank)) + list(range(dim)) + list(range(dim + rank, dim + rank + len(shape) - dim - 1))
+    slices = f"{cx.name(updates)}.dimShuffle({_dims(perm)}).reshape({_dims([count, *shape[:dim], 1, *shape[dim + 1:]])})"
+    lines = [f"poplar::Tensor {out} = {g}.addVariable(poplar::{cx.ptype(table)}, {_dims(shape)}, {cx.debug(op)});",
+             f"mapLinearly({g}, {out}, 0, 1);",
+             f"{prog}.add(poplar::program::Copy({cx.name(table)}, {out}));",
+             f"poplar::Tensor {offsets} = popops::cast({g}, {cx.name(indices)}.flatten().expand({{1}}), poplar::UNSIGNED_INT, "
+             f"{prog}, {cx.debug(op, 'offsets')});"]
+    if kind == "add":
+        scale = cx.fresh("scale")
+        lines += [f"poplar::Tensor {scale} = {g}.addConstant<float>(poplar::FLOAT, {{}}, 1.0f, {cx.debug(op, 'scale')});",
+                  f"mapLinearly({g}, {scale}, 0, 1);",
+                  f"popops::multiUpdateAdd({g}, {out}, {slices}, {offsets}, {scale}, {{{dim}}}, {{1}}, {prog}, popops::SlicePlan(), "
+                  f"poplar::OptionFlags(), {cx.debug(op)});"]
+    elif kind == "copy":
+        lines.append(f"popops::multiUpdate({g}, {out}, {slices}, {offsets}, {{{dim}}}, {{1}}, {prog}, popops::SlicePlan(), "
+                     f"poplar::OptionFlags(), {cx.debug(op)});")
+    else:
+        raise CodegenError(f"{cx.where(op)}: op '{kind}' has no emission (emitted: copy, add)")
+    return lines

@@ -4,7 +4,7 @@
 // its gradient (the maxPoolWithIndices helpers), batch / layer norm statistics and gradients
 // (popnn::bn / popnn::layerNorm; running statistics by popops::map), popnn::logSoftmax and the
 // softmax gradients, the NLL loss and its gradient (popops::encodeOneHot), multiUpdateAdd,
-// pooling gradients, gather, multi_slice along dim 1, top-k, a cumulative sum (log-step scan) and a
+// pooling gradients, gather, multi_slice along dim 1, multiUpdate, top-k, a cumulative sum (log-step scan) and a
 // descending sort (the reversed view).
 // RUN: ipu-translate --poplar-to-cpp %s | FileCheck %s
 
@@ -82,11 +82,15 @@
 // CHECK: // popops_multi_slice ({{.*}})
 // CHECK: poplar::Tensor slices0 = popops::multiSlice(ipu[0], v_s_0, offsets2, {1}, {1}, f_step_0, popops::SlicePlan(), poplar::OptionFlags(), "popops_multi_slice");
 // CHECK-NEXT: poplar::Tensor t29 = slices0.reshape({6, 2, 5}).dimShuffle({1, 0, 2}).reshape({2, 2, 3, 5});
+// CHECK: // popops_multi_update ({{.*}})
+// CHECK-NEXT: poplar::Tensor t30 = ipu[0].addVariable(poplar::FLOAT, {4, 5}, "popops_multi_update");
+// CHECK: f_step_0.add(poplar::program::Copy(v_lp_0, t30));
+// CHECK: popops::multiUpdate(ipu[0], t30, v_s_0.dimShuffle({0, 1, 2}).reshape({6, 1, 5}), offsets3, {0}, {1}, f_step_0, popops::SlicePlan(), poplar::OptionFlags(), "popops_multi_update");
 // CHECK: // popops_top_k ({{.*}})
 // CHECK-NEXT: // popops::topKWithPermutation works along the innermost dimension: dim 0 moved there and back
 // CHECK-NEXT: auto topK0 = popops::topKWithPermutation(ipu[0], f_step_0, v_lp_0.dimShuffle({1, 0}), popops::TopKParams(2, true, popops::SortOrder::DESCENDING), "popops_top_k");
-// CHECK-NEXT: poplar::Tensor t30 = topK0.first.dimShuffle({1, 0});
-// CHECK-NEXT: poplar::Tensor t31 = popops::cast(ipu[0], topK0.second, poplar::LONGLONG, f_step_0, "popops_top_k/indices").dimShuffle({1, 0});
+// CHECK-NEXT: poplar::Tensor t31 = topK0.first.dimShuffle({1, 0});
+// CHECK-NEXT: poplar::Tensor t32 = popops::cast(ipu[0], topK0.second, poplar::LONGLONG, f_step_0, "popops_top_k/indices").dimShuffle({1, 0});
 // CHECK: // popops_cumulative_sum ({{.*}})
 // CHECK-NEXT: poplar::Tensor scan0 = popops::cast(ipu[0], v_t_0, poplar::LONGLONG, f_step_0, "popops_cumulative_sum/cast");
 // CHECK-NEXT: for (unsigned shift = 1; shift < 4; shift *= 2) {
@@ -96,14 +100,14 @@
 // CHECK-NEXT:   popops::addInPlace(ipu[0], next.slice(shift, 4, 0), scan0.slice(0, 4 - shift, 0), f_step_0, "popops_cumulative_sum");
 // CHECK-NEXT:   scan0 = next;
 // CHECK-NEXT: }
-// CHECK-NEXT: poplar::Tensor t32 = scan0;
+// CHECK-NEXT: poplar::Tensor t33 = scan0;
 // CHECK: // popops_sort_key_value ({{.*}})
 // CHECK-NEXT: poplar::Tensor keys0 = ipu[0].addVariable(poplar::FLOAT, {4, 5}, "popops_sort_key_value/keys0");
 // CHECK: f_step_0.add(poplar::program::Copy(v_lp_0, keys0));
 // CHECK: f_step_0.add(poplar::program::Copy(v_lp_0, values0));
 // CHECK-NEXT: popops::sortKeyValueInPlace(ipu[0], keys0, values0, 0, f_step_0, "popops_sort_key_value");
-// CHECK-NEXT: poplar::Tensor t33 = keys0.reverse(0);
-// CHECK-NEXT: poplar::Tensor t34 = values0.reverse(0);
+// CHECK-NEXT: poplar::Tensor t34 = keys0.reverse(0);
+// CHECK-NEXT: poplar::Tensor t35 = values0.reverse(0);
 // CHECK-NEXT: poplar::Function fn_step = graph.addFunction(f_step_0);
 
 "builtin.module"() ({
@@ -137,6 +141,7 @@
       %mg = "poplar.popnn_pool_grad"(%x, %p) {kind = "max", kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, count_include_pad = true} : (tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
       %ga = "poplar.popops_gather"(%lp, %ids) {dim = 1 : i64} : (tensor<4x5xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
       %ms = "poplar.popops_multi_slice"(%s, %ids) {dim = 1 : i64} : (tensor<2x3x5xf32>, tensor<2x3xi64>) -> tensor<2x2x3x5xf32>
+      %mu = "poplar.popops_multi_update"(%lp, %s, %ids) {dim = 0 : i64, op = "copy"} : (tensor<4x5xf32>, tensor<2x3x5xf32>, tensor<2x3xi64>) -> tensor<4x5xf32>
       %tv, %ti = "poplar.popops_top_k"(%lp) {dim = 0 : i64, k = 2 : i64, largest = true, sorted = true} : (tensor<4x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xi64>)
       %cs = "poplar.popops_cumulative_sum"(%t) {dim = 0 : i64} : (tensor<4xi64>) -> tensor<4xi64>
       %sk, %sv = "poplar.popops_sort_key_value"(%lp, %lp) {dim = 0 : i64, descending = true, stable = false} : (tensor<4x5xf32>, tensor<4x5xf32>) -> (tensor<4x5xf32>, tensor<4x5xf32>)

@@ -74,16 +74,20 @@ class Lookup(nn.Module):
 
 
 class Indexing(nn.Module):
-    """torch.gather, index_select along dim 1 and average pooling with padding not counted."""
+    """torch.gather, index_select along dim 1, index_add / index_copy and average pooling
+    with padding not counted."""
 
     def __init__(self) -> None:
         super().__init__()
         self.register_buffer("gathered", torch.tensor([[[8, 0, 4, 4]] * 3, [[1, 2, 3, 7]] * 3]))
         self.register_buffer("selected", torch.tensor([2, 0]))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         pooled = F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False).flatten(2)  # [2, 3, 9]
-        return torch.index_select(torch.gather(pooled, 2, self.gathered), 1, self.selected)
+        picked = torch.index_select(torch.gather(pooled, 2, self.gathered), 1, self.selected)  # [2, 2, 4]
+        added = pooled.index_add(2, self.gathered[0, 0], picked[:, :1].expand(2, 3, 4))  # index 4 twice
+        copied = pooled.index_copy(1, self.selected, picked[:, :, :1].expand(2, 2, 9))
+        return picked, added, copied
 
 
 class Sorting(nn.Module):

@@ -23,7 +23,7 @@ WITHOUT_EMISSION = {
     # scans, histograms and segment reductions
     "popops_cumulative_log_sum_exp", "popops_cumulative_max", "popops_cumulative_min", "popops_histogram", "popops_segment_reduce", "popops_segment_reduce_grad",
     # indexing
-    "popops_multi_update", "popops_scatter",
+    "popops_scatter",
     # sorting
     "popops_order_statistic", "popops_search_sorted",
     # random

@@ -35,28 +35,44 @@ void encodeOneHot(poplar::Graph &, const poplar::Tensor &indices, const poplar::
   }));
 }
 
-void multiUpdateAdd(poplar::Graph &, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
-                    const poplar::Tensor &scale, const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
-                    poplar::program::Sequence &prog, const SlicePlan &, const poplar::OptionFlags &,
-                    const poplar::DebugContext &debug) {
+static void update(const char *fn, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
+                   const poplar::Tensor *scale, const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debug) {
   if (dims.size() != 1 || sizes.size() != 1 || sizes[0] != 1 || dims[0] >= t.rank())
-    throw error("multiUpdateAdd: the host library updates one dimension with size 1");
-  if (offsets.rank() != 2 || offsets.dim(1) != 1) throw error("multiUpdateAdd: offsets must be [N][1]");
-  if (scale.numElements() != 1) throw error("multiUpdateAdd: scale must be a scalar");
+    throw error(std::string(fn) + ": the host library updates one dimension with size 1");
+  if (offsets.rank() != 2 || offsets.dim(1) != 1) throw error(std::string(fn) + ": offsets must be [N][1]");
+  if (scale && scale->numElements() != 1) throw error(std::string(fn) + ": scale must be a scalar");
   std::size_t d = dims[0], N = offsets.dim(0);
   std::vector<std::size_t> expected{N};
   for (unsigned k = 0; k < t.rank(); ++k) expected.push_back(k == d ? 1 : t.dim(k));
-  if (s.shape() != expected) throw error("multiUpdateAdd: s must be [N] followed by t's shape with dims[0] of size 1");
-  prog.add(poplar::program::Program::compute(debug.name(), [t, s, offsets, scale, d, N] {
+  if (s.shape() != expected) throw error(std::string(fn) + ": s must be [N] followed by t's shape with dims[0] of size 1");
+  poplar::Tensor factor = scale ? *scale : poplar::Tensor();
+  bool add = scale != nullptr;
+  std::string name = fn;
+  prog.add(poplar::program::Program::compute(debug.name(), [t, s, offsets, factor, add, d, N, name] {
     std::size_t per = s.numElements() / std::max<std::size_t>(N, 1);
     for (std::size_t n = 0; n < N; ++n) {
       double at = offsets.get(n);
       if (at < 0 || at >= static_cast<double>(t.dim(static_cast<unsigned>(d))))
-        throw error("multiUpdateAdd: offset " + std::to_string(at) + " out of range");
+        throw error(name + ": offset " + std::to_string(at) + " out of range");
       poplar::Tensor row = t.slice(static_cast<std::size_t>(at), static_cast<std::size_t>(at) + 1, static_cast<unsigned>(d));
-      for (std::size_t i = 0; i < per; ++i) row.set(i, row.get(i) + t.elementType().round(scale.get(0) * s.get(n * per + i)));
+      for (std::size_t i = 0; i < per; ++i)
+        row.set(i, add ? row.get(i) + t.elementType().round(factor.get(0) * s.get(n * per + i)) : s.get(n * per + i));
     }
   }));
+}
+
+void multiUpdateAdd(poplar::Graph &, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
+                    const poplar::Tensor &scale, const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                    poplar::program::Sequence &prog, const SlicePlan &, const poplar::OptionFlags &,
+                    const poplar::DebugContext &debug) {
+  update("multiUpdateAdd", t, s, offsets, &scale, dims, sizes, prog, debug);
+}
+
+void multiUpdate(poplar::Graph &, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
+                 const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                 const SlicePlan &, const poplar::OptionFlags &, const poplar::DebugContext &debug) {
+  update("multiUpdate", t, s, offsets, nullptr, dims, sizes, prog, debug);
 }
 
 void sortKeyValueInPlace(poplar::Graph &, const poplar::Tensor &k, const poplar::Tensor &v, unsigned dim,

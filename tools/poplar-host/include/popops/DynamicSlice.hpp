@@ -21,4 +21,9 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
                     const poplar::Tensor &scale, const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                     poplar::program::Sequence &prog, const SlicePlan &plan, const poplar::OptionFlags &options,
                     const poplar::DebugContext &debug = {});
+// t[offsets[n]] = s[n] along dims[0] (sizes {1}), in order of n (a later offset equal to an
+// earlier one overwrites it); shapes as multiUpdateAdd.
+void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
+                 const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                 const SlicePlan &plan, const poplar::OptionFlags &options, const poplar::DebugContext &debug = {});
 } // namespace popops
