@@ -272,8 +272,10 @@ def pool_window(lw: Lowering, op: ir.Operation, first: int, spatial: int) -> tup
 LOSS_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 # The ipu ops of the training program that convert-torch-to-poplar keeps (over converted
-# tensors) and convert-ipu-to-poplar lowers: optimizer updates and gradient accumulation.
-IPU_TRAINING_OPS = (*(op.OPERATION_NAME for op in ipu_d.UPDATE_OPS.values()), ipu_d.AccumulateGradOp.OPERATION_NAME)
+# tensors) and convert-ipu-to-poplar lowers: optimizer updates, gradient accumulation and
+# the reduction of gradients across replicas.
+IPU_TRAINING_OPS = (*(op.OPERATION_NAME for op in ipu_d.UPDATE_OPS.values()), ipu_d.AccumulateGradOp.OPERATION_NAME,
+                    ipu_d.ReplicaReduceOp.OPERATION_NAME)
 
 # Discardable attributes of a source op that the ops replacing it inherit (placement).
 CARRIED_ATTRIBUTES = ("ipu.block", "pipeline.stage", "pipeline.ipu")

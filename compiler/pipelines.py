@@ -50,6 +50,8 @@ class CompileOptions:
         (PopART's RecomputationType.Pipeline) instead of stashing them.
       execution: the execution strategy as ``ipu-assign-stages`` reads it; None is the
         default PipelinedExecution(AutoStage.SameAsIpu), which changes nothing without blocks.
+      replication_factor: replicas of the graph in all processes (the graph's
+        replication_factor; training reduces gradients across them).
     """
 
     device_iterations: int = 1
@@ -62,6 +64,7 @@ class CompileOptions:
     auto_loss_scaling: bool = False
     recompute: bool = False
     execution: Any = None
+    replication_factor: int = 1
 
 
 def compile_pipeline(options: CompileOptions, *, training: bool) -> list[PipelineStep]:
@@ -79,7 +82,8 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         # Loss scale as the backward seed; one optimizer update op per parameter
         # (with G > 1: gradient accumulators and an @update function).
         steps.append(InsertTraining(gradient_accumulation=options.gradient_accumulation, reduction=options.reduction,
-                                    strategy=options.strategy, auto_loss_scaling=options.auto_loss_scaling))
+                                    strategy=options.strategy, auto_loss_scaling=options.auto_loss_scaling,
+                                    replication_factor=options.replication_factor))
     steps += [
         # Compute ops -> popops / poplin / popnn (training: dropout draws masks); fails
         # listing every unsupported op.
@@ -93,7 +97,7 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         BuildProgram(device_iterations=options.device_iterations,
                      gradient_accumulation=options.gradient_accumulation if training else 1,
                      output_mode=options.output_mode, return_period=options.return_period,
-                     tiles_per_ipu=target.tiles_per_ipu),
+                     tiles_per_ipu=target.tiles_per_ipu, replication_factor=options.replication_factor),
         # Every op of a multi-IPU step gets its pipeline stage (checked stage order); a
         # pipelined step becomes pipeline.stage regions joined by send/recv and
         # stash/restore of activations (or their recomputation).

@@ -29,7 +29,7 @@ from ipu_mlir.dialects.ipu import OPTIMIZER_ATTR, STRATEGY_ATTR, OptimizerAttr, 
 from ipu_mlir.dialects.poplar import CYCLES_TARGET_ATTR, cycles_of, interface_of
 from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.runtime.counters import PerfCounters
-from ipu_mlir.runtime.interpreter import Program
+from ipu_mlir.runtime.interpreter import Program, ReplicatedProgram, load_program
 from ipu_mlir.support.target import default_target
 
 
@@ -46,7 +46,7 @@ class CompiledProgram:
 
     captured: Any
     executable: Executable
-    program: Program
+    program: Program | ReplicatedProgram
     context: ir.Context
     module: ir.Module
     timings: dict[str, float]
@@ -180,12 +180,14 @@ def _check_trainable(model: torch.nn.Module, captured: Any) -> None:
 
 
 def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
-                    optimizer: OptimizerDescription | None = None, cache_dir: str | None = None) -> CompiledProgram:
+                    optimizer: OptimizerDescription | None = None, cache_dir: str | None = None,
+                    replica_ranks: list[int] | None = None) -> CompiledProgram:
     """Capture ``model(*args, **kwargs)`` (micro-batch inputs) and compile it for the IPU
     Model: for inference, or with ``optimizer`` a training step (forward, backward and
     the optimizer's update in one program). With ``cache_dir``, the passes are skipped
     when the executable cache (``driver/cache.py``) holds the captured program's
-    executable; ``timings["cached"]`` is 1.0 then."""
+    executable; ``timings["cached"]`` is 1.0 then. ``replica_ranks`` are the global ranks of
+    the replicas this process runs (None: all ``options.replication_factor`` of them)."""
     training = optimizer is not None
     name = type(model).__name__
     timings: dict[str, float] = {}
@@ -218,7 +220,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         timings["passes"] = time.perf_counter() - start
         start = time.perf_counter()
         module = cached.module(context)
-        program = Program(_graph_of(module))
+        program = load_program(_graph_of(module), replica_ranks)
         timings["decode"], timings["cached"] = time.perf_counter() - start, 1.0
         return CompiledProgram(captured, cached, program, context, module, timings, cached.arguments, training)
     run_pipeline(module, compile_pipeline(options, training=training), name=name)
@@ -245,7 +247,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     executable = Executable.from_module(module, metadata)
     if key is not None:
         cache.put(key, executable)
-    program = Program(graph)
+    program = load_program(graph, replica_ranks)
     timings["decode"] = time.perf_counter() - start
     return CompiledProgram(captured, executable, program, context, module, timings, executable.arguments, training)
 

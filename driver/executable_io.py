@@ -21,7 +21,7 @@ from ipu_mlir.compiler.frontend.capture import TensorSpec
 from ipu_mlir.compiler.frontend.mutation import OutputLayout
 from ipu_mlir.dialects import make_context
 from ipu_mlir.dialects.ipu_enums import RoleKind
-from ipu_mlir.runtime.interpreter import Program
+from ipu_mlir.runtime.interpreter import load_program
 
 from .compile import CompiledProgram, _graph_of
 
@@ -121,8 +121,9 @@ def export_compiled(compiled: CompiledProgram) -> ExecutableFile:
     return ExecutableFile(compiled.executable, host, constants)
 
 
-def load_compiled(file: ExecutableFile) -> CompiledProgram:
-    """Decode ``file``'s executable into a runnable program, without capture or passes."""
+def load_compiled(file: ExecutableFile, replica_ranks: list[int] | None = None) -> CompiledProgram:
+    """Decode ``file``'s executable into a runnable program, without capture or passes
+    (``replica_ranks``: the replicas this process runs; None: all of them)."""
     start = time.perf_counter()
     executable = file.executable
     training = executable.metadata.get("kind") == "training"
@@ -133,7 +134,7 @@ def load_compiled(file: ExecutableFile) -> CompiledProgram:
     context = make_context()
     module = executable.module(context)
     graph = _graph_of(module)
-    program = Program(graph)
+    program = load_program(graph, replica_ranks)
     timings = {"capture": 0.0, "passes": 0.0, "decode": time.perf_counter() - start}
     return CompiledProgram(captured, executable, program, context, module, timings, executable.arguments, training)
 

@@ -43,6 +43,7 @@ from .print_format import format_tensor
 from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo
 from .kernels import KERNELS, KernelError, attr, constant_tensor, tensor_type, torch_dtype
 from .pipeline_executor import PipelineExecutor, StagedFunction
+from .replicas import Communicator, collective_step
 from .steps import Step
 
 logger = logging.getLogger("ipu_mlir.runtime")
@@ -50,16 +51,15 @@ logger = logging.getLogger("ipu_mlir.runtime")
 class Program:
     """A decoded ``poplar.graph`` ready to run many times."""
 
-    def __init__(self, graph: ir.Operation) -> None:
+    def __init__(self, graph: ir.Operation, replica_rank: int = 0, communicator: Communicator | None = None) -> None:
         if graph.name != "poplar.graph":
             raise KernelError(f"expected a 'poplar.graph', got '{graph.name}'")
         self.num_ipus = attr(graph, "num_ipus")
+        # A graph of R > 1 replicas runs as a ReplicatedProgram (runtime/replicas.py): one
+        # Program per replica, each with its global rank, meeting in a communicator.
         self.replication_factor = attr(graph, "replication_factor")
-        if self.replication_factor != 1:
-            raise KernelError(
-                f"replication_factor {self.replication_factor}: replicated execution is not available in the IPU Model yet; "
-                "use replicationFactor(1)"
-            )
+        self.replica_rank = replica_rank
+        self.communicator = communicator
         self._slots: dict[ir.Value | tuple[str, str], int] = {}  # values, and ("stash", id) for stashes
         self.variables: dict[str, VariableInfo] = {}
         self._variable_slots: dict[str, int] = {}
@@ -233,6 +233,8 @@ class Program:
             return self._decode_copy(op)
         if name == "poplar.popops_scaled_add_to":
             return self._decode_scaled_add_to(op)
+        if name.startswith("poplar.gcl_"):  # collectives: among the replicas (runtime/replicas.py)
+            return collective_step(op, self, self._slot(op.operands[0]), self._slot(op.results[0]))
         if name == "poplar.constant":
             slot = self._slot(op.results[0])
             value = constant_tensor(op.attributes["value"], op.results[0].type)
@@ -434,8 +436,21 @@ class Program:
             env[slot] = value
         return env
 
+    @property
+    def ranks(self) -> list[int]:
+        """The global ranks of the replicas this object runs (one: its own)."""
+        return [self.replica_rank]
+
+    def run_replicas(self, stores: list[dict[int, DeviceStore]],
+                     inputs: list[dict[str, list[torch.Tensor]]]) -> list[dict[str, list[torch.Tensor]]]:
+        """:meth:`run` as a :class:`~ipu_mlir.runtime.replicas.ReplicatedProgram` of one replica runs."""
+        return [self.run(stores[0], inputs[0])]
+
     def run(self, stores: dict[int, DeviceStore], inputs: dict[str, list[torch.Tensor]]) -> dict[str, list[torch.Tensor]]:
         """Run ``main`` once; ``inputs`` holds each input stream's elements in order."""
+        if self.replication_factor != 1 and self.communicator is None:
+            raise KernelError(f"the graph has {self.replication_factor} replicas: run it as a ReplicatedProgram "
+                              "(ipu_mlir.runtime.replicas), which runs every replica and their collectives")
         self.io = HostIO(inputs, self._output_streams)
         env = self.environment(stores)
         try:

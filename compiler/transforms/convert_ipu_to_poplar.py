@@ -1,4 +1,4 @@
-"""convert-ipu-to-poplar: the ipu optimizer updates and gradient accumulation that
+"""convert-ipu-to-poplar: the ipu optimizer updates, gradient accumulation and replica reduction that
 ``convert-torch-to-poplar`` kept -> ``poplar.popops_*`` ops in their place, computing what
 ``torch.optim`` computes."""
 
@@ -121,6 +121,17 @@ def lower_accumulate_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
     if reduction == ipu_d.Reduction.MEAN and strategy == ipu_d.MeanStrategy.RUNNING:
         return [lw.map("add(_1, div(sub(_2, _1), _3))", [accumulator, grad, count], accumulator.type)]
     return [lw.map("add(_1, _2)", [accumulator, grad], accumulator.type)]
+
+
+def lower_replica_reduce(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """The gradient's sum or mean over every replica: ``poplar.gcl_all_reduce`` over the
+    group of all replicas (``gcl::allReduceCrossReplica``)."""
+    from ipu_mlir.dialects.poplar import AllReduceOp, CommGroupAttr, CommGroupKind
+
+    x = lw.v(op.operands[0])
+    kind = ir.StringAttr(op.attributes["kind"]).value
+    reduction = "mean" if kind == ipu_d.Reduction.MEAN else "add"
+    return [lw.emit(AllReduceOp, x, ir.StringAttr.get(reduction), CommGroupAttr.build(CommGroupKind.ALL, 0), x.type)]
 
 
 def _scaled_grad(lw: Lowering, g: ir.Value, h: dict[str, ir.Value], w: ir.Value | None) -> ir.Value:
@@ -252,6 +263,7 @@ def lowering_patterns() -> Registry[Pattern]:
     patterns.register("ipu.rmsprop_update")(lower_rmsprop_update)
     patterns.register("ipu.lamb_update")(lower_lamb_update)
     patterns.register("ipu.accumulate_grad")(lower_accumulate_grad)
+    patterns.register("ipu.replica_reduce")(lower_replica_reduce)
     return patterns
 
 

@@ -86,6 +86,11 @@ class InsertTraining(ModulePass):
       strategy: post | running (mean strategy; default post).
       auto-loss-scaling: adjust the loss scale after every update from the gradients'
         statistics (see _auto_loss_scale); default false.
+      replication-factor: replicas of the step, in all processes (R, default 1). With R > 1
+        every gradient is reduced across the replicas (``ipu.replica_reduce``, the mean or
+        the sum as ``reduction`` says) before clipping, loss scaling and the update: after
+        accumulation with G > 1, in ``@update``, so a step reduces once. Mean divides by
+        R, so the update uses the mean over G x R micro-batches, as SEMANTICS says.
     """
 
     name: ClassVar[str] = "ipu-insert-training"
@@ -93,11 +98,14 @@ class InsertTraining(ModulePass):
     reduction: str = "mean"
     strategy: str = "post"
     auto_loss_scaling: bool = False
+    replication_factor: int = 1
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         problems = []
         if self.gradient_accumulation < 1:
             problems.append(f"gradient-accumulation must be >= 1, got {self.gradient_accumulation}")
+        if self.replication_factor < 1:
+            problems.append(f"replication-factor must be >= 1, got {self.replication_factor}")
         for parse in (lambda: Reduction.parse(self.reduction, "reduction"),
                       lambda: MeanStrategy.parse(self.strategy, "strategy")):
             try:
@@ -176,6 +184,7 @@ class InsertTraining(ModulePass):
 
         if self.gradient_accumulation == 1:
             with terminator.location, ir.InsertionPoint(terminator):
+                grads = self._reduce_across_replicas(grads)
                 new_scale = _auto_loss_scale(grads, loss_scale) if self.auto_loss_scaling else None
                 if spec.max_grad_norm is not None:
                     grads = _clip(grads, spec.max_grad_norm, loss_scale)
@@ -259,6 +268,7 @@ class InsertTraining(ModulePass):
                                                           operands=[accumulator, factor]).result
                 else:
                     effective[name] = accumulator
+            effective = self._reduce_across_replicas(effective)
             new_scale = _auto_loss_scale(effective, update_hyper(0, "loss_scaling")) if self.auto_loss_scaling else None
             if spec.max_grad_norm is not None:
                 effective = _clip(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
@@ -277,6 +287,14 @@ class InsertTraining(ModulePass):
             func_d.ReturnOp([value for _, _, value in results])
         _set_signature(update.operation, roles + extra, [(k, n) for k, n, _ in results], [v for _, _, v in results])
         return updates
+
+
+    def _reduce_across_replicas(self, grads: dict[str, ir.Value]) -> dict[str, ir.Value]:
+        """Each gradient reduced across the replicas (at the current insertion point)."""
+        if self.replication_factor == 1:
+            return grads
+        return {name: build(ipu_d.ReplicaReduceOp, grad, string(self.reduction), i64(self.replication_factor), grad.type).result
+                for name, grad in grads.items()}
 
 
 def _set_signature(func: ir.Operation, arg_roles: list[tuple[RoleKind, str]], res_roles: list[tuple[RoleKind, str]],

@@ -112,7 +112,7 @@ class PoplarExecutor(CountersMixin):
         self._training = training
         self._compiled: Any = None
         self._argument_roles: list[tuple[RoleKind, str]] = []  # the compiled program's, parsed once
-        self._stores: dict[int, Any] | None = None
+        self._replica_stores: list[dict[int, Any]] | None = None  # each local replica's IPUs
         self._attached = False
         self._host_signature: list[tuple[str, Any]] | None = None
         self._destroyed = False
@@ -129,6 +129,25 @@ class PoplarExecutor(CountersMixin):
             from . import _host_sync
 
             _host_sync.install(user_model, self)
+
+    # -- device stores ----------------------------------------------------------------
+    @property
+    def _stores(self) -> dict[int, Any] | None:
+        """The first local replica's stores: where the host reads weights and state back
+        (every replica holds the same values, except weights grouped per replica)."""
+        return None if self._replica_stores is None else self._replica_stores[0]
+
+    @_stores.setter
+    def _stores(self, value: None) -> None:
+        if value is not None:
+            raise TypeError("set _replica_stores, one store set per replica")
+        self._replica_stores = None
+
+    def _put(self, name: str, value: torch.Tensor) -> None:
+        """Hold ``value`` as device variable ``name`` on every local replica (each its own copy)."""
+        ipu = self._compiled.program.variables[name].ipu
+        for index, stores in enumerate(self._replica_stores):
+            stores[ipu].put(name, value if index == 0 else value.clone())
 
     # -- PopTorch API ---------------------------------------------------------------
     @property
@@ -269,17 +288,16 @@ class PoplarExecutor(CountersMixin):
             self.copyWeightsToHostIfNeeded()
             self._download_optimizer_state()
         _host_sync.sync_host(self._user_model)  # a training wrapper of the same model may be newer
-        if self._stores is None:
+        if self._replica_stores is None:
             num_ipus = self._compiled.program.num_ipus
             unused = sorted(ipu for ipu in self._options.ipu_model_devices if ipu is not None and ipu >= num_ipus)
             if unused:
                 raise ValueError(f"Options.setIpuModelDevices places IPU{unused[0]}, but the model runs on {num_ipus} "
                                  f"IPU(s) (IPU0-IPU{num_ipus - 1}); name only the IPUs its blocks use")
             placed = bool(self._options.ipu_model_devices)
-            self._stores = {ipu: DeviceStore(ipu, self._options.ipu_model_device(ipu) if placed else None)
-                            for ipu in range(num_ipus)}
+            self._replica_stores = [{ipu: DeviceStore(ipu, self._options.ipu_model_device(ipu) if placed else None)
+                                     for ipu in range(num_ipus)} for _ in self._compiled.program.ranks]
         named = self._named_tensors()
-        program = self._compiled.program
         for kind, name in self._arguments():
             if kind in (RoleKind.PARAMETER, RoleKind.BUFFER, RoleKind.CONSTANT):
                 if kind == RoleKind.CONSTANT:
@@ -288,12 +306,11 @@ class PoplarExecutor(CountersMixin):
                     value = named[name]
                 else:
                     raise RuntimeError(f"the compiled model uses '{name}', which the model no longer has")
-                self._stores[program.variables[name].ipu].put(name, value.detach().clone())
+                self._put(name, value.detach().clone())
             elif kind == RoleKind.HYPER:
-                self._stores[program.variables[name].ipu].put(name, torch.tensor(self._hyper_value(name), dtype=torch.float32))
+                self._put(name, torch.tensor(self._hyper_value(name), dtype=torch.float32))
             elif kind in (RoleKind.OPTIMIZER_STATE, RoleKind.ACCUMULATOR):
-                info = program.variables[name]
-                self._stores[info.ipu].put(name, self._initial_state(name, info))
+                self._put(name, self._initial_state(name, self._compiled.program.variables[name]))
         self._device_newer = False
         self._host_newer = False
         self._uploaded_version = _host_sync.version(self._user_model)
@@ -483,10 +500,9 @@ class PoplarExecutor(CountersMixin):
         if self._stores is not None:
             from ipu_mlir.driver import RoleKind
 
-            program = self._compiled.program
             for kind, name in self._arguments():
                 if kind == RoleKind.HYPER:
-                    self._stores[program.variables[name].ipu].put(name, torch.tensor(self._hyper_value(name), dtype=torch.float32))
+                    self._put(name, torch.tensor(self._hyper_value(name), dtype=torch.float32))
 
     def _install_state_sync(self) -> None:
         """The optimizer's state_dict() / load_state_dict() read and write the device's state."""
@@ -552,7 +568,7 @@ class PoplarExecutor(CountersMixin):
             return
         program = self._compiled.program
         for variable, _path, _key in self._state_slots():
-            self._stores[program.variables[variable].ipu].put(variable, self._initial_state(variable, program.variables[variable]))
+            self._put(variable, self._initial_state(variable, program.variables[variable]))
 
     def _initial_state(self, name: str, info: Any) -> torch.Tensor:
         """Optimizer state starts at zero (velocity, moments, step count), except the
@@ -624,12 +640,12 @@ class PoplarExecutor(CountersMixin):
                         "gradientAccumulation. (A poptorch.DataLoader with the same options yields batches of its "
                         "combinedBatchSize, a multiple of that, unless drop_last=False leaves a short last batch.)"
                     )
-        if self._options.replication_factor != 1:
+        replicas = _Replicas.of(self._options)
+        if replicas.ranks is not None:
             raise ValueError(
-                f"replicationFactor({self._options.replication_factor}): replicated execution is not available in the "
-                "IPU Model emulator yet, so the other replicas' share of each batch would be lost; use "
-                "replicationFactor(1) for now"
-            )
+                f"Options.Distributed: {self._options.Distributed.numProcesses} processes were configured, but "
+                "distributed execution across processes is not available yet; run one process with "
+                f"replicationFactor({replicas.total}) instead, or call Options.Distributed.disable()")
         micro_args, micro_kwargs = pytree.tree_map(lambda t: self._micro(t, factor), (args, kwargs))
         mode = self._options.resolved_output_mode(self._training)
         settings: dict[str, Any] = {
@@ -637,6 +653,7 @@ class PoplarExecutor(CountersMixin):
             "output_mode": _compiled_output_mode(mode),
             "return_period": self._options.output_return_period or 1,
             "execution": _strategy_data(self._options),
+            "replication_factor": replicas.total,
         }
         if self._options.ipu_target is not None:  # Options.setIpuTarget: the cost model's IPU
             from ipu_mlir.support.target import target_named
@@ -671,7 +688,8 @@ class PoplarExecutor(CountersMixin):
             self._compiled, self.balance_plan = compile_balanced(self, micro_args, micro_kwargs, settings, description)
         else:
             self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings),
-                                             description, cache_dir=self._options.executable_cache_dir)
+                                             description, cache_dir=self._options.executable_cache_dir,
+                                             replica_ranks=replicas.ranks)
         self._argument_roles = [(RoleKind.parse(kind, "argument kind"), name) for kind, name in self._compiled.arguments]
         check_anchors(self, self._factor(), self._training)  # Options.anchorTensor names exist (_anchors.py)
         if self._options._Popart.recompute_pipeline and (
@@ -735,7 +753,8 @@ class PoplarExecutor(CountersMixin):
         factor = self._factor()
         tensors = [leaf.value for leaf in leaves if isinstance(leaf.value, torch.Tensor)]
         interface = compiled.executable.interface  # each input's and output's host stream
-        feeds: dict[str, list[torch.Tensor]] = {}
+        replicas = _Replicas.of(self._options)
+        feeds: list[dict[str, list[torch.Tensor]]] = [{} for _ in range(replicas.local)]
         for spec, tensor in zip(compiled.captured.inputs, tensors, strict=True):
             if tensor.dim() == 0:
                 chunks = [tensor] * factor
@@ -744,29 +763,87 @@ class PoplarExecutor(CountersMixin):
             else:
                 size = tensor.shape[0] // factor  # views; exact even for an empty batch (torch.split(t, 0) gives one chunk)
                 chunks = [tensor[i * size:(i + 1) * size] for i in range(factor)]
-            feeds[interface.input_stream(spec.name)] = chunks
+            for index, chunk_indices in enumerate(replicas.feeds(factor)):
+                feeds[index][interface.input_stream(spec.name)] = [chunks[i] for i in chunk_indices]
         from . import _host_sync
 
         if not self._training and self._uploaded_version != _host_sync.version(self._user_model):
             self.copyWeightsToDevice()  # a training wrapper of the same model changed the weights
         with torch.no_grad():
-            streams = compiled.program.run(self._stores, feeds)
+            per_replica = compiled.program.run_replicas(self._replica_stores, feeds)
+        streams = replicas.interleave(per_replica)
+        # An input the model updated in place: from the first replica of each input group.
+        updated = replicas.interleave(per_replica, first_of_input_groups=True) if replicas.input_group > 1 else streams
         self._after_call()  # the cost model's counters, cycle count log and profiling report
         captured = compiled.captured
         layout = captured.layout
         if not self._training:
             outputs = [_assemble(streams[interface.output_stream(i)]) for i in range(len(captured.outputs))]
-            _write_back_inputs(streams, interface, len(outputs), captured, tensors)
+            _write_back_inputs(updated, interface, len(outputs), captured, tensors)
             return _unflatten(layout.assemble(outputs, tensors), captured.out_spec)
         self._device_newer = True
         self._updates += self._options.device_iterations
         self._uploaded_version = _host_sync.bump_version(self._user_model)
         results = [_guard(_assemble(streams[interface.output_stream(i)])) for i in range(captured.num_outputs)]
-        _write_back_inputs(streams, interface, captured.num_outputs, captured, tensors)
+        _write_back_inputs(updated, interface, captured.num_outputs, captured, tensors)
         loss, others = results[0], results[1:]
         at = layout.tensor_positions.index(captured.loss_index)  # the loss among the tensor outputs
         outputs = others[:at] + [loss] + others[at:]
         return _unflatten(layout.assemble(outputs, tensors), captured.out_spec)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Replicas:
+    """The replicas of this process: ``local`` (Options.replicationFactor) of ``total`` in
+    all processes (x Options.Distributed.numProcesses); ``ranks`` are their global ranks
+    (None: one process, all of them); each input group of ``input_group`` replicas
+    (Options.inputReplicaGrouping) gets the same micro-batches."""
+
+    local: int
+    total: int
+    ranks: list[int] | None
+    input_group: int
+    orthogonal: bool
+
+    @classmethod
+    def of(cls, options: Options) -> _Replicas:
+        from .enums import CommGroupType
+
+        local = options.replication_factor
+        processes, process = options.Distributed.numProcesses, options.Distributed.processId
+        group = options.input_group_size or 1  # a factor of local: Options.validate checks it
+        ranks = None if processes == 1 else list(range(process * local, (process + 1) * local))
+        return cls(local, local * processes, ranks, group, options.input_group_type == CommGroupType.Orthogonal)
+
+    def _input_group_of(self, index: int) -> int:
+        """The input group of local replica ``index`` (CommGroupType: Consecutive groups
+        0..k-1, k..2k-1, ...; Orthogonal groups {0, m, 2m, ...}, {1, m+1, ...})."""
+        distinct = self.local // self.input_group
+        return index % distinct if self.orthogonal else index // self.input_group
+
+    def feeds(self, factor: int) -> list[list[int]]:
+        """Each local replica's micro-batches among a host batch's ``factor``: micro-batch
+        k = step x G' + q goes to input group q (G' = R / I groups), so consecutive
+        micro-batches go to consecutive groups, as PopTorch lays out [D, G, R, B]."""
+        distinct = self.local // self.input_group
+        steps = factor // distinct
+        return [[step * distinct + self._input_group_of(index) for step in range(steps)] for index in range(self.local)]
+
+    def interleave(self, results: list[dict[str, list[torch.Tensor]]], first_of_input_groups: bool = False
+                   ) -> dict[str, list[torch.Tensor]]:
+        """One list of chunks per stream from every replica's: step by step, replica by
+        replica (with ``first_of_input_groups``: one replica per input group, by group)."""
+        if first_of_input_groups:
+            firsts: dict[int, int] = {}
+            for index in range(self.local):
+                firsts.setdefault(self._input_group_of(index), index)
+            chosen = [firsts[q] for q in sorted(firsts)]
+        else:
+            chosen = list(range(self.local))
+        if len(chosen) == 1:
+            return results[chosen[0]]
+        return {name: [chunk for step in zip(*(results[i][name] for i in chosen), strict=True) for chunk in step]
+                for name in results[0]}
 
 
 def _unflatten(leaves: list[Any], spec: pytree.TreeSpec) -> Any:

@@ -230,15 +230,13 @@ def test_zero_dim_input_counts_as_batch_1() -> None:
     )
 
 
-def test_replication_is_rejected_until_the_emulator_has_replicas() -> None:
-    """R > 1 would need R emulated replicas; until then it is a clear error, not half the batch."""
+def test_replication_runs_the_whole_batch() -> None:
+    """R = 2 replicas each run their share of the batch: no sample is lost
+    (N = D x R micro-batches; test/python/replication has the rest)."""
     model = nn.Linear(3, 3)
     x = torch.randn(8, 3)
-    wrapper = poptorch.inferenceModel(model, poptorch.Options().deviceIterations(2).replicationFactor(2))
-    with pytest.raises(ValueError) as error:
-        wrapper(x)
-    message = str(error.value)
-    assert "replicationFactor(2)" in message and "replicationFactor(1)" in message, message
+    out = poptorch.inferenceModel(model, poptorch.Options().deviceIterations(2).replicationFactor(2))(x)
+    torch.testing.assert_close(out, model(x).detach(), rtol=1e-5, atol=1e-6)
 
 
 # ---------------------------------------------------------------------------------------

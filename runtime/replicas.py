@@ -1,0 +1,273 @@
+"""Replicated execution in the IPU Model: R replicas of one ``poplar.graph``, each with its
+own emulated IPUs and variables, running concurrently, and the GCL collectives among them.
+
+A :class:`ReplicatedProgram` decodes the graph once per replica of this process (each a
+:class:`~ipu_mlir.runtime.decoder.Program` bound to its global replica rank) and runs them
+in threads: torch kernels release the GIL, so replicas compute in parallel. The
+collectives (``poplar.gcl_*``) meet in a :class:`Communicator`: each replica deposits its
+tensor, the replicas of this process wait for each other, the leader exchanges the
+deposits with the other processes through an :class:`Exchange` (``torch.distributed``,
+``runtime/distributed.py``), and each replica computes its own result from the values of
+its group, in group-rank order, so that every replica of a group gets bit-identical
+values. A replica that fails, or a peer that does not arrive within the timeout, breaks
+the meeting: the others stop with an error instead of waiting forever.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+
+import torch
+from torch_mlir import ir
+
+from .device_store import DeviceStore
+from .kernels import KernelError, attr
+
+# How long a replica waits for the others at a collective (seconds), unless the caller
+# says otherwise (poptorch: Options.Distributed timeout / IPU_MLIR_REPLICA_TIMEOUT).
+DEFAULT_TIMEOUT = 300.0
+
+
+class ReplicaError(RuntimeError):
+    """A collective could not complete: a replica failed, or a peer did not arrive in time."""
+
+
+class Exchange(Protocol):
+    """The cross-process part of a collective: each process gives the tensors of its
+    replicas (by global rank) and gets every replica's tensor of every process."""
+
+    def exchange(self, tensors: dict[int, torch.Tensor], what: str) -> dict[int, torch.Tensor]: ...
+
+
+_REDUCE: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
+    "add": torch.add, "mean": torch.add, "mul": torch.mul, "min": torch.minimum, "max": torch.maximum,
+}
+
+
+def reduce_values(values: Sequence[torch.Tensor], op: str) -> torch.Tensor:
+    """``values`` reduced by ``op`` in their order (the group's rank order): the same
+    order on every replica gives bit-identical results."""
+    result = functools.reduce(_REDUCE[op], values[1:], values[0])
+    if op == "mean":
+        result = result / len(values)
+    elif len(values) == 1:
+        result = result.clone()  # every replica owns its result
+    return result
+
+
+class Communicator:
+    """Where the replicas of this process meet for their collectives.
+
+    ``ranks`` are the global ranks of this process's replicas (``total`` in all);
+    ``exchange`` carries the deposits to and from the other processes (None: one process).
+    """
+
+    def __init__(self, total: int, ranks: Sequence[int], exchange: Exchange | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.total = total
+        self.ranks = list(ranks)
+        self.exchange = exchange
+        self.timeout = timeout
+        self._barrier = threading.Barrier(len(self.ranks))
+        self._deposits: dict[int, torch.Tensor] = {}
+        self._lock = threading.Lock()
+        self.seconds = 0.0  # wall time the leader spent in collectives (the bench reports it)
+        self.calls = 0
+
+    def reset(self) -> None:
+        """Ready for a new run after a failed one (a broken meeting)."""
+        self._barrier = threading.Barrier(len(self.ranks))
+        self._deposits = {}
+
+    def abort(self) -> None:
+        """A replica failed: the others stop waiting for it."""
+        self._barrier.abort()
+
+    def _wait(self, rank: int, what: str) -> None:
+        try:
+            self._barrier.wait(self.timeout)
+        except threading.BrokenBarrierError:
+            raise ReplicaError(
+                f"replica {rank} stopped at {what}: another replica of this process failed, or did not reach it "
+                f"within {self.timeout:g} s") from None
+
+    def gather(self, rank: int, tensor: torch.Tensor, what: str) -> dict[int, torch.Tensor]:
+        """Every replica's ``tensor`` of this collective, by global rank. The caller must
+        call :meth:`done` once it no longer reads them."""
+        leader = rank == self.ranks[0]
+        start = time.perf_counter() if leader else 0.0
+        with self._lock:
+            self._deposits[rank] = tensor
+        self._wait(rank, what)
+        if self.exchange is not None:
+            if leader:
+                local = {r: self._deposits[r] for r in self.ranks}
+                try:
+                    self._deposits = self.exchange.exchange(local, what)
+                except BaseException:
+                    self.abort()
+                    raise
+            self._wait(rank, what)
+        if leader:
+            self.seconds += time.perf_counter() - start
+            self.calls += 1
+        return self._deposits
+
+    def done(self, rank: int, what: str) -> None:
+        """Every replica has read the deposits: the next collective may replace them."""
+        self._wait(rank, what)
+        if rank == self.ranks[0]:
+            self._deposits = {}
+        self._wait(rank, what)
+
+
+def _group_of(op: ir.Operation, total: int, rank: int) -> list[int]:
+    """The global ranks of ``rank``'s replica group for ``op`` (its ``group`` attribute)."""
+    from ipu_mlir.dialects.poplar import comm_group_of
+
+    try:
+        groups = comm_group_of(op).groups(total)
+    except ValueError as error:
+        raise KernelError(f"{op.name}: {error}") from None
+    return next(group for group in groups if rank in group)
+
+
+def collective_step(op: ir.Operation, program: Any, slot_in: int, slot_out: int) -> Callable[[list], None]:
+    """The step running collective ``op`` for ``program`` (a decoded replica): alone when
+    the graph has one replica, else through the program's communicator."""
+    name = op.name.removeprefix("poplar.gcl_")
+    total = program.replication_factor
+    what = f"'{op.name}'"
+    reduction = attr(op, "op") if "op" in op.attributes else None
+    root = attr(op, "root") if "root" in op.attributes else 0
+    groups: dict[int, list[int]] = {}  # rank -> its group, found once per rank
+
+    def compute(values: list[torch.Tensor], position: int) -> torch.Tensor:
+        if name == "all_reduce":
+            return reduce_values(values, reduction)
+        if name == "reduce_scatter":
+            reduced = reduce_values(values, reduction)
+            rows = reduced.shape[0] // len(values)
+            return reduced[position * rows:(position + 1) * rows].clone()
+        if name == "all_gather":
+            return torch.cat(values)
+        if name == "broadcast":
+            return values[root].clone()
+        raise KernelError(f"'{op.name}' is not a collective the IPU Model knows")
+
+    def run(env: list) -> None:
+        communicator = program.communicator
+        if communicator is None:  # one replica: every group is this replica alone
+            env[slot_out] = compute([env[slot_in]], 0)
+            return
+        rank = program.replica_rank
+        group = groups.get(rank)
+        if group is None:
+            group = groups[rank] = _group_of(op, total, rank)
+        deposits = communicator.gather(rank, env[slot_in], what)
+        try:
+            env[slot_out] = compute([deposits[r] for r in group], group.index(rank))
+        finally:
+            communicator.done(rank, what)
+
+    return run
+
+
+def _replica_seed(seed: int, rank: int) -> int:
+    """Replica 0 draws from the seed itself (one replica runs as before); each other
+    replica from its own seed, so replicas do not share dropout masks."""
+    return seed if rank == 0 else hash((seed, "replica", rank)) & (2**62 - 1)
+
+
+class ReplicatedProgram:
+    """The replicas of this process of a graph with ``replication_factor`` R: the same
+    interface as :class:`~ipu_mlir.runtime.decoder.Program`, with one store set and one
+    input set per replica in :meth:`run_replicas`."""
+
+    def __init__(self, graph: ir.Operation, ranks: Sequence[int] | None = None, exchange: Exchange | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        from .decoder import Program
+
+        total = attr(graph, "replication_factor")
+        ranks = list(range(total)) if ranks is None else list(ranks)
+        if not ranks or any(r < 0 or r >= total for r in ranks) or len(set(ranks)) != len(ranks):
+            raise KernelError(f"replica ranks {ranks} are not distinct ranks of the graph's {total} replicas")
+        self.replication_factor = total
+        self.ranks = ranks
+        self.communicator = Communicator(total, ranks, exchange, timeout)
+        self.replicas = [Program(graph, replica_rank=rank, communicator=self.communicator) for rank in ranks]
+        first = self.replicas[0]
+        self.num_ipus = first.num_ipus
+        self.variables = first.variables
+        self.streams = first.streams
+        self.sequential_reason = first.sequential_reason
+        self.seed = 0
+        self._pool: ThreadPoolExecutor | None = None
+
+    @property
+    def last_trace(self) -> list[tuple[int, int, int, int, float, float]]:
+        return self.replicas[0].last_trace
+
+    def set_exchange(self, exchange: Exchange | None, timeout: float | None = None) -> None:
+        """Connect this process's replicas to the other processes' (``torch.distributed``)."""
+        self.communicator.exchange = exchange
+        if timeout is not None:
+            self.communicator.timeout = timeout
+
+    def set_seed(self, seed: int) -> None:
+        self.seed = seed
+        for replica in self.replicas:
+            replica.set_seed(_replica_seed(seed, replica.replica_rank))
+
+    @property
+    def rng_state(self) -> list[int]:
+        return [self.seed, self.replicas[0].rng_state[1]]
+
+    def set_rng_state(self, state: list[int]) -> None:
+        self.seed = int(state[0])
+        for replica in self.replicas:
+            replica.set_rng_state([_replica_seed(self.seed, replica.replica_rank), int(state[1])])
+
+    def run_replicas(self, stores: Sequence[dict[int, DeviceStore]],
+                     inputs: Sequence[dict[str, list[torch.Tensor]]]) -> list[dict[str, list[torch.Tensor]]]:
+        """Run every replica once, concurrently; each replica's outputs, in replica order."""
+        if len(stores) != len(self.replicas) or len(inputs) != len(self.replicas):
+            raise KernelError(f"{len(self.replicas)} replicas need as many store sets and input sets, "
+                              f"got {len(stores)} and {len(inputs)}")
+        if len(self.replicas) == 1:
+            return [self.replicas[0].run(stores[0], inputs[0])]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(len(self.replicas), thread_name_prefix="ipu-replica")
+
+        def run_one(index: int) -> dict[str, list[torch.Tensor]]:
+            try:
+                with torch.no_grad():
+                    return self.replicas[index].run(stores[index], inputs[index])
+            except BaseException:
+                self.communicator.abort()
+                raise
+
+        futures = [self._pool.submit(run_one, index) for index in range(len(self.replicas))]
+        results, errors = [], []
+        for future in futures:
+            try:
+                results.append(future.result())
+            except BaseException as error:  # noqa: BLE001 - reported below, the first cause first
+                errors.append(error)
+        if errors:
+            self.communicator.reset()
+            causes = [e for e in errors if not isinstance(e, ReplicaError)] or errors
+            raise causes[0]
+        return results
+
+    def close(self) -> None:
+        for replica in self.replicas:
+            replica.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
