@@ -24,13 +24,45 @@ module {
       %0 = irdl.base "#builtin.array" 
       irdl.parameters(ipus: %0)
     }
+    irdl.attribute @comm_group {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.integer" 
+      irdl.parameters(kind: %0, size: %1)
+    }
     irdl.operation @gcl_all_reduce {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)
       %1 = irdl.base "#builtin.string" 
-      irdl.attributes {"op" = %1}
+      %2 = irdl.base @poplar::@comm_group 
+      irdl.attributes {"op" = %1, "group" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @gcl_reduce_scatter {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base @poplar::@comm_group 
+      irdl.attributes {"op" = %1, "group" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @gcl_all_gather {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base @poplar::@comm_group 
+      irdl.attributes {"group" = %1}
       %2 = irdl.base "!builtin.tensor" 
       irdl.results(result: %2)
+    }
+    irdl.operation @gcl_broadcast {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base @poplar::@comm_group 
+      irdl.attributes {"root" = %1, "group" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
     }
     irdl.operation @graph {
       %0 = irdl.base "#builtin.integer" 

@@ -14,7 +14,7 @@ Op names mirror the C++ API with the namespace joined by an underscore
 ``poplar::program::Copy``): IRDL, which defines our dialects, allows no dot inside an
 op name. The ops live in one module per Poplar library (``graph``: the graph, its data
 and programs; ``popops`` (and ``popops_indexing``: indexed updates and scatters; ``popops_scan``: cumulative sums, products, log-sum-exps, maxima and minima; ``popops_sort``: sort, top-k, order statistics and searchsorted; ``popops_histogram``: histograms and segment reductions), ``poplin`` (and ``poplin_linalg``: matrix
-factorisations; ``poplin_linalg_solve``: solves, inverses, determinants), ``popnn``, ``poprand``, ``gcl``; ``views``: the
+factorisations; ``poplin_linalg_solve``: solves, inverses, determinants), ``popnn``, ``poprand``, ``gcl`` (collectives across replicas, within ``#poplar.comm_group`` groups); ``views``: the
 methods of ``poplar::Tensor``, and ``POPLAR_VIEWS``, the one list of their names); this package re-exports all of them, with the graph's
 typed attributes (``attributes``: ``#poplar.interface``, ``#poplar.memory_plan``) and the
 dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, copy
@@ -40,8 +40,19 @@ from .attributes import (
     memory_plan_of,
 )
 from .base import Poplar, PoplarOp, Tensor, TensorResult, broadcast_shapes
-from .enums import CopyMode, OutputMode, StreamDirection, SyncKind, VariableKind
-from .gcl import AllReduceOp
+from .enums import CommGroupKind, CopyMode, OutputMode, StreamDirection, SyncKind, VariableKind
+from .gcl import (
+    GROUP_ATTR,
+    REDUCTIONS,
+    AllGatherOp,
+    AllReduceOp,
+    CommGroup,
+    CommGroupAttr,
+    CrossReplicaBroadcastOp,
+    ReduceScatterOp,
+    comm_group_of,
+    replication_factor_of,
+)
 from .graph import (
     COPY_MODE_ATTR,
     PRINT_FORMAT_ATTR,
@@ -166,5 +177,7 @@ __all__ = [
     "CholeskyInverseOp", "CholeskyOp", "CholeskySolveOp", "DeterminantOp", "EigOp", "EighOp", "GeqrfOp",
     "HouseholderProductOp", "InverseOp", "LdlFactorOp", "LdlSolveOp", "LuFactorOp", "LuSolveOp", "LuUnpackOp",
     "MatrixExpOp", "OrmqrOp", "PseudoInverseOp", "QrOp", "SignLogDeterminantOp", "SolveOp", "SvdOp", "TriangularSolveOp",
+    "GROUP_ATTR", "REDUCTIONS", "AllGatherOp", "CommGroup", "CommGroupAttr", "CommGroupKind", "CrossReplicaBroadcastOp",
+    "ReduceScatterOp", "comm_group_of", "replication_factor_of",
     "broadcast_shapes", "map_expression_args", "parse_map_expression", "register_traits",
 ]

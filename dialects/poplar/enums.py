@@ -69,3 +69,13 @@ class OutputMode(DialectEnum):
     FINAL = "final"  # the last iteration's
     SUM = "sum"  # their sum
     EVERY_N = "every_n"  # those of iterations n-1, 2n-1, ... (the return period n)
+
+
+class CommGroupKind(DialectEnum):
+    """How a collective's ``#poplar.comm_group`` splits the replicas into groups
+    (PopTorch's ``CommGroupType``; see ``dialects/poplar/gcl.py``)."""
+
+    ALL = "all"  # one group of every replica (CommGroupType.All)
+    CONSECUTIVE = "consecutive"  # groups of `size` consecutive replicas (Consecutive)
+    ORTHOGONAL = "orthogonal"  # groups of `size` replicas R/size apart (Orthogonal)
+    NONE = "none"  # each replica alone (NoGrouping)

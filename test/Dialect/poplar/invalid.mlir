@@ -590,11 +590,11 @@ func.func @case19(%x: tensor<2x4xf32>) {
 
 // -----
 
-// ===== poplar.gcl_all_reduce
+// ===== poplar.gcl_all_reduce (the other collectives' rules: collectives-invalid.mlir)
 
 func.func @case20(%g: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.gcl_all_reduce' op attribute 'op' must be one of "add", "mean", "mul", "min", "max", got "sum"}}
-  %0 = "poplar.gcl_all_reduce"(%g) {op = "sum"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = "poplar.gcl_all_reduce"(%g) {op = "sum", group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
 
@@ -602,7 +602,7 @@ func.func @case20(%g: tensor<4xf32>) {
 
 func.func @case21(%g: tensor<4xf32>) {
   // expected-error@+1 {{'poplar.gcl_all_reduce' op result type tensor<2xf32> must equal input type tensor<4xf32>}}
-  %0 = "poplar.gcl_all_reduce"(%g) {op = "mean"} : (tensor<4xf32>) -> tensor<2xf32>
+  %0 = "poplar.gcl_all_reduce"(%g) {op = "mean", group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<2xf32>
   return
 }
 

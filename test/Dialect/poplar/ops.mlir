@@ -166,8 +166,8 @@
       "poplar.program_print_tensor"(%ln) {title = "ln.out"} : (tensor<4x4xf16>) -> ()
       // CHECK: %[[AVG:.*]] = "poplar.popnn_pool"(%[[X]]) {ceil_mode = true, count_include_pad = false, kernel = array<i64: 3, 3>, kind = "avg", padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x5x5xf32>
       %avg = "poplar.popnn_pool"(%x) {kind = "avg", kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, ceil_mode = true, count_include_pad = false} : (tensor<2x3x8x8xf32>) -> tensor<2x3x5x5xf32>
-      // CHECK: %[[GRAD:.*]] = "poplar.gcl_all_reduce"(%[[FC_GRAD]]) {op = "mean"} : (tensor<64x10xf32>) -> tensor<64x10xf32>
-      %grad = "poplar.gcl_all_reduce"(%fc_grad) {op = "mean"} : (tensor<64x10xf32>) -> tensor<64x10xf32>
+      // CHECK: %[[GRAD:.*]] = "poplar.gcl_all_reduce"(%[[FC_GRAD]]) {group = #poplar.comm_group<"all", 0 : i64>, op = "mean"} : (tensor<64x10xf32>) -> tensor<64x10xf32>
+      %grad = "poplar.gcl_all_reduce"(%fc_grad) {op = "mean", group = #poplar.comm_group<"all", 0 : i64>} : (tensor<64x10xf32>) -> tensor<64x10xf32>
       // CHECK: "poplar.popops_scaled_add_to"(%[[FC_W]], %[[GRAD]]) {scale = -1.000000e-02 : f64} : (tensor<64x10xf32>, tensor<64x10xf32>) -> ()
       "poplar.popops_scaled_add_to"(%fc_w, %grad) {scale = -1.0e-02 : f64} : (tensor<64x10xf32>, tensor<64x10xf32>) -> ()
       // CHECK: "poplar.program_stream_copy"(%[[LOGITS]]) {stream = "d2h.logits"} : (tensor<2x10xf32>) -> ()
@@ -251,8 +251,8 @@
 // The title may be empty.
 // FLAT: "poplar.program_print_tensor"(%[[MASK]]) {title = ""} : (tensor<2x3xi1>) -> ()
 "poplar.program_print_tensor"(%mask) {title = ""} : (tensor<2x3xi1>) -> ()
-// FLAT: %[[SUM:.*]] = "poplar.gcl_all_reduce"(%[[A]]) {op = "add"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
-%sum = "poplar.gcl_all_reduce"(%a) {op = "add"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// FLAT: %[[SUM:.*]] = "poplar.gcl_all_reduce"(%[[A]]) {group = #poplar.comm_group<"all", 0 : i64>, op = "add"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+%sum = "poplar.gcl_all_reduce"(%a) {op = "add", group = #poplar.comm_group<"all", 0 : i64>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // FLAT: %[[ADD:.*]] = "poplar.popops_add"(%[[A]], %[[ROW]]) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
 %add = "poplar.popops_add"(%a, %row) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
 // FLAT: %[[SUB:.*]] = "poplar.popops_sub"(%[[ROW]], %[[A]]) : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
