@@ -53,6 +53,12 @@ class IpuTarget:
     # IPU-Links: 320 GB/s chip-to-chip per IPU (M2000 and Bow: "IPU-Links 320GB/s"); the model
     # charges an inter-IPU copy at this aggregate rate (optimistic for one pair of IPUs).
     ipu_link_bytes_per_s: float = 320e9
+    # IPUs one IPU-Link fabric joins: an IPU-POD64 (16 M2000s, "IPU-POD64: 64 IPUs" linked by
+    # IPU-Links); the collectives (gcl) of replicas in different Pods cross the Gateway-Links.
+    ipus_per_pod: int = 64
+    # Gateway-Links between Pods: 2 x 100 Gbps per M2000 (M2000: "IPU-Gateway ... 2x 100Gbps")
+    # = 25 GB/s; **assumed** to be the bottleneck of a ring that crosses Pods.
+    gw_link_bytes_per_s: float = 25e9
     # Host link: PCIe Gen4 x16 to the host, 64 GB/s both ways = 32 GB/s per direction
     # (M2000 / Bow-2000 host interface through the IPU-Gateway).
     host_bytes_per_s: float = 32e9
@@ -92,8 +98,8 @@ class IpuTarget:
         return self.exchange_bytes_per_s / (self.tiles_per_ipu * self.clock_hz)
 
     def bytes_per_cycle(self, link: str) -> float:
-        """Bytes per cycle of an off-tile ``link``: "ipu_link", "host" or "streaming"."""
-        return {"ipu_link": self.ipu_link_bytes_per_s, "host": self.host_bytes_per_s,
+        """Bytes per cycle of an off-tile ``link``: "ipu_link", "gw_link", "host" or "streaming"."""
+        return {"ipu_link": self.ipu_link_bytes_per_s, "gw_link": self.gw_link_bytes_per_s, "host": self.host_bytes_per_s,
                 "streaming": self.streaming_bytes_per_s}[link] / self.clock_hz
 
     def to_dict(self) -> dict[str, object]:

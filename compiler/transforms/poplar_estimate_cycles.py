@@ -21,8 +21,12 @@ IPU target (``support/target.py``, every constant documented with its source):
   the host link;
 - ``program_sync``: one on-chip barrier (internal) or a cross-IPU one (external / global);
 - ``pipeline.remote_load`` / ``remote_store``: Streaming Memory latency + bytes at its bandwidth;
-- ``gcl_all_reduce``: a ring all-reduce over the replicas, 2 (R - 1) / R of the bytes over
-  the IPU-Links, plus a cross-IPU sync.
+- collectives, over the g replicas of the op's ``#poplar.comm_group`` (rings over the
+  IPU-Links, or the Gateway-Links when a group's replicas are in different IPU-PODs), plus a
+  cross-IPU sync: ``gcl_all_reduce`` 2 (g - 1) / g of the bytes and a compute set,
+  ``gcl_reduce_scatter`` (g - 1) / g of the input bytes and a compute set,
+  ``gcl_all_gather`` (g - 1) / g of the output bytes, ``gcl_broadcast`` the bytes once
+  (pipelined along the ring); a group of one replica: one compute set.
 
 Region ops carry the cycles of one run: a function, sequence, stage or phase the sum of its
 ops; ``program_call`` its callee's; ``program_repeat`` ``count`` times its body, except a
@@ -43,7 +47,7 @@ from torch_mlir import ir
 
 from ipu_mlir.artifact.schedule import pipelined_steps
 from ipu_mlir.dialects.pipeline_attrs import ipu_of
-from ipu_mlir.dialects.poplar import CYCLES_ATTR, CYCLES_TARGET_ATTR, POPLAR_VIEWS
+from ipu_mlir.dialects.poplar import CYCLES_ATTR, CYCLES_TARGET_ATTR, POPLAR_VIEWS, comm_group_of
 from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.support.ir_walk import tensor_bytes
 from ipu_mlir.support.target import MK2, TARGETS, IpuTarget
@@ -58,6 +62,7 @@ _CONVS = frozenset({"poplar.poplin_conv", "poplar.poplin_conv_grad", "poplar.pop
 _SORTS = frozenset({"poplar.popops_sort_key_value", "poplar.popops_top_k", "poplar.popops_order_statistic",
                     "poplar.popops_search_sorted"})
 _REGIONS = frozenset({"poplar.function", "poplar.program_sequence", "pipeline.stage", "pipeline.phase"})
+_COLLECTIVES = {f"poplar.gcl_{kind}": kind for kind in ("all_reduce", "reduce_scatter", "all_gather", "broadcast")}
 
 
 def _tensor_types(values: object) -> list[ir.RankedTensorType]:
@@ -66,6 +71,14 @@ def _tensor_types(values: object) -> list[ir.RankedTensorType]:
 
 def _half(types: list[ir.RankedTensorType]) -> bool:
     return bool(types) and str(types[0].element_type) in ("f16", "bf16")
+
+
+def _graph_int(op: ir.Operation, name: str) -> int:
+    """Integer attribute ``name`` of the ``poplar.graph`` enclosing ``op``."""
+    graph = op.parent
+    while graph.name != "poplar.graph":
+        graph = graph.parent
+    return ir.IntegerAttr(graph.attributes[name]).value
 
 
 def _value_ipu(value: ir.Value) -> int:
@@ -138,10 +151,8 @@ class _Estimator:
             return t.sync_cycles if kind == "internal" else t.external_sync_cycles
         if name in ("pipeline.remote_load", "pipeline.remote_store"):
             return t.streaming_latency_cycles + self.link(sum(moved), "streaming")
-        if name == "gcl_all_reduce" or name == "poplar.gcl_all_reduce":
-            r = self.replication
-            ring = self.link(math.ceil(2 * (r - 1) / r * sum(tensor_bytes(x) for x in operands)), "ipu_link")
-            return self.compute_set() + (t.external_sync_cycles + ring if r > 1 else 0)
+        if name in _COLLECTIVES:
+            return self.collective(op)
         tiles = self.tiles(max(moved, default=0))
         if name in _MATMULS or name in _CONVS:
             flops = self.matmul_flops(op, operands, results)
@@ -155,6 +166,28 @@ class _Estimator:
         if name in _SORTS and operands and operands[0].rank:
             passes = max(1, math.ceil(math.log2(max(2, operands[0].shape[-1]))))
         return self.compute_set() + math.ceil(passes * sum(moved) / (tiles * t.memory_bytes_per_tile_cycle))
+
+    def collective(self, op: ir.Operation) -> int:
+        """A GCL collective over the replicas of each of its groups (see the module docstring)."""
+        t = self.target
+        group = comm_group_of(op)
+        size = group.group_size(self.replication)
+        if size == 1:  # the replica alone: a copy (or a reduction of one value) on its tiles
+            return self.compute_set()
+        # Replica r holds IPUs [r n, (r + 1) n): a group spanning two Pods crosses the Gateway-Links.
+        per_replica = _graph_int(op, "num_ipus")
+        pods = max(len({rank * per_replica // t.ipus_per_pod for rank in ranks}) for ranks in group.groups(self.replication))
+        link = "gw_link" if pods > 1 else "ipu_link"
+        moved = tensor_bytes(op.operands[0].type)
+        share = (size - 1) / size
+        kind = _COLLECTIVES[op.name]
+        if kind == "all_reduce":
+            return self.compute_set() + t.external_sync_cycles + self.link(math.ceil(2 * share * moved), link)
+        if kind == "reduce_scatter":
+            return self.compute_set() + t.external_sync_cycles + self.link(math.ceil(share * moved), link)
+        if kind == "all_gather":
+            return t.external_sync_cycles + self.link(math.ceil(share * tensor_bytes(op.results[0].type)), link)
+        return t.external_sync_cycles + self.link(moved, link)  # broadcast
 
     @staticmethod
     def matmul_flops(op: ir.Operation, operands: list[ir.RankedTensorType], results: list[ir.RankedTensorType]) -> int:

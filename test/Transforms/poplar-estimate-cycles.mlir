@@ -103,3 +103,59 @@
     }) {count = 4 : i64} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// Collectives among 4 replicas of one IPU each, over each op's #poplar.comm_group of g
+// replicas: rings over the IPU-Links (320 GB/s / 1.33 GHz = 240.6 B/cycle) after a
+// cross-IPU sync (1500); 1024 f32 = 4096 B.
+//   all_reduce, all 4       200 + 1500 + 2 x 3/4 x 4096 / 240.6 = 26 -> 1726
+//   all_reduce, none (g=1)  the replica alone: one compute set, 200
+//   reduce_scatter, 2       200 + 1500 + 1/2 x 4096 (the input) / 240.6 = 9 -> 1709
+//   all_gather, 2           1500 + 1/2 x 4096 (the output) / 240.6 = 9 -> 1509
+//   broadcast, all 4        1500 + 4096 / 240.6 = 18 -> 1518
+// CHECK-LABEL: "poplar.graph"
+// CHECK: "poplar.gcl_all_reduce"{{.*}}<"all", 0 : i64>{{.*}}poplar.cycles = 1726 : i64
+// CHECK-NEXT: "poplar.gcl_all_reduce"{{.*}}<"none", 0 : i64>{{.*}}poplar.cycles = 200 : i64
+// CHECK-NEXT: "poplar.gcl_reduce_scatter"{{.*}}poplar.cycles = 1709 : i64
+// CHECK-NEXT: "poplar.gcl_all_gather"{{.*}}poplar.cycles = 1509 : i64
+// CHECK-NEXT: "poplar.gcl_broadcast"{{.*}}poplar.cycles = 1518 : i64
+// CHECK-NEXT: }) {name = "step", poplar.cycles = 6662 : i64}
+"poplar.graph"() ({
+  %g = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "g", tiles = array<i64: 0, 32>} : () -> tensor<1024xf32>
+  %h = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "h", tiles = array<i64: 32, 16>} : () -> tensor<512xf32>
+  "poplar.function"() ({
+    %0 = "poplar.gcl_all_reduce"(%g) {op = "mean", group = #poplar.comm_group<"all", 0 : i64>} : (tensor<1024xf32>) -> tensor<1024xf32>
+    %1 = "poplar.gcl_all_reduce"(%g) {op = "add", group = #poplar.comm_group<"none", 0 : i64>} : (tensor<1024xf32>) -> tensor<1024xf32>
+    %2 = "poplar.gcl_reduce_scatter"(%g) {op = "add", group = #poplar.comm_group<"consecutive", 2 : i64>} : (tensor<1024xf32>) -> tensor<512xf32>
+    %3 = "poplar.gcl_all_gather"(%h) {group = #poplar.comm_group<"orthogonal", 2 : i64>} : (tensor<512xf32>) -> tensor<1024xf32>
+    %4 = "poplar.gcl_broadcast"(%g) {root = 0 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<1024xf32>) -> tensor<1024xf32>
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "step"} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 4 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// Replicas of 32 IPUs: replicas 0 and 1 in one IPU-POD64, 2 and 3 in the next. A group
+// spanning both Pods rings over the Gateway-Links (25 GB/s / 1.33 GHz = 18.8 B/cycle).
+//   all_reduce, all 4               200 + 1500 + 6144 / 18.8 = 327 -> 2027
+//   reduce_scatter, {0,1} {2,3}     within a Pod: 1709 as above
+//   all_gather, {0,2} {1,3}         across Pods: 1500 + 2048 / 18.8 = 109 -> 1609
+// CHECK-LABEL: "poplar.graph"
+// CHECK: "poplar.gcl_all_reduce"{{.*}}poplar.cycles = 2027 : i64
+// CHECK-NEXT: "poplar.gcl_reduce_scatter"{{.*}}poplar.cycles = 1709 : i64
+// CHECK-NEXT: "poplar.gcl_all_gather"{{.*}}poplar.cycles = 1609 : i64
+"poplar.graph"() ({
+  %g = "poplar.variable"() {ipu = 0 : i64, kind = "accumulator", name = "g", tiles = array<i64: 0, 32>} : () -> tensor<1024xf32>
+  %h = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "h", tiles = array<i64: 32, 16>} : () -> tensor<512xf32>
+  "poplar.function"() ({
+    %0 = "poplar.gcl_all_reduce"(%g) {op = "mean", group = #poplar.comm_group<"all", 0 : i64>} : (tensor<1024xf32>) -> tensor<1024xf32>
+    %1 = "poplar.gcl_reduce_scatter"(%g) {op = "add", group = #poplar.comm_group<"consecutive", 2 : i64>} : (tensor<1024xf32>) -> tensor<512xf32>
+    %2 = "poplar.gcl_all_gather"(%h) {group = #poplar.comm_group<"orthogonal", 2 : i64>} : (tensor<512xf32>) -> tensor<1024xf32>
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "step"} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 32 : i64, replication_factor = 4 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
