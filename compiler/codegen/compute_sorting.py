@@ -1,6 +1,7 @@
 """The C++ of the sorting and scan ops: ``popops_sort_key_value`` as
 ``popops::sortKeyValueInPlace`` on copies of the keys and values, the cumulative sum and
-product as log-step scans of ``popops::addInPlace`` / ``mulInPlace``. Registered in
+product as log-step scans of ``popops::addInPlace`` / ``mulInPlace``, the cumulative maximum and
+minimum as log-step scans of (value, index) pairs with ``popops::map`` selects. Registered in
 ``compute.EMITTERS``."""
 
 from __future__ import annotations
@@ -78,3 +79,56 @@ def emit_top_k(cx: Any, op: Any) -> list[str]:
             f"poplar::Tensor {cx.define(values)} = {pair}.first{restore};",
             f"poplar::Tensor {cx.define(indices)} = popops::cast({g}, {pair}.second, poplar::{cx.ptype(indices)}, {prog}, "
             f"{cx.debug(op, 'indices')}){restore};"]
+
+
+@emits("poplar.popops_cumulative_max", "poplar.popops_cumulative_min")
+def emit_cumulative_extremum(cx: Any, op: Any) -> list[str]:
+    """A log-step (Hillis-Steele) scan over (value, index) pairs: at each step an element
+    keeps its own pair unless the pair ``shift`` before it wins (``popops::map`` computes
+    which, ``popops::mapInPlace`` selects). The later element takes over when it is at least
+    as large (small) or NaN, so ties and NaN give the last position, as torch.cummax."""
+    x = op.operands[0]
+    values, indices = op.results
+    shape, dim = cx.shape(x), cx.attr(op, "dim")
+    g, prog, ptype = cx.graph(op), cx.prog, cx.ptype(values)
+    val, idx = cx.fresh("scanValues"), cx.fresh("scanIndices")
+    n = shape[dim] if shape else 1
+    positions, data = cx.fresh("positions"), cx.fresh("data")
+    before, after = shape[:dim], shape[dim + 1:]
+    along = f"{positions}.reshape({_dims([1] * len(before) + [n] + [1] * len(after))})" if shape else f"{positions}.reshape({{}})"
+    for d, size in enumerate(before + [1] + after):
+        if shape and size != 1:
+            along += f".broadcast({size}, {d})"
+    lines = [f"// each element's position along dim {dim}",
+             f"static const int {data}[] = {{{', '.join(map(str, range(n)))}}};",
+             f"poplar::Tensor {positions} = {g}.addConstant<int>(poplar::INT, {{{n}}}, {data}, {cx.debug(op, 'positions')});",
+             f"mapLinearly({g}, {positions}, 0, 1);",
+             f"poplar::Tensor {val} = popops::cast({g}, {cx.name(x)}, poplar::{ptype}, {prog}, {cx.debug(op, 'values')});",
+             f"poplar::Tensor {idx} = popops::cast({g}, {along}, poplar::INT, "
+             f"{prog}, {cx.debug(op, 'indices')});"]
+    if shape and n > 1:
+        compare = "GREATER_THAN_EQUAL" if op.operation.name.endswith("_max") else "LESS_THAN_EQUAL"
+        # the later element (_1) takes over when it is at least as large (small) as the earlier (_2), or NaN
+        later = f"pe::BinaryOp(pe::BinaryOpType::{compare}, pe::_1, pe::_2)"
+        if ptype in ("FLOAT", "HALF"):
+            later = f"pe::BinaryOp(pe::BinaryOpType::LOGICAL_OR, {later}, pe::UnaryOp(pe::UnaryOpType::IS_NAN, pe::_1))"
+        lines += [f"for (unsigned shift = 1; shift < {n}; shift *= 2) {{",
+                  f"  poplar::Tensor later = popops::map({g}, {later}, {{{val}.slice(shift, {n}, {dim}), {val}.slice(0, {n} - shift, {dim})}}, "
+                  f"{prog}, {cx.debug(op, 'later')});",
+                  f"  poplar::Tensor nextValues = {g}.addVariable(poplar::{ptype}, {_dims(shape)}, {cx.debug(op, 'values')});",
+                  f"  poplar::Tensor nextIndices = {g}.addVariable(poplar::INT, {_dims(shape)}, {cx.debug(op, 'indices')});",
+                  f"  mapLinearly({g}, nextValues, 0, 1);",
+                  f"  mapLinearly({g}, nextIndices, 0, 1);",
+                  f"  {prog}.add(poplar::program::Copy({val}, nextValues));",
+                  f"  {prog}.add(poplar::program::Copy({idx}, nextIndices));",
+                  "  // SELECT(a, b, c) is c ? a : b: keep the element's own pair where it is the later winner",
+                  f"  popops::mapInPlace({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_1, pe::_2, pe::_3), "
+                  f"{{nextValues.slice(shift, {n}, {dim}), {val}.slice(0, {n} - shift, {dim}), later}}, {prog}, {cx.debug(op, 'values')});",
+                  f"  popops::mapInPlace({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_1, pe::_2, pe::_3), "
+                  f"{{nextIndices.slice(shift, {n}, {dim}), {idx}.slice(0, {n} - shift, {dim}), later}}, {prog}, {cx.debug(op, 'indices')});",
+                  f"  {val} = nextValues;",
+                  f"  {idx} = nextIndices;",
+                  "}"]
+    return lines + [f"poplar::Tensor {cx.define(values)} = {val};",
+                    f"poplar::Tensor {cx.define(indices)} = popops::cast({g}, {idx}, poplar::{cx.ptype(indices)}, {prog}, "
+                    f"{cx.debug(op, 'cast')});"]

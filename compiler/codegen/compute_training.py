@@ -77,6 +77,73 @@ def emit_conv_grad(cx: Any, op: Any) -> list[str]:
     return lines
 
 
+def _transpose_window(cx: Any, op: Any) -> tuple[list[int], list[int], list[int], list[int], int]:
+    stride, padding, dilation = cx.attr(op, "stride"), cx.attr(op, "padding"), cx.attr(op, "dilation")
+    return stride, padding, cx.attr(op, "output_padding"), dilation, cx.attr(op, "groups")
+
+
+@emits("poplar.poplin_conv_transpose")
+def emit_conv_transpose(cx: Any, op: Any) -> list[str]:
+    """poplin::convolution with transposed ConvParams: the input dilated by the stride and
+    padded by ``dilation * (kernel - 1) - padding`` (plus ``output_padding`` at the end), the
+    weights [C_in, C_out / G, kernel] as [G][C_in / G][C_out / G][kernel] transposed and flipped."""
+    x, w, *bias = op.operands
+    sx, sw = cx.shape(x), cx.shape(w)
+    stride, padding, output_padding, dilation, groups = _transpose_window(cx, op)
+    kernel = sw[2:]
+    cin, cout = sx[1] // groups, sw[1]
+    lower = [d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding, strict=True)]
+    upper = [low + extra for low, extra in zip(lower, output_padding, strict=True)]
+    if any(v < 0 for v in lower):
+        raise CodegenError(f"{cx.where(op)}: a padding larger than dilation * (kernel - 1) has no emission yet "
+                           "(it needs the input truncated)")
+    out, params = cx.define(op.results[0]), cx.fresh("params")
+    lines = [f"poplin::ConvParams {params}(poplar::{cx.ptype(x)}, {sx[0]}, {_dims(sx[2:])}, {_dims(kernel)}, {cin}, {cout}, {groups});",
+             f"{params}.inputTransform.dilation = {_dims(stride)};",
+             f"{params}.inputTransform.paddingLower = {_dims(lower)};",
+             f"{params}.inputTransform.paddingUpper = {_dims(upper)};",
+             f"{params}.kernelTransform.dilation = {_dims(dilation)};",
+             f"poplar::Tensor {out} = poplin::convolution({cx.graph(op)}, {cx.name(x)}, {cx.name(w)}.reshape({_dims([groups, cin, cout, *kernel])}), "
+             f"{params}, true, {cx.prog}, {cx.debug(op)});"]
+    if bias:
+        lines.append(f"poplin::addBias({cx.graph(op)}, {out}, {cx.name(bias[0])}, {cx.prog}, {cx.debug(op, 'bias')});")
+    return lines
+
+
+@emits("poplar.poplin_conv_transpose_grad")
+def emit_conv_transpose_grad(cx: Any, op: Any) -> list[str]:
+    """The transposed convolution's input gradient is the ordinary convolution of the output
+    gradient with the forward's window (weights [G][C_in / G][C_out / G][kernel] as its
+    [G][out][in][kernel]); its weight gradient that convolution's calculateWeightDeltas with
+    the forward input as the deltas; the bias gradient a reduction of the output gradient."""
+    g, x, w = op.operands
+    grad_input, grad_weights, grad_bias = _segments(op, "resultSegmentSizes", list(op.results))
+    sx, sw, sg = cx.shape(x), cx.shape(w), cx.shape(g)
+    stride, padding, output_padding, dilation, groups = _transpose_window(cx, op)
+    if any(extra >= s for extra, s in zip(output_padding, stride, strict=True)):
+        raise CodegenError(f"{cx.where(op)}: an output_padding not smaller than the stride has no emission yet")
+    kernel, cin, cout = sw[2:], sx[1] // groups, sw[1]
+    graph, params = cx.graph(op), cx.fresh("params")
+    lines = [f"// the convolution whose input gradient the transposed convolution is: output gradient -> input",
+             f"poplin::ConvParams {params}(poplar::{cx.ptype(g)}, {sg[0]}, {_dims(sg[2:])}, {_dims(kernel)}, {cout}, {cin}, {groups});",
+             f"{params}.inputTransform.paddingLower = {_dims(padding)};",
+             f"{params}.inputTransform.paddingUpper = {_dims(padding)};",
+             f"{params}.kernelTransform.dilation = {_dims(dilation)};",
+             f"{params}.outputTransform.stride = {_dims(stride)};"]
+    if grad_input:
+        lines.append(f"poplar::Tensor {cx.define(grad_input[0])} = poplin::convolution({graph}, {cx.name(g)}, "
+                     f"{cx.name(w)}.reshape({_dims([groups, cin, cout, *kernel])}), {params}, false, {cx.prog}, {cx.debug(op, 'input')});")
+    if grad_weights:
+        lines += [f"poplar::Tensor {cx.define(grad_weights[0])} = poplin::calculateWeightDeltas({graph}, {cx.name(x)}, {cx.name(g)}, "
+                  f"{params}, {cx.prog}, {cx.debug(op, 'weights')})",
+                  f"    .reshape({_dims(sw)});"]
+    if grad_bias:
+        dims = [0, *range(2, len(sg))]
+        lines.append(f"poplar::Tensor {cx.define(grad_bias[0])} = popops::reduce({graph}, {cx.name(g)}, poplar::{cx.ptype(grad_bias[0])}, "
+                     f"{_dims(dims)}, popops::ReduceParams(popops::Operation::ADD), {cx.prog}, {cx.debug(op, 'bias')});")
+    return lines
+
+
 # ---- popnn pooling -----------------------------------------------------------------
 
 def _window(cx: Any, op: Any) -> tuple[str, str, str]:

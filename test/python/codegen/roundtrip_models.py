@@ -74,34 +74,45 @@ class Lookup(nn.Module):
 
 
 class Indexing(nn.Module):
-    """torch.gather, index_select along dim 1, index_add / index_copy and average pooling
-    with padding not counted."""
+    """torch.gather, index_select along dim 1, index_add / index_copy, average pooling
+    with padding not counted, and the scatters: scatter, scatter_add and scatter_reduce
+    (amax with, amin and sum without the input's elements; indices repeat)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.register_buffer("gathered", torch.tensor([[[8, 0, 4, 4]] * 3, [[1, 2, 3, 7]] * 3]))
         self.register_buffer("selected", torch.tensor([2, 0]))
+        self.register_buffer("spread", torch.tensor([[0, 3], [1, 4]]))
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         pooled = F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False).flatten(2)  # [2, 3, 9]
         picked = torch.index_select(torch.gather(pooled, 2, self.gathered), 1, self.selected)  # [2, 2, 4]
         added = pooled.index_add(2, self.gathered[0, 0], picked[:, :1].expand(2, 3, 4))  # index 4 twice
         copied = pooled.index_copy(1, self.selected, picked[:, :, :1].expand(2, 2, 9))
-        return picked, added, copied
+        at = self.gathered[:, :2, :3]  # [2, 2, 3], rows repeat along dim 0
+        flat = x[:, 0, 0]  # [2, 6]
+        scattered = torch.scatter(flat, 1, self.selected.expand(2, 2) + self.spread, x[:, 1, 0, :2])
+        reduced = [pooled.scatter_add(2, at, picked[:, :, :3]),
+                   pooled.scatter_reduce(2, at, x[:, 0, :2, :3], "amax"),
+                   pooled.scatter_reduce(2, at, x[:, 1, :2, :3], "amin", include_self=False),
+                   pooled.scatter_reduce(0, at.clamp(max=1), x[:, 2, :2, :3], "sum", include_self=False)]
+        return picked, added, copied, scattered, *reduced
 
 
 class Sorting(nn.Module):
     """torch.sort ascending and descending along different dims (values and indices), the
-    cumulative sum and product (a float and an integer scan) and torch.topk (largest and
-    smallest)."""
+    cumulative sum and product (a float and an integer scan), torch.topk (largest and
+    smallest) and the running maximum / minimum with positions (an integer scan with ties)."""
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         up, up_at = torch.sort(x, dim=1)
         down, down_at = torch.sort(x, dim=0, descending=True)
         top, top_at = torch.topk(x, 2, dim=0)
         low, low_at = torch.topk(x, 3, dim=1, largest=False)
+        high, high_at = torch.cummax(x, 1)
+        least, least_at = torch.cummin((x * 2).to(torch.int32), 0)  # equal values: the last position
         return (up, up_at, down, down_at, torch.cumsum(x, 1), torch.cumprod((x * 3).to(torch.int32), 0),
-                top, top_at, low, low_at)
+                top, top_at, low, low_at, high, high_at, least, least_at)
 
 
 def _cnn() -> nn.Module:
@@ -161,16 +172,18 @@ class MLPWithLoss(nn.Module):
 
 class CNNWithLoss(nn.Module):
     """A CNN training step: convolution, batch norm in training mode, ReLU, average pooling
-    with padding, max pooling and a cross-entropy loss (conv, norm, pool and NLL gradients)."""
+    with padding, a grouped transposed convolution (stride 2, output padding), max pooling and
+    a cross-entropy loss (conv, transposed conv, norm, pool and NLL gradients)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.conv, self.bn = nn.Conv2d(3, 4, 3, padding=1, stride=2), nn.BatchNorm2d(4)
         self.pool, self.avg = nn.MaxPool2d(2), nn.AvgPool2d(3, stride=1, padding=1, count_include_pad=False)
-        self.fc = nn.Linear(16, 5)
+        self.up = nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1, groups=2)
+        self.fc = nn.Linear(32, 5)
 
     def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        out = self.fc(torch.flatten(self.pool(self.avg(torch.relu(self.bn(self.conv(x))))), 1))
+        out = self.fc(torch.flatten(self.pool(self.up(self.avg(torch.relu(self.bn(self.conv(x)))))), 1))
         return out, F.cross_entropy(out, target)
 
 

@@ -1,4 +1,4 @@
-// Host implementation of popops::zero, encodeOneHot, multiUpdateAdd, sortKeyValueInPlace and
+// Host implementation of popops::zero, encodeOneHot, multiUpdate / multiUpdateAdd / multiUpdateMax, sortKeyValueInPlace and
 // topKWithPermutation as plain loops.
 // It exists only to check ipu-mlir's emitted code; see ../README.md.
 #include <popops/DynamicSlice.hpp>
@@ -35,8 +35,10 @@ void encodeOneHot(poplar::Graph &, const poplar::Tensor &indices, const poplar::
   }));
 }
 
+enum class Combine { COPY, ADD, MAX };
+
 static void update(const char *fn, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
-                   const poplar::Tensor *scale, const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                   const poplar::Tensor *scale, Combine combine, const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                    poplar::program::Sequence &prog, const poplar::DebugContext &debug) {
   if (dims.size() != 1 || sizes.size() != 1 || sizes[0] != 1 || dims[0] >= t.rank())
     throw error(std::string(fn) + ": the host library updates one dimension with size 1");
@@ -46,18 +48,22 @@ static void update(const char *fn, const poplar::Tensor &t, const poplar::Tensor
   std::vector<std::size_t> expected{N};
   for (unsigned k = 0; k < t.rank(); ++k) expected.push_back(k == d ? 1 : t.dim(k));
   if (s.shape() != expected) throw error(std::string(fn) + ": s must be [N] followed by t's shape with dims[0] of size 1");
+  if ((combine == Combine::ADD) != (scale != nullptr)) throw error(std::string(fn) + ": a scale goes with an add only");
   poplar::Tensor factor = scale ? *scale : poplar::Tensor();
-  bool add = scale != nullptr;
   std::string name = fn;
-  prog.add(poplar::program::Program::compute(debug.name(), [t, s, offsets, factor, add, d, N, name] {
+  prog.add(poplar::program::Program::compute(debug.name(), [t, s, offsets, factor, combine, d, N, name] {
     std::size_t per = s.numElements() / std::max<std::size_t>(N, 1);
     for (std::size_t n = 0; n < N; ++n) {
       double at = offsets.get(n);
       if (at < 0 || at >= static_cast<double>(t.dim(static_cast<unsigned>(d))))
         throw error(name + ": offset " + std::to_string(at) + " out of range");
       poplar::Tensor row = t.slice(static_cast<std::size_t>(at), static_cast<std::size_t>(at) + 1, static_cast<unsigned>(d));
-      for (std::size_t i = 0; i < per; ++i)
-        row.set(i, add ? row.get(i) + t.elementType().round(factor.get(0) * s.get(n * per + i)) : s.get(n * per + i));
+      for (std::size_t i = 0; i < per; ++i) {
+        double old = row.get(i), value = s.get(n * per + i);
+        if (combine == Combine::ADD) row.set(i, old + t.elementType().round(factor.get(0) * value));
+        else if (combine == Combine::MAX) row.set(i, std::isnan(old) || std::isnan(value) ? NAN : std::max(old, value));
+        else row.set(i, value);
+      }
     }
   }));
 }
@@ -66,13 +72,19 @@ void multiUpdateAdd(poplar::Graph &, const poplar::Tensor &t, const poplar::Tens
                     const poplar::Tensor &scale, const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                     poplar::program::Sequence &prog, const SlicePlan &, const poplar::OptionFlags &,
                     const poplar::DebugContext &debug) {
-  update("multiUpdateAdd", t, s, offsets, &scale, dims, sizes, prog, debug);
+  update("multiUpdateAdd", t, s, offsets, &scale, Combine::ADD, dims, sizes, prog, debug);
 }
 
 void multiUpdate(poplar::Graph &, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
                  const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                  const SlicePlan &, const poplar::OptionFlags &, const poplar::DebugContext &debug) {
-  update("multiUpdate", t, s, offsets, nullptr, dims, sizes, prog, debug);
+  update("multiUpdate", t, s, offsets, nullptr, Combine::COPY, dims, sizes, prog, debug);
+}
+
+void multiUpdateMax(poplar::Graph &, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
+                    const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                    const SlicePlan &, const poplar::OptionFlags &, const poplar::DebugContext &debug) {
+  update("multiUpdateMax", t, s, offsets, nullptr, Combine::MAX, dims, sizes, prog, debug);
 }
 
 void sortKeyValueInPlace(poplar::Graph &, const poplar::Tensor &k, const poplar::Tensor &v, unsigned dim,

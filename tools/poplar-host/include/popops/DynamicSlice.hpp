@@ -1,6 +1,6 @@
 // Host implementation of popops::multiSlice (see poplar/HostCore.hpp): offsets [N][1]
 // (UNSIGNED_INT) pick N slices of size 1 along dims[0]; an offset out of range is an error.
-// multiUpdateAdd adds scale * s[n] into the slice of t at offsets[n].
+// multiUpdateAdd adds scale * s[n] into the slice of t at offsets[n]; multiUpdateMax keeps the larger.
 // Checks our emitted code only.
 #pragma once
 #include <poplar/Graph.hpp>
@@ -26,4 +26,9 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
 void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
                  const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                  const SlicePlan &plan, const poplar::OptionFlags &options, const poplar::DebugContext &debug = {});
+// t[offsets[n]] = max(t[offsets[n]], s[n]) along dims[0] (sizes {1}), in order of n; a NaN
+// on either side gives NaN. Shapes as multiUpdateAdd.
+void multiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
+                    const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                    const SlicePlan &plan, const poplar::OptionFlags &options, const poplar::DebugContext &debug = {});
 } // namespace popops
