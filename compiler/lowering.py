@@ -11,6 +11,7 @@ from typing import Any
 from torch_mlir import ir
 
 from ipu_mlir.dialects import ipu as ipu_d
+from ipu_mlir.dialects import ipu_training
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 from ipu_mlir.support.ir_build import boolean, f64, i64, i64_array, string, tensor_type
@@ -275,7 +276,7 @@ LOSS_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 # tensors) and convert-ipu-to-poplar lowers: optimizer updates, gradient accumulation and
 # the reduction of gradients across replicas.
 IPU_TRAINING_OPS = (*(op.OPERATION_NAME for op in ipu_d.UPDATE_OPS.values()), ipu_d.AccumulateGradOp.OPERATION_NAME,
-                    ipu_d.ReplicaReduceOp.OPERATION_NAME)
+                    ipu_d.ReplicaReduceOp.OPERATION_NAME, ipu_training.ReplicaBroadcastOp.OPERATION_NAME)
 
 # Discardable attributes of a source op that the ops replacing it inherit (placement).
 CARRIED_ATTRIBUTES = ("ipu.block", "pipeline.stage", "pipeline.ipu")

@@ -57,6 +57,12 @@ class CompileOptions:
     device_iterations: int = 1
     output_mode: str = "all"
     return_period: int = 1
+      replica_groups: parameter name -> (#poplar.comm_group kind, size) of a weight whose
+        replica groups hold their own values (param.replicaGrouping); the driver writes it
+        on the parameter's argument (``ipu.replica_group``), where ipu-insert-training
+        reads it. Other weights are one value over all replicas.
+      broadcast_buffers: with replicas, every replica takes replica 0's buffers after each
+        update (BatchNorm statistics stay in sync, Options.broadcastBuffers).
     target: IpuTarget = dataclasses.field(default_factory=default_target)
     gradient_accumulation: int = 1
     reduction: str = "mean"
@@ -73,6 +79,8 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
     steps: list[PipelineStep] = [
         # poptorch:: custom ops -> ipu ops (identity_loss, print_tensor, ...).
         RaiseCustomOps(),
+    replica_groups: dict[str, tuple[str, int]] = dataclasses.field(default_factory=dict)
+    broadcast_buffers: bool = True
         # Block metadata from locations -> ipu.block attributes, read by later passes.
         AnnotateBlocks(),
         # Blocks + execution strategy -> pipeline stage and IPU of every op (rule checks).
@@ -83,7 +91,8 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         # (with G > 1: gradient accumulators and an @update function).
         steps.append(InsertTraining(gradient_accumulation=options.gradient_accumulation, reduction=options.reduction,
                                     strategy=options.strategy, auto_loss_scaling=options.auto_loss_scaling,
-                                    replication_factor=options.replication_factor))
+                                    replication_factor=options.replication_factor,
+                                    broadcast_buffers=options.broadcast_buffers))
     steps += [
         # Compute ops -> popops / poplin / popnn (training: dropout draws masks); fails
         # listing every unsupported op.

@@ -125,9 +125,18 @@ module {
       irdl.operands(input: %0)
       %1 = irdl.base "#builtin.string" 
       %2 = irdl.base "#builtin.integer" 
-      irdl.attributes {"kind" = %1, "replication_factor" = %2}
       %3 = irdl.any
-      irdl.results(output: %3)
+      irdl.attributes {"kind" = %1, "replication_factor" = %2, "group" = %3}
+      %4 = irdl.any
+      irdl.results(output: %4)
+    }
+    irdl.operation @replica_broadcast {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"replication_factor" = %1}
+      %2 = irdl.any
+      irdl.results(output: %2)
     }
     irdl.operation @loss_scale {
       %0 = irdl.any

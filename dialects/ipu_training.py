@@ -14,6 +14,7 @@ from torch_mlir.dialects import ext
 from ipu_mlir.support.ir_build import boolean, f64, i64, string
 
 from ._base import Rules, build
+from .poplar.gcl import CommGroup, CommGroupAttr
 from .ipu_base import Ipu, IpuOp, check_arity, check_same_type, static_rank
 from .ipu_enums import (
     AdamVariant,
@@ -435,26 +436,64 @@ class AccumulateGradOp(IpuOp, name="accumulate_grad"):
         check_same_type(v, self.accumulator, self.output, "accumulate_grad")
 
 
-class ReplicaReduceOp(IpuOp, name="replica_reduce"):
-    """Reduces a tensor across the R replicas (gradients before the update).
+# On a parameter argument of the training step: the #poplar.comm_group of a weight whose
+# replica groups each hold their own value (param.replicaGrouping); set by the driver, read
+# by ipu-insert-training. A weight without it is one value over all replicas.
+REPLICA_GROUP_ATTR = "ipu.replica_group"
 
-    Semantics: ``kind`` ``"sum"`` or ``"mean"`` over ``replication_factor`` (>= 1)
-    replicas; every replica receives the result. Lowered to ``poplar.gcl_all_reduce``.
+
+def _check_group(v: Rules, replication_factor: int) -> None:
+    try:
+        CommGroup.from_attr(v._attr("group")).group_size(replication_factor)
+    except ValueError as error:
+        v.require(False, f"attribute 'group' {error}")
+
+
+class ReplicaReduceOp(IpuOp, name="replica_reduce"):
+    """Reduces a tensor across the replicas of each group (gradients before the update).
+
+    Semantics: ``kind`` ``"sum"`` or ``"mean"`` over the replicas of ``group``
+    (``#poplar.comm_group``: all replicas, or the groups of a weight grouped across
+    replicas) of ``replication_factor`` (>= 1) in all; every replica of a group receives
+    the result. Lowered to ``poplar.gcl_all_reduce``.
 
     Example:
-      %1 = "ipu.replica_reduce"(%0) {kind = "mean", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+      %1 = "ipu.replica_reduce"(%0) {kind = "mean", replication_factor = 2 : i64,
+                                     group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
     """
 
     input: ext.Operand[Any]
     kind: ir.StringAttr
     replication_factor: ir.IntegerAttr
+    group: Any  # a #poplar.comm_group: IRDL cannot name another dialect's attribute; the verifier checks it
     output: ext.Result[Any]
 
     def check(self, v: Rules) -> None:
         check_arity(v, self, 1, 1)
         v.enum("kind", Reduction)
-        v.int("replication_factor", min=1)
+        replicas = v.int("replication_factor", min=1)
+        _check_group(v, replicas)
         check_same_type(v, self.input, self.output, "replica_reduce")
+
+
+class ReplicaBroadcastOp(IpuOp, name="replica_broadcast"):
+    """Every replica takes replica 0's value (buffers after an update, Options.broadcastBuffers).
+
+    Semantics: over ``replication_factor`` (>= 1) replicas; the result has the input's
+    type. Lowered to ``poplar.gcl_broadcast`` from rank 0 of the group of all replicas.
+
+    Example:
+      %1 = "ipu.replica_broadcast"(%0) {replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    """
+
+    input: ext.Operand[Any]
+    replication_factor: ir.IntegerAttr
+    output: ext.Result[Any]
+
+    def check(self, v: Rules) -> None:
+        check_arity(v, self, 1, 1)
+        v.int("replication_factor", min=1)
+        check_same_type(v, self.input, self.output, "replica_broadcast")
 
 
 class LossScaleOp(IpuOp, name="loss_scale"):

@@ -110,6 +110,42 @@ def _attach_strategy(module: ir.Module, options: CompileOptions, training: bool)
             gradient_accumulation=options.gradient_accumulation)
 
 
+def _attach_replica_groups(module: ir.Module, options: CompileOptions) -> None:
+    """Write each grouped weight's replica group (``options.replica_groups``) on its
+    parameter argument as ``ipu.replica_group``, for ipu-insert-training."""
+    if not options.replica_groups:
+        return
+    from ipu_mlir.dialects.ipu import ARGUMENTS, RoleKind, read_roles
+    from ipu_mlir.dialects.ipu_training import REPLICA_GROUP_ATTR
+    from ipu_mlir.dialects.poplar import CommGroupAttr
+
+    func = module.body.operations[0]
+    roles = read_roles(func, ARGUMENTS)
+    found = set()
+    with module.context:
+        entries = []
+        for index, role in enumerate(roles):
+            entry = _arg_dict(func, index)
+            if role is not None and role.kind == RoleKind.PARAMETER and role.name in options.replica_groups:
+                kind, size = options.replica_groups[role.name]
+                entry[REPLICA_GROUP_ATTR] = CommGroupAttr.build(kind, size)
+                found.add(role.name)
+            entries.append(ir.DictAttr.get(entry))
+        func.attributes[ARGUMENTS] = ir.ArrayAttr.get(entries)
+    missing = sorted(set(options.replica_groups) - found)
+    if missing:
+        raise ValueError(f"replicaGrouping was set on {', '.join(missing)}, which the compiled step does not train "
+                         "(not a trainable parameter of the model)")
+
+
+def _arg_dict(func: ir.Operation, index: int) -> dict[str, ir.Attribute]:
+    """Argument ``index``'s attributes (``arg_attrs``), as a dict."""
+    from ipu_mlir.dialects.ipu import ARGUMENTS
+
+    entry = ir.DictAttr(ir.ArrayAttr(func.attributes[ARGUMENTS])[index])
+    return {entry[i].name: entry[i].attr for i in range(len(entry))}
+
+
 def _graph_of(module: ir.Module) -> ir.Operation:
     graph = next(graphs_of(module.operation), None)
     if graph is None:
@@ -191,6 +227,19 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     training = optimizer is not None
     name = type(model).__name__
     timings: dict[str, float] = {}
+    cache = key = prekey = None
+    if cache_dir is not None:
+        from .cache import ExecutableCache, load_precaptured, precapture_key
+
+        cache = ExecutableCache(cache_dir)
+        if cache.usable:  # the pre-capture key: a hit skips capture too
+            start = time.perf_counter()
+            prekey = precapture_key(model, args, kwargs, options, optimizer, training, name)
+            timings["key"] = time.perf_counter() - start
+            hit = load_precaptured(cache, prekey, model, replica_ranks) if prekey is not None else None
+            if hit is not None:
+                hit.timings["key"] = timings["key"]
+                return hit
     start = time.perf_counter()
     context = make_context()
     if training:
@@ -209,12 +258,13 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         with context, ir.Location.unknown(context):
             func.attributes[OPTIMIZER_ATTR] = optimizer.attribute()
     _attach_strategy(module, options, training=training)
-    cache = key = None
-    if cache_dir is not None:
-        from .cache import ExecutableCache, cache_key
+    _attach_replica_groups(module, options)
+    if prekey is not None and not _storable(captured, training, name):
+        prekey = None
+    if cache is not None and cache.usable and prekey is None:  # the post-capture key
+        from .cache import cache_key
 
-        cache = ExecutableCache(cache_dir)
-        key = cache_key(module, options, captured.inputs, training) if cache.usable else None
+        key = cache_key(module, options, captured.inputs, training)
     cached = cache.get(key) if key is not None else None
     if cached is not None:
         timings["passes"] = time.perf_counter() - start
@@ -249,7 +299,27 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         cache.put(key, executable)
     program = load_program(graph, replica_ranks)
     timings["decode"] = time.perf_counter() - start
-    return CompiledProgram(captured, executable, program, context, module, timings, executable.arguments, training)
+    compiled = CompiledProgram(captured, executable, program, context, module, timings, executable.arguments, training)
+    if prekey is not None:
+        from .executable_io import export_compiled
+
+        cache.put_file(prekey, export_compiled(compiled))
+    return compiled
+
+
+def _storable(captured: Any, training: bool, name: str) -> bool:
+    """Whether a cache entry can hold what the host needs of ``captured`` (its output
+    structure and non-tensor outputs), so that a hit needs no capture; if not, the cache
+    falls back to the post-capture key and logs why."""
+    from .cache import logger
+    from .executable_io import ExportError, host_record
+
+    try:
+        host_record(captured, training)
+    except ExportError as error:
+        logger.info("%s: the executable cache keys the captured program (capture runs on a hit): %s", name, error)
+        return False
+    return True
 
 
 __all__ = ["CompileOptions", "CompiledProgram", "OptimizerDescription", "compile_program"]

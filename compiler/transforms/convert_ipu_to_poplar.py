@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from torch_mlir import ir
 
 from ipu_mlir.dialects import ipu as ipu_d
-from ipu_mlir.support.ir_build import tensor_type
+from ipu_mlir.support.ir_build import i64, tensor_type
 from ipu_mlir.support.registry import Registry
 
 from ..lowering import Lowering, Pattern, Unsupported, carry_placement, element_of, shape_of
@@ -124,14 +124,22 @@ def lower_accumulate_grad(lw: Lowering, op: ir.Operation) -> list[Any]:
 
 
 def lower_replica_reduce(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """The gradient's sum or mean over every replica: ``poplar.gcl_all_reduce`` over the
-    group of all replicas (``gcl::allReduceCrossReplica``)."""
-    from ipu_mlir.dialects.poplar import AllReduceOp, CommGroupAttr, CommGroupKind
+    """The gradient's sum or mean over the replicas of its group: ``poplar.gcl_all_reduce``
+    (``gcl::allReduceCrossReplica``)."""
+    from ipu_mlir.dialects.poplar import AllReduceOp
 
     x = lw.v(op.operands[0])
     kind = ir.StringAttr(op.attributes["kind"]).value
     reduction = "mean" if kind == ipu_d.Reduction.MEAN else "add"
-    return [lw.emit(AllReduceOp, x, ir.StringAttr.get(reduction), CommGroupAttr.build(CommGroupKind.ALL, 0), x.type)]
+    return [lw.emit(AllReduceOp, x, ir.StringAttr.get(reduction), op.attributes["group"], x.type)]
+
+
+def lower_replica_broadcast(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """Replica 0's value on every replica: ``poplar.gcl_broadcast`` from rank 0 of all replicas."""
+    from ipu_mlir.dialects.poplar import CrossReplicaBroadcastOp, CommGroupAttr, CommGroupKind
+
+    x = lw.v(op.operands[0])
+    return [lw.emit(CrossReplicaBroadcastOp, x, i64(0), CommGroupAttr.build(CommGroupKind.ALL, 0), x.type)]
 
 
 def _scaled_grad(lw: Lowering, g: ir.Value, h: dict[str, ir.Value], w: ir.Value | None) -> ir.Value:
@@ -264,6 +272,7 @@ def lowering_patterns() -> Registry[Pattern]:
     patterns.register("ipu.lamb_update")(lower_lamb_update)
     patterns.register("ipu.accumulate_grad")(lower_accumulate_grad)
     patterns.register("ipu.replica_reduce")(lower_replica_reduce)
+    patterns.register("ipu.replica_broadcast")(lower_replica_broadcast)
     return patterns
 
 

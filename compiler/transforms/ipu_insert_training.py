@@ -35,6 +35,9 @@ from ipu_mlir.dialects.ipu import (
     write_roles,
 )
 
+from ipu_mlir.dialects import ipu_training
+from ipu_mlir.dialects.ipu_training import REPLICA_GROUP_ATTR
+from ipu_mlir.dialects.poplar.gcl import CommGroup, CommGroupAttr, CommGroupKind
 from ipu_mlir.support.ir_build import boolean, f64, i64, string
 
 from ..pass_base import Diagnostics, ModulePass, PassFailure
@@ -90,7 +93,11 @@ class InsertTraining(ModulePass):
         every gradient is reduced across the replicas (``ipu.replica_reduce``, the mean or
         the sum as ``reduction`` says) before clipping, loss scaling and the update: after
         accumulation with G > 1, in ``@update``, so a step reduces once. Mean divides by
-        R, so the update uses the mean over G x R micro-batches, as SEMANTICS says.
+        R, so the update uses the mean over G x R micro-batches, as SEMANTICS says. A
+        parameter whose argument has ``ipu.replica_group`` (a weight grouped across
+        replicas) is reduced within its groups only.
+      broadcast-buffers: with R > 1, each updated buffer (``buffer_update``) is replica 0's
+        on every replica (``ipu.replica_broadcast``); default true.
     """
 
     name: ClassVar[str] = "ipu-insert-training"
@@ -99,6 +106,7 @@ class InsertTraining(ModulePass):
     strategy: str = "post"
     auto_loss_scaling: bool = False
     replication_factor: int = 1
+    broadcast_buffers: bool = True
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         problems = []
@@ -141,6 +149,7 @@ class InsertTraining(ModulePass):
         for name in grads:
             if name not in params:
                 raise ValueError(f"result 'grad' of '{name}' has no matching 'parameter' argument")
+        groups = _replica_groups(func, arg_roles)
 
         scalar = _scalar_type()
         new_args: list[tuple[RoleKind, str, ir.Type]] = []  # appended arguments
@@ -184,7 +193,7 @@ class InsertTraining(ModulePass):
 
         if self.gradient_accumulation == 1:
             with terminator.location, ir.InsertionPoint(terminator):
-                grads = self._reduce_across_replicas(grads)
+                grads = self._reduce_across_replicas(grads, groups)
                 new_scale = _auto_loss_scale(grads, loss_scale) if self.auto_loss_scaling else None
                 if spec.max_grad_norm is not None:
                     grads = _clip(grads, spec.max_grad_norm, loss_scale)
@@ -192,9 +201,13 @@ class InsertTraining(ModulePass):
                 if new_scale is not None:
                     updates.append((RoleKind.STATE_UPDATE, "loss_scaling", new_scale))
         else:
-            updates = self._accumulate(func, spec, params, grads, add_arg, terminator)
+            updates = self._accumulate(func, spec, params, grads, add_arg, terminator, groups)
 
         kept = [(role, value) for role, value in zip(res_roles, results, strict=True) if role[0] != RoleKind.GRAD]
+        if self.replication_factor > 1 and self.broadcast_buffers:
+            with terminator.location, ir.InsertionPoint(terminator):
+                kept = [(role, build(ipu_training.ReplicaBroadcastOp, value, i64(self.replication_factor), value.type).result
+                         if role[0] == RoleKind.BUFFER_UPDATE else value) for role, value in kept]
         new_results = [value for _, value in kept] + [value for _, _, value in updates]
         new_res_roles = [role for role, _ in kept] + [(kind, name) for kind, name, _ in updates]
         with terminator.location, ir.InsertionPoint(terminator):
@@ -208,7 +221,7 @@ class InsertTraining(ModulePass):
             raise PassFailure()
 
     def _accumulate(self, func: ir.Operation, spec: Optimizer, params: dict[str, ir.Value], grads: dict[str, ir.Value],
-                    add_arg: Any, terminator: ir.Operation) -> list[tuple[str, str, ir.Value]]:
+                    add_arg: Any, terminator: ir.Operation, groups: dict[str, ir.Attribute]) -> list[tuple[str, str, ir.Value]]:
         """G > 1: the step adds its gradients into accumulators; a second function,
         ``@update``, applies the optimizer to them once per G steps and zeroes them."""
         scalar = _scalar_type()
@@ -268,7 +281,7 @@ class InsertTraining(ModulePass):
                                                           operands=[accumulator, factor]).result
                 else:
                     effective[name] = accumulator
-            effective = self._reduce_across_replicas(effective)
+            effective = self._reduce_across_replicas(effective, groups)
             new_scale = _auto_loss_scale(effective, update_hyper(0, "loss_scaling")) if self.auto_loss_scaling else None
             if spec.max_grad_norm is not None:
                 effective = _clip(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
@@ -289,12 +302,31 @@ class InsertTraining(ModulePass):
         return updates
 
 
-    def _reduce_across_replicas(self, grads: dict[str, ir.Value]) -> dict[str, ir.Value]:
-        """Each gradient reduced across the replicas (at the current insertion point)."""
+    def _reduce_across_replicas(self, grads: dict[str, ir.Value], groups: dict[str, ir.Attribute]) -> dict[str, ir.Value]:
+        """Each gradient reduced across the replicas of its groups (at the current insertion
+        point): all replicas, or a grouped weight's groups; a group of one needs nothing."""
         if self.replication_factor == 1:
             return grads
-        return {name: build(ipu_d.ReplicaReduceOp, grad, string(self.reduction), i64(self.replication_factor), grad.type).result
-                for name, grad in grads.items()}
+        everyone = CommGroupAttr.build(CommGroupKind.ALL, 0)
+        reduced = {}
+        for name, grad in grads.items():
+            group = groups.get(name, everyone)
+            if CommGroup.from_attr(group).group_size(self.replication_factor) == 1:
+                reduced[name] = grad
+                continue
+            reduced[name] = build(ipu_d.ReplicaReduceOp, grad, string(self.reduction), i64(self.replication_factor),
+                                  group, grad.type).result
+        return reduced
+
+
+def _replica_groups(func: ir.Operation, arg_roles: list[tuple[RoleKind, str]]) -> dict[str, ir.Attribute]:
+    """Parameter name -> its ``ipu.replica_group`` (a weight grouped across replicas)."""
+    found = {}
+    for index, (kind, name) in enumerate(arg_roles):
+        entry = ir.DictAttr(ir.ArrayAttr(func.attributes[ARGUMENTS])[index])
+        if kind == RoleKind.PARAMETER and REPLICA_GROUP_ATTR in entry:
+            found[name] = entry[REPLICA_GROUP_ATTR]
+    return found
 
 
 def _set_signature(func: ir.Operation, arg_roles: list[tuple[RoleKind, str]], res_roles: list[tuple[RoleKind, str]],

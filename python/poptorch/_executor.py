@@ -125,6 +125,10 @@ class PoplarExecutor(CountersMixin):
         self._host_newer = False  # the user loaded weights into the model after training
         self._updates = 0  # optimizer steps applied on the device (torch's 'step' for RMSprop)
         self._pending_rng_state: list[int] | None = None  # rng_state set (or loaded) before attaching
+        self._replica_groupings: dict[str, Any] = {}  # parameter -> its WeightGrouping (param.replicaGrouping)
+        from . import _replica_grouping
+
+        _replica_grouping.install(self)
         if training:
             from . import _host_sync
 
@@ -144,10 +148,37 @@ class PoplarExecutor(CountersMixin):
         self._replica_stores = None
 
     def _put(self, name: str, value: torch.Tensor) -> None:
-        """Hold ``value`` as device variable ``name`` on every local replica (each its own copy)."""
+        """Hold ``value`` as device variable ``name`` on every local replica (each its own
+        copy; a weight grouped across replicas: each replica its group's value)."""
+        from . import _replica_grouping
+
         ipu = self._compiled.program.variables[name].ipu
+        grouping = _replica_grouping.owner(self, name)
+        if grouping is not None:
+            replicas = _Replicas.of(self._options)
+            values = _replica_grouping.split(grouping, value, replicas.global_ranks, replicas.total)
+            for stores, part in zip(self._replica_stores, values, strict=True):
+                stores[ipu].put(name, part)
+            return
         for index, stores in enumerate(self._replica_stores):
             stores[ipu].put(name, value if index == 0 else value.clone())
+
+    def _get(self, name: str) -> torch.Tensor:
+        """Device variable ``name`` as the host sees it: the first replica's (all hold the
+        same), or a grouped weight's value per group or per replica."""
+        from . import _replica_grouping
+
+        ipu = self._compiled.program.variables[name].ipu
+        grouping = _replica_grouping.owner(self, name)
+        if grouping is None:
+            return self._replica_stores[0][ipu].tensors[name]
+        replicas = _Replicas.of(self._options)
+        if replicas.ranks is not None:
+            raise RuntimeError(f"'{name}' is grouped across replicas (replicaGrouping), and reading it back from "
+                               "replicas of several processes is not supported; read it with one process")
+        values = {rank: stores[ipu].tensors[name] for rank, stores in zip(replicas.global_ranks, self._replica_stores,
+                                                                           strict=True)}
+        return _replica_grouping.join(grouping, values, replicas.total)
 
     # -- PopTorch API ---------------------------------------------------------------
     @property
@@ -336,14 +367,17 @@ class PoplarExecutor(CountersMixin):
             return
         from ipu_mlir.driver import RoleKind
 
-        program = self._compiled.program
         raw = _raw_named_tensors(self._model)
         self._syncing = True
         try:
             with torch.no_grad():
                 for kind, name in self._arguments():
                     if kind in (RoleKind.PARAMETER, RoleKind.BUFFER) and name in raw:
-                        raw[name].copy_(self._stores[program.variables[name].ipu].tensors[name])
+                        value = self._get(name)
+                        if value.shape != raw[name].shape:  # a grouped weight read back per replica (AllReplicas)
+                            raw[name].data = value.to(raw[name].device, copy=True)
+                        else:
+                            raw[name].copy_(value)
         finally:
             self._syncing = False
         self._device_newer = False
@@ -551,14 +585,13 @@ class PoplarExecutor(CountersMixin):
         from ipu_mlir.driver import OptimizerType
 
         params = {n: p for n, p in _raw_named_tensors(self._model).items()}
-        program = self._compiled.program
         if self._ipu_optimizer.type == OptimizerType.RMSPROP:  # torch's RMSprop counts steps; ours needs no count
             for name in self._ipu_optimizer.param_groups:
                 self._optimizer.state[params[name]]["step"] = torch.tensor(float(self._updates))
         for variable, path, key in self._state_slots():
             if key == "step" and self._ipu_optimizer.type == OptimizerType.SGD:
                 continue  # torch's SGD keeps no step count; ours only tells the first step apart
-            value = self._stores[program.variables[variable].ipu].tensors[variable].detach().to("cpu", copy=True)
+            value = self._get(variable).detach().to("cpu", copy=True)
             if key == "momentum_buffer":
                 value = value / self._velocity_scale(path)
             self._optimizer.state[params[path]][key] = value
@@ -575,20 +608,25 @@ class PoplarExecutor(CountersMixin):
         squared-gradient average of RMSprop's TensorFlow variant, which starts at one."""
         from ipu_mlir.driver import OptimizerType
 
+        from . import _replica_grouping
+
         described = self._ipu_optimizer
         path, _, key = name.rpartition("/")
         params = _raw_named_tensors(self._model)
+        shape = info.shape
+        if _replica_grouping.owner(self, name) is not None:  # the state of a grouped weight: one per group
+            shape = (params[path].shape[0], *shape)
         existing = self._optimizer.state.get(params.get(path)) if path in params else None
         torch_key = self._TORCH_STATE.get(key, key)
         if existing and key == "step" and "step" not in existing and "momentum_buffer" in existing:
-            return torch.ones(info.shape, dtype=info.dtype)  # torch's SGD counts no steps: past the first
+            return torch.ones(shape, dtype=info.dtype)  # torch's SGD counts no steps: past the first
         if existing and torch_key in existing and isinstance(existing[torch_key], torch.Tensor):
             # State the optimizer already has (trained on the CPU, or load_state_dict) carries on.
-            value = existing[torch_key].detach().to(info.dtype).reshape(info.shape).clone()
+            value = existing[torch_key].detach().to(info.dtype).reshape(shape).clone()
             return value * self._velocity_scale(path) if torch_key == "momentum_buffer" else value
         if described.type == OptimizerType.RMSPROP and described.flags.get("use_tf_variant") and key == "square_avg":
-            return torch.ones(info.shape, dtype=info.dtype)
-        return torch.zeros(info.shape, dtype=info.dtype)
+            return torch.ones(shape, dtype=info.dtype)
+        return torch.zeros(shape, dtype=info.dtype)
 
     def _factor(self) -> int:
         """N = D x (R / I) x G: micro-batches per host batch."""
@@ -641,6 +679,9 @@ class PoplarExecutor(CountersMixin):
                         "combinedBatchSize, a multiple of that, unless drop_last=False leaves a short last batch.)"
                     )
         replicas = _Replicas.of(self._options)
+        from . import _replica_grouping
+
+        _replica_grouping.check(self, replicas.total)
         if replicas.ranks is not None:
             raise ValueError(
                 f"Options.Distributed: {self._options.Distributed.numProcesses} processes were configured, but "
@@ -653,7 +694,13 @@ class PoplarExecutor(CountersMixin):
             "output_mode": _compiled_output_mode(mode),
             "return_period": self._options.output_return_period or 1,
             "execution": _strategy_data(self._options),
+            # Planning: read by the memory plan and the cost model (I/O tiles, temporaries, partials).
+            "io_tiles": self._options.TensorLocations.num_io_tiles,
+            "available_memory": _available_memory(self._options.available_memory_proportion),
+            "partials_type": self._options.Precision._partials_type or "",
             "replication_factor": replicas.total,
+            "replica_groups": _replica_grouping.compile_groups(self),
+            "broadcast_buffers": self._options.broadcast_buffers,
         }
         if self._options.ipu_target is not None:  # Options.setIpuTarget: the cost model's IPU
             from ipu_mlir.support.target import target_named
@@ -682,14 +729,15 @@ class PoplarExecutor(CountersMixin):
                 auto_loss_scaling=bool(training.auto_loss_scaling),
                 recompute=self._options._Popart.recompute_pipeline,
             )
-        if self._options.auto_balance_ipus:  # Options.autoBalancePipeline: probe on one IPU, split, compile
-            from ._auto_balance import compile_balanced
+        with _replica_grouping.per_replica_shapes(self):  # a grouped weight is captured as one replica's
+            if self._options.auto_balance_ipus:  # Options.autoBalancePipeline: probe on one IPU, split, compile
+                from ._auto_balance import compile_balanced
 
-            self._compiled, self.balance_plan = compile_balanced(self, micro_args, micro_kwargs, settings, description)
-        else:
-            self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings),
-                                             description, cache_dir=self._options.executable_cache_dir,
-                                             replica_ranks=replicas.ranks)
+                self._compiled, self.balance_plan = compile_balanced(self, micro_args, micro_kwargs, settings, description)
+            else:
+                self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings),
+                                                 description, cache_dir=self._options.executable_cache_dir,
+                                                 replica_ranks=replicas.ranks)
         self._argument_roles = [(RoleKind.parse(kind, "argument kind"), name) for kind, name in self._compiled.arguments]
         check_anchors(self, self._factor(), self._training)  # Options.anchorTensor names exist (_anchors.py)
         if self._options._Popart.recompute_pipeline and (
@@ -701,7 +749,10 @@ class PoplarExecutor(CountersMixin):
         self._host_signature = [(leaf.name, _describe(leaf.value)) for leaf in leaves]
         self._leaf_is_tensor = [isinstance(leaf.value, torch.Tensor) for leaf in leaves]
         self._leaf_values = [None if isinstance(leaf.value, torch.Tensor) else leaf.value for leaf in leaves]
-        if self._compiled.timings.get("cached"):
+        if self._compiled.timings.get("precaptured"):
+            _logging.logger.info("%s: the executable came from the cache in %s (capture and passes skipped)",
+                                 type(self._model).__name__, self._options.executable_cache_dir)
+        elif self._compiled.timings.get("cached"):
             _logging.logger.info("%s: the executable came from the cache in %s (capture %.2f s, passes skipped)",
                                  type(self._model).__name__, self._options.executable_cache_dir,
                                  self._compiled.timings["capture"])
@@ -814,6 +865,11 @@ class _Replicas:
         group = options.input_group_size or 1  # a factor of local: Options.validate checks it
         ranks = None if processes == 1 else list(range(process * local, (process + 1) * local))
         return cls(local, local * processes, ranks, group, options.input_group_type == CommGroupType.Orthogonal)
+
+    @property
+    def global_ranks(self) -> list[int]:
+        """The global ranks of this process's replicas."""
+        return list(range(self.local)) if self.ranks is None else self.ranks
 
     def _input_group_of(self, index: int) -> int:
         """The input group of local replica ``index`` (CommGroupType: Consecutive groups
@@ -993,6 +1049,11 @@ def _warn_float64(captured: Any) -> None:
             "them in float64, as eager PyTorch does, so results match eager; PopTorch on IPU hardware would run "
             "them in float32. Convert the model and inputs to float32 (model.float(), x.float()) to run as the "
             "hardware does."))
+
+
+def _available_memory(proportions: dict[int, float]) -> tuple[float, ...]:
+    """``setAvailableMemoryProportion``'s proportions by IPU number (PopLibs' 0.6 for the IPUs it skips)."""
+    return tuple(proportions.get(ipu, 0.6) for ipu in range(max(proportions, default=-1) + 1))
 
 
 def _compiled_output_mode(mode: OutputMode) -> CompiledOutputMode:

@@ -57,8 +57,6 @@ _EMULATOR_IGNORED_REASONS: dict[str, str] = {
                                             "locations",
     "TensorLocations.setAccumulatorLocation": "every tensor lives on chip: the memory plan does not read tensor "
                                               "locations",
-    # Replication is not available in the emulator (replicationFactor > 1 is an error when run).
-    "broadcastBuffers": "there is a single replica, so buffers have no other copies to keep in sync",
     # Presentation of the compiler's own output.
     "showCompilationProgressBar": "the compiler shows no progress bar (compile times are logged at INFO)",
     "relaxOptimizerAttributesChecks": "poptorch.optim checks attributes itself and warns about ignored ones either "

@@ -471,8 +471,6 @@ class Options(_OptionGroup):
     def broadcastBuffers(self, broadcast_buffers: bool = True) -> Options:  # noqa: N802
         """Keep buffers (e.g. running statistics) in sync across replicas."""
         self._broadcast_buffers = _bool_arg(self._writable("broadcastBuffers"), broadcast_buffers)
-        if not broadcast_buffers:
-            _ignored("broadcastBuffers", broadcast_buffers)
         return self
 
     # -- compilation, caching, diagnostics ----------------------------------------------

@@ -297,3 +297,21 @@ func.func @placement(%acc: tensor<3xf32>, %g: tensor<3xf32>, %count: tensor<f32>
   %1 = "ipu.accumulate_grad"(%acc, %0, %count) {reduction = "mean", strategy = "running", ipu.block = #ipu.block<"B", 1 : i64>, pipeline.stage = 1 : i64, pipeline.ipu = 1 : i64} : (tensor<3xf32>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
   return %1 : tensor<3xf32>
 }
+
+// -----
+
+// Gradients reduced across replicas become gcl::allReduceCrossReplica within the op's
+// group (the mean, or "add" for the sum); a broadcast buffer takes rank 0's value of the
+// group of all replicas.
+// CHECK-LABEL: sym_name = "replicas"
+// CHECK: ^bb0(%[[G:arg[0-9]+]]: tensor<2x3xf32>, %[[M:arg[0-9]+]]: tensor<3xf32>):
+// CHECK-NEXT: %[[MEAN:.*]] = "poplar.gcl_all_reduce"(%[[G]]) {group = #poplar.comm_group<"all", 0 : i64>, op = "mean"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[SUM:.*]] = "poplar.gcl_all_reduce"(%[[G]]) {group = #poplar.comm_group<"orthogonal", 2 : i64>, op = "add"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[B:.*]] = "poplar.gcl_broadcast"(%[[M]]) {group = #poplar.comm_group<"all", 0 : i64>, root = 0 : i64} : (tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: "func.return"(%[[MEAN]], %[[SUM]], %[[B]])
+func.func @replicas(%g: tensor<2x3xf32>, %m: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>) {
+  %0 = "ipu.replica_reduce"(%g) {kind = "mean", replication_factor = 4 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = "ipu.replica_reduce"(%g) {kind = "sum", replication_factor = 4 : i64, group = #poplar.comm_group<"orthogonal", 2 : i64>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = "ipu.replica_broadcast"(%m) {replication_factor = 4 : i64} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0, %1, %2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>
+}

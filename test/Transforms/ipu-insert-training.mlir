@@ -2,6 +2,8 @@
 // RUN: ipu-opt %s -p 'ipu-insert-training{gradient-accumulation=4}' --split-input-file | FileCheck %s --check-prefix=ACC
 // RUN: ipu-opt %s -p 'ipu-insert-training{gradient-accumulation=4 strategy=running}' --split-input-file | FileCheck %s --check-prefix=RUNNING
 // RUN: ipu-opt %s -p 'ipu-insert-training{gradient-accumulation=4 reduction=sum}' --split-input-file | FileCheck %s --check-prefix=SUM
+// RUN: ipu-opt %s -p 'ipu-insert-training{replication-factor=4}' --split-input-file | FileCheck %s --check-prefix=REPL
+// RUN: ipu-opt %s -p 'ipu-insert-training{replication-factor=4 gradient-accumulation=2 reduction=sum broadcast-buffers=false}' --split-input-file | FileCheck %s --check-prefix=REPLACC
 
 // A Linear + MSELoss joint function (as capture_training gives it) with SGD + momentum:
 // the loss-gradient argument is gone (the backward pass starts from the loss scale),
@@ -257,4 +259,34 @@ func.func @clip(%arg0: !torch.vtensor<[2,3],f32> {ipu.role = #ipu.role<"paramete
   %10 = torch.prim.ListConstruct %int2 : (!torch.int) -> !torch.list<int>
   %11 = torch.aten.view %9, %10 : !torch.vtensor<[1,2],f32>, !torch.list<int> -> !torch.vtensor<[2],f32>
   return %2, %3, %6, %11 : !torch.vtensor<[],f32>, !torch.vtensor<[4,2],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// Replicas (replication-factor=4): each gradient is reduced across the replicas before
+// its update, all of them or, for a weight grouped across replicas (ipu.replica_group),
+// its groups; an updated buffer is replica 0's on every replica (broadcast-buffers). With
+// gradient accumulation the reduction happens once, in @update, after the accumulation.
+// REPL-LABEL: sym_name = "replicated"
+// REPL: ^bb0(%[[W:arg[0-9]+]]: !torch.vtensor<[3],f32>, %[[B:arg[0-9]+]]: !torch.vtensor<[3],f32>,
+// REPL: %[[RW:.*]] = "ipu.replica_reduce"(%[[GW:.*]]) {group = #poplar.comm_group<"orthogonal", 2 : i64>, kind = "mean", replication_factor = 4 : i64}
+// REPL-NEXT: %[[RB:.*]] = "ipu.replica_reduce"(%[[GW]]) {group = #poplar.comm_group<"all", 0 : i64>, kind = "mean", replication_factor = 4 : i64}
+// REPL: "ipu.sgd_update"(%[[W]], %[[RW]],
+// REPL: "ipu.sgd_update"(%[[B]], %[[RB]],
+// REPL: %[[M:.*]] = "ipu.replica_broadcast"(%{{.*}}) {replication_factor = 4 : i64}
+// REPL: "func.return"(%{{.*}}, %[[M]],
+// REPLACC-LABEL: sym_name = "update"
+// REPLACC: "ipu.replica_reduce"(%{{.*}}) {group = #poplar.comm_group<"orthogonal", 2 : i64>, kind = "sum", replication_factor = 4 : i64}
+// REPLACC: "ipu.replica_reduce"(%{{.*}}) {group = #poplar.comm_group<"all", 0 : i64>, kind = "sum", replication_factor = 4 : i64}
+// REPLACC-LABEL: sym_name = "replicated"
+// REPLACC-NOT: ipu.replica_
+// REPLACC: "func.return"
+func.func @replicated(%w: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"parameter", "w">, ipu.replica_group = #poplar.comm_group<"orthogonal", 2 : i64>}, %b: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"parameter", "b">}, %m: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"buffer", "m">}, %x: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"input", "x">}, %seed: !torch.vtensor<[],f32> {ipu.role = #ipu.role<"loss_grad", "loss_grad">}) -> (!torch.vtensor<[],f32> {ipu.role = #ipu.role<"loss", "0">}, !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"buffer_update", "m">}, !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"grad", "w">}, !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"grad", "b">}) attributes {ipu.optimizer = #ipu.optimizer<"sgd", {nesterov = false, variant = "separate", with_momentum = false}, 1 : i64, {}, {}, []>} {
+  %none = torch.constant.none
+  %int1 = torch.constant.int 1
+  %0 = torch.aten.mul.Tensor %w, %x : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32> -> !torch.vtensor<[3],f32>
+  %1 = torch.aten.sum %0, %none : !torch.vtensor<[3],f32>, !torch.none -> !torch.vtensor<[],f32>
+  %2 = torch.aten.mul.Tensor %x, %seed : !torch.vtensor<[3],f32>, !torch.vtensor<[],f32> -> !torch.vtensor<[3],f32>
+  %3 = torch.aten.add.Tensor %m, %x, %int1 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.int -> !torch.vtensor<[3],f32>
+  return %1, %3, %2, %2 : !torch.vtensor<[],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
 }

@@ -776,7 +776,7 @@ func.func @accumulate_no_result(%a: tensor<4xf32>, %g: tensor<4xf32>, %n: tensor
 
 func.func @replica_reduce_no_result(%x: tensor<4xf32>) {
   // expected-error@+1 {{'ipu.replica_reduce' op expects 1 results, got 0}}
-  "ipu.replica_reduce"(%x) {kind = "sum", replication_factor = 2 : i64} : (tensor<4xf32>) -> ()
+  "ipu.replica_reduce"(%x) {kind = "sum", replication_factor = 2 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> ()
   return
 }
 
@@ -784,7 +784,7 @@ func.func @replica_reduce_no_result(%x: tensor<4xf32>) {
 
 func.func @replica_reduce_missing_kind(%x: tensor<4xf32>) {
   // expected-error@+1 {{'ipu.replica_reduce' op requires attribute 'kind'}}
-  %0 = "ipu.replica_reduce"(%x) {replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = "ipu.replica_reduce"(%x) {replication_factor = 2 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
 
@@ -792,7 +792,7 @@ func.func @replica_reduce_missing_kind(%x: tensor<4xf32>) {
 
 func.func @replica_reduce_unknown_kind(%x: tensor<4xf32>) {
   // expected-error@+1 {{'ipu.replica_reduce' op attribute 'kind' must be one of: sum, mean; got "max"}}
-  %0 = "ipu.replica_reduce"(%x) {kind = "max", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = "ipu.replica_reduce"(%x) {kind = "max", replication_factor = 2 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
 
@@ -800,7 +800,7 @@ func.func @replica_reduce_unknown_kind(%x: tensor<4xf32>) {
 
 func.func @replica_reduce_factor_zero(%x: tensor<4xf32>) {
   // expected-error@+1 {{'ipu.replica_reduce' op attribute 'replication_factor' must be >= 1, got 0}}
-  %0 = "ipu.replica_reduce"(%x) {kind = "sum", replication_factor = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = "ipu.replica_reduce"(%x) {kind = "sum", replication_factor = 0 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
 
@@ -808,7 +808,7 @@ func.func @replica_reduce_factor_zero(%x: tensor<4xf32>) {
 
 func.func @replica_reduce_factor_not_integer(%x: tensor<4xf32>) {
   // expected-error@+1 {{'ipu.replica_reduce' op attribute 'replication_factor' must be an integer, got 2.000000e+00 : f64}}
-  %0 = "ipu.replica_reduce"(%x) {kind = "sum", replication_factor = 2.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = "ipu.replica_reduce"(%x) {kind = "sum", replication_factor = 2.0 : f64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
 
@@ -816,7 +816,48 @@ func.func @replica_reduce_factor_not_integer(%x: tensor<4xf32>) {
 
 func.func @replica_reduce_changes_type(%x: tensor<4xf32>) {
   // expected-error@+1 {{'ipu.replica_reduce' op replica_reduce: result type tensor<2xf32> must equal input type tensor<4xf32>}}
-  %0 = "ipu.replica_reduce"(%x) {kind = "mean", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<2xf32>
+  %0 = "ipu.replica_reduce"(%x) {kind = "mean", replication_factor = 2 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @replica_reduce_missing_group(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.replica_reduce' op requires attribute 'group'}}
+  %0 = "ipu.replica_reduce"(%x) {kind = "sum", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @replica_reduce_group_does_not_divide(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.replica_reduce' op attribute 'group' a "consecutive" comm group of size 3 must divide the replication factor 4}}
+  %0 = "ipu.replica_reduce"(%x) {kind = "sum", replication_factor = 4 : i64, group = #poplar.comm_group<"consecutive", 3 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @replica_reduce_group_not_a_comm_group(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.replica_reduce' op attribute 'group' must be a #poplar.comm_group<kind, size>}}
+  %0 = "ipu.replica_reduce"(%x) {kind = "sum", replication_factor = 4 : i64, group = "all"} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+// ipu.replica_broadcast
+
+func.func @replica_broadcast_factor_zero(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.replica_broadcast' op attribute 'replication_factor' must be >= 1, got 0}}
+  %0 = "ipu.replica_broadcast"(%x) {replication_factor = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @replica_broadcast_changes_type(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.replica_broadcast' op replica_broadcast: result type tensor<2xf32> must equal input type tensor<4xf32>}}
+  %0 = "ipu.replica_broadcast"(%x) {replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<2xf32>
   return
 }
 
@@ -824,7 +865,7 @@ func.func @replica_reduce_changes_type(%x: tensor<4xf32>) {
 
 func.func @replica_reduce_two_operands(%x: tensor<4xf32>) {
   // expected-error@+1 {{'ipu.replica_reduce' op expects 1 operands, got 2}}
-  %0 = "ipu.replica_reduce"(%x, %x) {kind = "sum", replication_factor = 2 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = "ipu.replica_reduce"(%x, %x) {kind = "sum", replication_factor = 2 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
 

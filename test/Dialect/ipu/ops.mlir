@@ -2,8 +2,11 @@
 // RUN: ipu-opt %s --split-input-file | ipu-opt --split-input-file | FileCheck %s
 // The stock C++ tool parses and verifies the same IR with the generated IRDL (operand
 // counts, segment sizes, attribute kinds, and one type per variadic group; the Python
-// rules of ipu-opt are not part of the IRDL).
-// RUN: torch-mlir-opt --irdl-file=%irdl_dir/ipu.irdl.mlir --split-input-file --mlir-print-op-generic %s | FileCheck %s
+// rules of ipu-opt are not part of the IRDL). ipu.replica_reduce takes poplar's
+// #poplar.comm_group, so the poplar dialect's IRDL is loaded first (one file: the tool
+// keeps only the last --irdl-file).
+// RUN: cat %irdl_dir/poplar.irdl.mlir %irdl_dir/ipu.irdl.mlir > %t.irdl.mlir
+// RUN: torch-mlir-opt --irdl-file=%t.irdl.mlir --split-input-file --mlir-print-op-generic %s | FileCheck %s
 
 // Round trip of every op and attribute of the `ipu` dialect. Operands and results are
 // open types, so each op is shown with Torch-dialect values and with builtin tensors.
@@ -115,15 +118,19 @@ func.func @torch_updates(%w: !torch.vtensor<[2,3],f16>, %g: !torch.vtensor<[2,3]
 // CHECK-LABEL: sym_name = "training_ops"
 // CHECK: %[[A:.*]] = "ipu.accumulate_grad"(%arg0, %arg1, %arg2) {reduction = "sum", strategy = "running"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
 // CHECK: %[[M:.*]] = "ipu.accumulate_grad"(%[[A]], %arg1, %arg2) {reduction = "mean", strategy = "post"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
-// CHECK: %[[R:.*]] = "ipu.replica_reduce"(%[[M]]) {kind = "mean", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-// CHECK: "ipu.replica_reduce"(%[[R]]) {kind = "sum", replication_factor = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[R:.*]] = "ipu.replica_reduce"(%[[M]]) {group = #poplar.comm_group<"all", 0 : i64>, kind = "mean", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: "ipu.replica_reduce"(%[[R]]) {group = #poplar.comm_group<"all", 0 : i64>, kind = "sum", replication_factor = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: "ipu.replica_reduce"(%[[R]]) {group = #poplar.comm_group<"orthogonal", 2 : i64>, kind = "mean", replication_factor = 4 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: "ipu.replica_broadcast"(%[[R]]) {replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK: %[[L:.*]] = "ipu.loss_scale"(%arg4, %arg3) {mode = "scale"} : (!torch.vtensor<[],f32>, tensor<f32>) -> !torch.vtensor<[],f32>
 // CHECK: "ipu.loss_scale"(%arg0, %arg3) {mode = "unscale"} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
 func.func @training_ops(%acc: tensor<4xf32>, %g: tensor<4xf32>, %count: tensor<i64>, %scale: tensor<f32>, %loss: !torch.vtensor<[],f32>) -> !torch.vtensor<[],f32> {
   %0 = "ipu.accumulate_grad"(%acc, %g, %count) {reduction = "sum", strategy = "running"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
   %1 = "ipu.accumulate_grad"(%0, %g, %count) {reduction = "mean", strategy = "post"} : (tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
-  %2 = "ipu.replica_reduce"(%1) {kind = "mean", replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-  %3 = "ipu.replica_reduce"(%2) {kind = "sum", replication_factor = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = "ipu.replica_reduce"(%1) {kind = "mean", replication_factor = 2 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "ipu.replica_reduce"(%2) {kind = "sum", replication_factor = 1 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %6 = "ipu.replica_reduce"(%2) {kind = "mean", replication_factor = 4 : i64, group = #poplar.comm_group<"orthogonal", 2 : i64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %7 = "ipu.replica_broadcast"(%2) {replication_factor = 2 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   %4 = "ipu.loss_scale"(%loss, %scale) {mode = "scale"} : (!torch.vtensor<[],f32>, tensor<f32>) -> !torch.vtensor<[],f32>
   %5 = "ipu.loss_scale"(%acc, %scale) {mode = "unscale"} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return %4 : !torch.vtensor<[],f32>
@@ -134,11 +141,11 @@ func.func @training_ops(%acc: tensor<4xf32>, %g: tensor<4xf32>, %count: tensor<i
 // Torch-dialect accumulator, count and scale.
 // CHECK-LABEL: sym_name = "torch_training_ops"
 // CHECK: "ipu.accumulate_grad"(%arg0, %arg1, %arg2) {reduction = "mean", strategy = "running"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[4],f32>
-// CHECK: "ipu.replica_reduce"(%{{.*}}) {kind = "sum", replication_factor = 4 : i64} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+// CHECK: "ipu.replica_reduce"(%{{.*}}) {group = #poplar.comm_group<"all", 0 : i64>, kind = "sum", replication_factor = 4 : i64} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
 // CHECK: "ipu.loss_scale"(%{{.*}}, %arg3) {mode = "unscale"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32>
 func.func @torch_training_ops(%acc: !torch.vtensor<[4],f32>, %g: !torch.vtensor<[4],f32>, %count: !torch.vtensor<[],si64>, %scale: !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32> {
   %0 = "ipu.accumulate_grad"(%acc, %g, %count) {reduction = "mean", strategy = "running"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[4],f32>
-  %1 = "ipu.replica_reduce"(%0) {kind = "sum", replication_factor = 4 : i64} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %1 = "ipu.replica_reduce"(%0) {kind = "sum", replication_factor = 4 : i64, group = #poplar.comm_group<"all", 0 : i64>} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
   %2 = "ipu.loss_scale"(%1, %scale) {mode = "unscale"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32>
   return %2 : !torch.vtensor<[4],f32>
 }

@@ -28,7 +28,7 @@ OFF_CHIP = TensorLocationSettings().useOnChipStorage(False)
 
 SETTERS: dict[str, tuple[tuple, str]] = {
     "deviceIterations": ((4,), "test_batching.py::test_example_all"),
-    "replicationFactor": ((2,), "test_batching.py::test_replication_is_rejected_until_the_emulator_has_replicas"),
+    "replicationFactor": ((2,), "replication/test_replicated_training.py::test_replicas_train_as_eager_on_the_whole_batch"),
     "inputReplicaGrouping": ((1, poptorch.CommGroupType.Consecutive),
                              "data/test_dataloader.py::test_replication_and_input_groups_count"),
     "outputMode": ((poptorch.OutputMode.Sum,), "test_batching.py::test_example_sum_adds_over_iterations_not_over_the_micro_batch"),
@@ -46,7 +46,7 @@ SETTERS: dict[str, tuple[tuple, str]] = {
     "syncPattern": ((SyncPattern.SinglePipeline,), WARNS),
     "useIpuId": ((1,), WARNS),
     "useOfflineIpuTarget": ((2,), WARNS),
-    "broadcastBuffers": ((False,), WARNS),
+    "broadcastBuffers": ((False,), "replication/test_replica_grouping.py::test_broadcast_buffers_keeps_replicas_in_sync"),
     "enableExecutableCaching": (("/tmp/cache",),
                                 "executables/test_cache.py::test_two_processes_fill_one_cache_then_a_third_compile_hits"),
     "enableProfiling": (("/tmp/profile",), "costmodel/test_report.py::test_enable_profiling_writes_json_and_html"),
