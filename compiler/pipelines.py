@@ -50,6 +50,11 @@ class CompileOptions:
         (PopART's RecomputationType.Pipeline) instead of stashing them.
       execution: the execution strategy as ``ipu-assign-stages`` reads it; None is the
         default PipelinedExecution(AutoStage.SameAsIpu), which changes nothing without blocks.
+      io_tiles: tiles of each IPU set aside for overlapped host I/O (TensorLocations.numIOTiles).
+      available_memory: the available memory proportion of each IPU's matmuls and convolutions
+        by IPU number (setAvailableMemoryProportion; () for PopLibs' 0.6).
+      partials_type: "float" or "half", the partials of matmuls and convolutions
+        (Precision.setPartialsType; "" for PopLibs' default, float).
       replication_factor: replicas of the graph in all processes (the graph's
         replication_factor; training reduces gradients across them).
     """
@@ -70,6 +75,9 @@ class CompileOptions:
     auto_loss_scaling: bool = False
     recompute: bool = False
     execution: Any = None
+    io_tiles: int = 0
+    available_memory: tuple[float, ...] = ()
+    partials_type: str = ""
     replication_factor: int = 1
 
 
@@ -114,7 +122,8 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
                          gradient_accumulation=options.gradient_accumulation if training else 0),
         # Tile mapping, then memory per IPU from sizes and liveness (compile error if too big).
         MapTiles(tiles_per_ipu=target.tiles_per_ipu, min_bytes_per_tile=target.min_bytes_per_tile),
-        PlanMemory(bytes_per_tile=target.bytes_per_tile, tiles_per_ipu=target.tiles_per_ipu),
+        PlanMemory(bytes_per_tile=target.bytes_per_tile, tiles_per_ipu=target.tiles_per_ipu, io_tiles=options.io_tiles,
+                   available_memory=options.available_memory, partials_type=options.partials_type),
         # How the IPU Model executes the program, in the IR: linear layers as one op,
         # variable updates in place, a max pool's argmax kept for its gradient, copies
         # whose destination takes the source's buffer. They run after the memory plan,
@@ -127,7 +136,7 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         ShareBuffers(),
         # Estimated cycles of every op and program step, and of one host call, from the
         # target's numbers (the cost model behind cycleCount, the latencies and the report).
-        EstimateCycles(target=target.name),
+        EstimateCycles(target=target.name, io_tiles=options.io_tiles),
     ]
     return steps
 

@@ -183,5 +183,24 @@ module {
       %2 = irdl.any
       irdl.results(output: %2)
     }
+    irdl.operation @set_overlap {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.string" 
+      irdl.attributes {"direction" = %1, "mode" = %2}
+      %3 = irdl.any
+      irdl.results(output: %3)
+    }
+    irdl.operation @multi_conv {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.string" 
+      irdl.attributes {"group" = %1, "index" = %2, "plan_type" = %3}
+      %4 = irdl.any
+      irdl.results(output: %4)
+    }
   }
 }

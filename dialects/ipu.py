@@ -22,6 +22,7 @@ from ipu_mlir.support.ir_build import boolean, i64, string
 
 from ._base import Rules
 from .print_format import read_print_format
+from .poplar.planning import HostOverlap, MultiConvPlan, PartialsType
 from .ipu_base import Ipu, IpuOp, check_arity, check_same_type, static_rank
 from .ipu_enums import (
     AdamVariant,
@@ -392,6 +393,61 @@ class SetAvailableMemoryOp(_ForwardingOp, name="set_available_memory"):
         v.float("proportion", min=0.0, max=1.0, min_exclusive=True)
 
 
+class SetOverlapOp(_ForwardingOp, name="set_overlap"):
+    """Sets how far the host I/O of a model input or output overlaps computation.
+
+    Semantics: identity (``poptorch.set_overlap_for_input`` / ``set_overlap_for_output``);
+    ``direction`` ("input": ``input`` is a function argument; "output": the result is
+    returned) and ``mode`` (a ``poplar.overlap`` spelling: no_overlap,
+    overlap_accumulation_loop, overlap_device_iteration_loop) go to the host stream.
+
+    Example:
+      %1 = "ipu.set_overlap"(%0) {direction = "input", mode = "overlap_accumulation_loop"} : (tensor<4xf32>) -> tensor<4xf32>
+    """
+
+    direction: ir.StringAttr
+    mode: ir.StringAttr
+
+    def check_attributes(self, v: Rules) -> None:
+        v.string("direction", choices=("input", "output"))
+        v.enum("mode", HostOverlap)
+
+
+class MultiConvOp(_ForwardingOp, name="multi_conv"):
+    """Marks the convolution producing ``input`` as member ``index`` of multi-convolution
+    ``group`` (``with poptorch.MultiConv():``).
+
+    Semantics: identity; the lowering moves the group's plan onto the convolution as
+    ``poplar.multi_conv`` (``plan_type``: parallel or serial; optional
+    ``per_conv_reserved_tiles`` >= 1, ``cycle_back_off`` in [0, 1], ``enable_conv_dithering``)
+    and the member's ``available_memory`` (in [0, 1]) and ``partials_type`` (float or half)
+    as ``poplar.available_memory`` / ``poplar.partials_type``.
+
+    Example:
+      %1 = "ipu.multi_conv"(%0) {group = 0 : i64, index = 1 : i64, plan_type = "parallel", partials_type = "half"}
+             : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+    """
+
+    group: ir.IntegerAttr
+    index: ir.IntegerAttr
+    plan_type: ir.StringAttr
+
+    def check_attributes(self, v: Rules) -> None:
+        v.int("group", min=0)
+        v.int("index", min=0)
+        v.enum("plan_type", MultiConvPlan)
+        if v.has("available_memory"):
+            v.float("available_memory", min=0.0, max=1.0)
+        if v.has("partials_type"):
+            v.enum("partials_type", PartialsType)
+        if v.has("enable_conv_dithering"):
+            v.bool("enable_conv_dithering")
+        if v.has("per_conv_reserved_tiles"):
+            v.int("per_conv_reserved_tiles", min=1)
+        if v.has("cycle_back_off"):
+            v.float("cycle_back_off", min=0.0, max=1.0)
+
+
 def register_traits() -> None:
     """Attach the traits that ``ext`` cannot declare (none for ``ipu`` yet)."""
 
@@ -403,7 +459,7 @@ __all__ = [
     "AccumulateGradOp", "AdamUpdateOp", "AdamVariant", "AutoStage", "BlockAttr", "IdentityLossOp", "Ipu", "IpuEnum",
     "IpuOp", "LambUpdateOp", "LossReduction", "LossScaleMode", "LossScaleOp", "MeanStrategy", "NopOp", "Optimizer",
     "OptimizerAttr", "OptimizerType", "PRINT_FORMAT_ATTR", "PrintTensorOp", "RecomputationCheckpointOp", "Reduction", "ReplicaReduceOp",
-    "RmspropUpdateOp", "Role", "RoleAttr", "RoleKind", "SetAvailableMemoryOp", "SgdUpdateOp", "SgdVariant",
+    "MultiConvOp", "RmspropUpdateOp", "Role", "RoleAttr", "RoleKind", "SetAvailableMemoryOp", "SetOverlapOp", "SgdUpdateOp", "SgdVariant",
     "StageAttr", "Strategy", "StrategyAttr", "StrategyKind", "TensorLocationAttr", "UpdateOp",
     "block_of", "group_hyper_parameters", "make_block_attr", "optimizer_of", "read_roles", "register_traits",
     "role_attr", "static_rank", "strategy_of", "write_roles",

@@ -55,6 +55,12 @@ ipu_print_tensor.register_autograd(_print_gradient, setup_context=_keep_print_ar
 nop = _identity_op("nop")
 set_available_memory = _identity_op("set_available_memory", "float proportion")
 recomputation_checkpoint = _identity_op("recomputation_checkpoint")
+set_overlap_for_input = _identity_op("set_overlap_for_input", "str mode")
+set_overlap_for_output = _identity_op("set_overlap_for_output", "str mode")
+# A member of a poptorch.MultiConv; unset options are -1 (numbers, the dithering flag) or "" (partials type).
+MULTI_CONV_ARGUMENTS = ("int group", "int index", "str plan_type", "float available_memory", "str partials_type",
+                        "int enable_conv_dithering", "int per_conv_reserved_tiles", "float cycle_back_off")
+multi_conv = _identity_op("multi_conv", *MULTI_CONV_ARGUMENTS)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::identity_loss", mutates_args=())

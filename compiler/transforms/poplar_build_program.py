@@ -22,6 +22,7 @@ from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, ROLE_ATTR, UPDA
 from ipu_mlir.dialects.pipeline import Plan, plan_of, set_plan
 from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import OutputMode, StreamDirection, SyncKind, VariableKind
+from ipu_mlir.dialects.poplar.planning import OVERLAP_ATTR
 from ipu_mlir.support.ir_build import f64, i64, string
 from ipu_mlir.support.target import MK2
 
@@ -169,16 +170,24 @@ class BuildProgram(ModulePass):
             outputs=tuple(_output_stream(index) for index in range(len(results))),
             variables=tuple((kind.value, name) for name, (kind, _) in variables_spec.items() if kind != RoleKind.INPUT),
             step=STEP_FUNCTION, update=UPDATE_FUNCTION if update is not None else None, main=pd.MAIN_PROGRAM)
+        # poptorch.set_overlap_for_input / _output: arg_attrs / res_attrs -> the host stream.
+        input_overlap = {name: attr for (name, _), attr in zip(parts[0].infos, _overlaps(main, "arg_attrs"), strict=False)}
+        output_overlap = [attr for attr, role in zip(_overlaps(main, "res_attrs"), read_roles(main, RESULTS), strict=True)
+                          if role is None or role.kind not in _WRITES]
         with loc, ir.InsertionPoint(graph_block):
             variables: dict[str, ir.Value] = {}
             for name, (kind, type_) in variables_spec.items():
                 variable_name = _input_variable(name) if kind == RoleKind.INPUT else name
                 variables[name] = _variable(variable_name, _KINDS[kind], type_)
                 if kind == RoleKind.INPUT:
-                    build(pd.HostStreamOp, string(interface.input_stream(name)), string(StreamDirection.HOST_TO_DEVICE), ir.TypeAttr.get(type_))
+                    stream = build(pd.HostStreamOp, string(interface.input_stream(name)), string(StreamDirection.HOST_TO_DEVICE), ir.TypeAttr.get(type_))
+                    if input_overlap.get(name) is not None:
+                        stream.operation.attributes[OVERLAP_ATTR] = input_overlap[name]
             anchors = []
             for index, value in enumerate(results):
-                build(pd.HostStreamOp, string(interface.output_stream(index)), string(StreamDirection.DEVICE_TO_HOST), ir.TypeAttr.get(value.type))
+                stream = build(pd.HostStreamOp, string(interface.output_stream(index)), string(StreamDirection.DEVICE_TO_HOST), ir.TypeAttr.get(value.type))
+                if output_overlap[index] is not None:
+                    stream.operation.attributes[OVERLAP_ATTR] = output_overlap[index]
                 anchors.append(_variable(f"anchor.{index}", VariableKind.ANCHOR, value.type))
             sums = []
             if self.output_mode == OutputMode.SUM:
@@ -360,6 +369,14 @@ class BuildProgram(ModulePass):
                 stream_out(sums)
 
 
+
+
+def _overlaps(func: ir.Operation, which: str) -> list[ir.Attribute | None]:
+    """Each argument's (``arg_attrs``) or result's (``res_attrs``) ``poplar.overlap``, None where unset."""
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    count = len(function_type.inputs if which == "arg_attrs" else function_type.results)
+    entries = [ir.DictAttr(entry) for entry in ir.ArrayAttr(func.attributes[which])] if which in func.attributes else []
+    return [entries[i][OVERLAP_ATTR] if i < len(entries) and OVERLAP_ATTR in entries[i] else None for i in range(count)]
 
 
 def _ipu(op: ir.Operation) -> int | None:

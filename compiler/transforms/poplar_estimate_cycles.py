@@ -17,8 +17,15 @@ IPU target (``support/target.py``, every constant documented with its source):
 - ``program_copy``: bytes crossing tiles over the exchange, or over the IPU-Links when the
   source and destination live on different IPUs; ``pipeline.send``: an inter-IPU copy
   over the IPU-Links (its ``pipeline.recv``: 0); stash / restore: an on-tile copy;
+- matmuls and convolutions also take one compute set per extra pass the planner splits them
+  into to keep their temporaries within their ``poplar.available_memory`` (default 0.6) of the
+  compute tiles (``dialects/poplar/planning.py``); the members of a parallel multi-convolution
+  (``poplar.multi_conv`` with plan_type "parallel") run in one compute set on shares of the
+  tiles in proportion to their FLOPs (at least ``per_conv_reserved_tiles``): the group takes
+  its longest member, carried by its first member (the others: 0);
 - ``program_stream_copy`` and ``program_print_tensor``: host-link latency + bytes over
-  the host link;
+  the host link; a stream with a ``poplar.overlap`` is prefetched to (or drained from) the
+  I/O tiles while the compute tiles work, so its copy is an exchange from those tiles;
 - ``program_sync``: one on-chip barrier (internal) or a cross-IPU one (external / global);
 - ``pipeline.remote_load`` / ``remote_store``: Streaming Memory latency + bytes at its bandwidth;
 - collectives, over the g replicas of the op's ``#poplar.comm_group`` (rings over the
@@ -48,6 +55,7 @@ from torch_mlir import ir
 from ipu_mlir.artifact.schedule import pipelined_steps
 from ipu_mlir.dialects.pipeline_attrs import ipu_of
 from ipu_mlir.dialects.poplar import CYCLES_ATTR, CYCLES_TARGET_ATTR, POPLAR_VIEWS, comm_group_of
+from ipu_mlir.dialects.poplar.planning import HostOverlap, MultiConvPlan, overlap_of, planned_passes, read_multi_conv
 from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.support.ir_walk import tensor_bytes
 from ipu_mlir.support.target import MK2, TARGETS, IpuTarget
@@ -92,6 +100,10 @@ class _Estimator:
     replication: int
     functions: dict[str, ir.Operation]
     done: dict[str, int] = dataclasses.field(default_factory=dict)
+    io_tiles: int = 0
+    overlapped: frozenset[str] = frozenset()  # host streams with a poplar.overlap
+    multi_convs: dict[int, list[ir.Operation]] = dataclasses.field(default_factory=dict)  # parallel groups
+    multi_convs_done: set[int] = dataclasses.field(default_factory=set)
 
     # -- helpers -----------------------------------------------------------------------
     def tiles(self, nbytes: int) -> int:
@@ -144,6 +156,8 @@ class _Estimator:
             return t.sync_cycles + self.exchange(size, self.tiles(size))
         if name == "pipeline.send":
             return t.external_sync_cycles + self.link(tensor_bytes(op.operands[0].type), "ipu_link")
+        if name == "poplar.program_stream_copy" and ir.StringAttr(op.attributes["stream"]).value in self.overlapped:
+            return t.sync_cycles + self.exchange(sum(moved), self.tiles(sum(moved)))  # from / to the I/O tiles
         if name in ("poplar.program_stream_copy", "poplar.program_print_tensor"):
             return t.host_latency_cycles + self.link(sum(moved), "host")
         if name == "poplar.program_sync":
@@ -155,9 +169,11 @@ class _Estimator:
             return self.collective(op)
         tiles = self.tiles(max(moved, default=0))
         if name in _MATMULS or name in _CONVS:
-            flops = self.matmul_flops(op, operands, results)
-            rate = t.flops_per_tile_cycle(_half(operands))
-            return self.compute_set() + math.ceil(flops / (rate * tiles)) + self.exchange(sum(moved[:len(operands)]), tiles)
+            group = read_multi_conv(op)
+            if group is not None and group["plan_type"] is MultiConvPlan.PARALLEL:
+                return self.parallel_multi_conv(op, group["group"])
+            passes = planned_passes(op, t.bytes_per_tile * (t.tiles_per_ipu - self.io_tiles))
+            return passes * self.compute_set() + self.matmul_work(op, tiles)
         if name.startswith("poplar.poplin_") and operands and operands[0].rank >= 2:
             n = operands[0].shape[-1]
             matrices = math.prod(operands[0].shape[:-2])
@@ -166,6 +182,35 @@ class _Estimator:
         if name in _SORTS and operands and operands[0].rank:
             passes = max(1, math.ceil(math.log2(max(2, operands[0].shape[-1]))))
         return self.compute_set() + math.ceil(passes * sum(moved) / (tiles * t.memory_bytes_per_tile_cycle))
+
+    def matmul_work(self, op: ir.Operation, tiles: int) -> int:
+        """A matmul's or convolution's AMP cycles on ``tiles`` tiles, plus the exchange of its operands."""
+        operands, results = _tensor_types(op.operands), _tensor_types(op.results)
+        rate = self.target.flops_per_tile_cycle(_half(operands))
+        flops = self.matmul_flops(op, operands, results)
+        return math.ceil(flops / (rate * tiles)) + self.exchange(sum(tensor_bytes(x) for x in operands), tiles)
+
+    def parallel_multi_conv(self, op: ir.Operation, group: int) -> int:
+        """A parallel multi-convolution: one compute set (with the most passes any member needs)
+        in which each member works on its share of the tiles; the group takes its longest
+        member, carried by the first member to run."""
+        if group in self.multi_convs_done:
+            return 0  # a later member: its time is in the first member's
+        self.multi_convs_done.add(group)
+        members = self.multi_convs.get(group, [op])
+        t = self.target
+        compute_tiles = t.tiles_per_ipu - self.io_tiles
+        flops = [self.matmul_flops(m, _tensor_types(m.operands), _tensor_types(m.results)) for m in members]
+        total = sum(flops) or 1
+        reserved = max((read_multi_conv(m).get("per_conv_reserved_tiles", 1) for m in members), default=1)
+        longest = 0
+        for member, work in zip(members, flops, strict=True):
+            alone = self.tiles(max((tensor_bytes(x) for x in _tensor_types(member.operands) + _tensor_types(member.results)),
+                                   default=0))
+            share = max(1, min(alone, max(reserved, compute_tiles * work // total)))
+            longest = max(longest, self.matmul_work(member, share))
+        passes = max(planned_passes(m, t.bytes_per_tile * compute_tiles) for m in members)
+        return passes * self.compute_set() + longest
 
     def collective(self, op: ir.Operation) -> int:
         """A GCL collective over the replicas of each of its groups (see the module docstring)."""
@@ -254,10 +299,12 @@ class EstimateCycles(ModulePass):
 
     Arguments:
       target: the IPU target whose numbers the estimates use (ipu-model-mk2, ipu-model-bow, ipu-model-small).
+      io-tiles: tiles of each IPU set aside for overlapped host I/O, not computing (default 0).
     """
 
     name: ClassVar[str] = "poplar-estimate-cycles"
     target: str = MK2.name
+    io_tiles: int = 0
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         if self.target not in TARGETS:
@@ -267,7 +314,11 @@ class EstimateCycles(ModulePass):
             replication = ir.IntegerAttr(graph.attributes["replication_factor"]).value
             functions = {ir.StringAttr(op.attributes["name"]).value: op.operation
                          for op in graph.regions[0].blocks[0].operations if op.operation.name == "poplar.function"}
-            estimator = _Estimator(target, replication, functions)
+            if not 0 <= self.io_tiles < target.tiles_per_ipu:
+                raise PassOptionError(f"pass '{self.name}': io-tiles must be in [0, {target.tiles_per_ipu}), "
+                                      f"got {self.io_tiles}")
+            estimator = _Estimator(target, replication, functions, io_tiles=self.io_tiles,
+                                   overlapped=_overlapped_streams(graph), multi_convs=_parallel_multi_convs(graph))
             for op in graph.regions[0].blocks[0].operations:
                 op = op.operation
                 if op.name == "poplar.function":
@@ -275,3 +326,22 @@ class EstimateCycles(ModulePass):
                 elif op.name == "poplar.program_sequence":
                     estimator.op(op)
             graph.attributes[CYCLES_TARGET_ATTR] = ir.StringAttr.get(target.name)
+
+
+def _overlapped_streams(graph: ir.Operation) -> frozenset[str]:
+    return frozenset(ir.StringAttr(op.attributes["name"]).value for op in graph.regions[0].blocks[0].operations
+                     if op.operation.name == "poplar.host_stream" and overlap_of(op.operation) is not HostOverlap.NO_OVERLAP)
+
+
+def _parallel_multi_convs(graph: ir.Operation) -> dict[int, list[ir.Operation]]:
+    """The members of each parallel multi-convolution, by group."""
+    groups: dict[int, list[ir.Operation]] = {}
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        entries = read_multi_conv(op)
+        if entries is not None and entries["plan_type"] is MultiConvPlan.PARALLEL:
+            groups.setdefault(entries["group"], []).append(op)
+        return ir.WalkResult.ADVANCE
+
+    graph.walk(visit)
+    return groups

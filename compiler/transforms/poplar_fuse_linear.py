@@ -17,6 +17,7 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
+from ipu_mlir.dialects.poplar.planning import AVAILABLE_MEMORY_ATTR, PARTIALS_TYPE_ATTR
 from ipu_mlir.dialects.poplar.program_order import graphs_of, run_blocks
 
 from ..pass_base import Diagnostics, ModulePass
@@ -104,6 +105,9 @@ def _fuse(found: _Linear) -> None:
     with add.location, ir.InsertionPoint(add):
         linear = build(pd.LinearOp, x, w, b, found.matmul.results[0].type).operation
         carry_attributes(add, linear)
+        for name in (AVAILABLE_MEMORY_ATTR, PARTIALS_TYPE_ATTR):  # the matmul's planning attributes
+            if name in found.matmul.attributes:
+                linear.attributes[name] = found.matmul.attributes[name]
         result = linear.results[0]
         if found.reshape is not None:
             reshape = build(pd.ReshapeOp, result, add.results[0].type).operation

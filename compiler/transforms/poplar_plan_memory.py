@@ -7,6 +7,14 @@ largest tensors and the options that help.
 Temporaries are the results of compute ops, live from their definition to their last
 use (directly, through a view of them, or inside a nested program); the peak of their
 sum over the program is added to the always-live variables. Views take no memory.
+A matmul or convolution also holds its partial sums while it runs, where they are wider
+than its result (float partials of a half result; ``dialects/poplar/planning.py``), split into
+passes that fit its ``poplar.available_memory`` proportion of the IPU's compute memory.
+The options record the user's defaults on those ops first: ``available-memory`` (per IPU,
+``Options.setAvailableMemoryProportion``) and ``partials-type`` (``Precision.setPartialsType``).
+I/O tiles (``io-tiles``, ``TensorLocations.numIOTiles``) are taken from every IPU's compute
+tiles; they hold the buffers of host streams with a ``poplar.overlap`` (one or two copies by
+mode). An overlapped stream without I/O tiles, or buffers beyond their memory, is an error.
 """
 
 from __future__ import annotations
@@ -19,11 +27,19 @@ from torch_mlir import ir
 from ipu_mlir.dialects.pipeline import plan_of
 from ipu_mlir.dialects.pipeline_attrs import STAGE_ATTR, ipu_of
 from ipu_mlir.dialects.poplar import MEMORY_ATTR, POPLAR_VIEWS, IpuMemory, MemoryPlan
+from ipu_mlir.dialects.poplar.planning import (
+    AVAILABLE_MEMORY_ATTR,
+    PARTIALS_TYPE_ATTR,
+    PLANNED_OPS,
+    PartialsType,
+    overlap_of,
+    planned_temporaries,
+)
 from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.support.ir_walk import operands_within, tensor_bytes
 from ipu_mlir.support.target import MK2
 
-from ..pass_base import Diagnostics, ModulePass
+from ..pass_base import Diagnostics, ModulePass, PassOptionError
 
 _ALWAYS_LIVE = ("poplar.variable",)
 
@@ -48,8 +64,10 @@ def _describe(op: ir.Operation) -> str:
     return f"result of '{op.name}'"
 
 
-def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: dict[str, ir.Block]) -> dict[int, int]:
-    """Peak bytes of live compute results per IPU within ``block`` (calls included)."""
+def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: dict[str, ir.Block],
+                      compute_bytes: int) -> dict[int, int]:
+    """Peak bytes of live compute results per IPU within ``block`` (calls included), with the
+    planner temporaries of each matmul or convolution while it runs."""
     ops = [op.operation for op in block.operations]
     roots: dict[ir.Value, list[ir.Value]] = {}  # view result -> the values it aliases
     last_use: dict[ir.Value, int] = {}
@@ -67,10 +85,10 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
         if op.name == "poplar.program_call":
             callee = ir.StringAttr(op.attributes["callee"]).value
             if callee in functions:
-                nested = _peak_temporaries(functions[callee], usage, functions)
+                nested = _peak_temporaries(functions[callee], usage, functions, compute_bytes)
         for region in op.regions:
             for inner in region.blocks:
-                for ipu, value in _peak_temporaries(inner, usage, functions).items():
+                for ipu, value in _peak_temporaries(inner, usage, functions, compute_bytes).items():
                     nested[ipu] = max(nested.get(ipu, 0), value)
         for ipu, value in nested.items():
             peak[ipu] = max(peak.get(ipu, 0), live.get(ipu, 0) + value)
@@ -86,6 +104,9 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
                 entry.largest.append((size, _describe(op)))
             ending.setdefault(last_use.get(result, index), []).append((ipu, size))
             peak[ipu] = max(peak.get(ipu, 0), live[ipu])
+        if op.name in PLANNED_OPS:  # its partials beyond its results, while it runs
+            ipu = ipu_of(op)
+            peak[ipu] = max(peak.get(ipu, 0), live.get(ipu, 0) + planned_temporaries(op, compute_bytes))
         for ipu, size in ending.pop(index, []):
             live[ipu] -= size
     return peak
@@ -98,21 +119,44 @@ class PlanMemory(ModulePass):
     Arguments:
       bytes-per-tile: memory of one tile (default 638976 = 624 KiB, Mk2).
       tiles-per-ipu: tiles of one IPU (default 1472, Mk2).
+      io-tiles: tiles of each IPU set aside for overlapped host I/O (default 0).
+      available-memory: the available memory proportion of each IPU's matmuls and
+        convolutions, by IPU number, recorded on those without one (default: none, 0.6).
+      partials-type: "float" or "half", recorded on matmuls and convolutions without one
+        (default "": none).
     """
 
     name: ClassVar[str] = "poplar-plan-memory"
     bytes_per_tile: int = MK2.bytes_per_tile
     tiles_per_ipu: int = MK2.tiles_per_ipu
+    io_tiles: int = 0
+    available_memory: tuple[float, ...] = ()
+    partials_type: str = ""
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
-        capacity = self.bytes_per_tile * self.tiles_per_ipu
+        if not 0 <= self.io_tiles < self.tiles_per_ipu:
+            raise PassOptionError(f"pass '{self.name}': io-tiles must be in [0, {self.tiles_per_ipu}), got {self.io_tiles}")
+        if any(not 0.0 <= p <= 1.0 for p in self.available_memory):
+            raise PassOptionError(f"pass '{self.name}': available-memory proportions must be in [0, 1], "
+                                  f"got {list(self.available_memory)}")
+        if self.partials_type:
+            try:
+                PartialsType.parse(self.partials_type, f"pass '{self.name}': partials-type")
+            except ValueError as error:
+                raise PassOptionError(str(error)) from None
+        capacity = self.bytes_per_tile * (self.tiles_per_ipu - self.io_tiles)
         for graph in graphs_of(module):
+            self._record_defaults(graph)
             usage: dict[int, IpuUsage] = {}
             functions: dict[str, ir.Block] = {}
             main = None
+            io_buffers: dict[int, list[tuple[int, str]]] = {}
             for op in graph.regions[0].blocks[0].operations:
                 op = op.operation
-                if op.name == "poplar.variable":
+                if op.name == "poplar.host_stream" and overlap_of(op).io_buffers:
+                    size = tensor_bytes(ir.TypeAttr(op.attributes["type"]).value) * overlap_of(op).io_buffers
+                    io_buffers.setdefault(ipu_of(op), []).append((size, ir.StringAttr(op.attributes["name"]).value))
+                elif op.name == "poplar.variable":
                     size = tensor_bytes(op.results[0].type)
                     entry = usage.setdefault(ipu_of(op), IpuUsage())
                     entry.variables += size
@@ -125,8 +169,9 @@ class PlanMemory(ModulePass):
                     functions[ir.StringAttr(op.attributes["name"]).value] = op.regions[0].blocks[0]
                 elif op.name == "poplar.program_sequence":
                     main = op
+            self._check_io_tiles(graph, io_buffers, diag)
             if main is not None:
-                for ipu, peak in _peak_temporaries(main.regions[0].blocks[0], usage, functions).items():
+                for ipu, peak in _peak_temporaries(main.regions[0].blocks[0], usage, functions, capacity).items():
                     usage.setdefault(ipu, IpuUsage()).temporaries = peak
             pipelined = _pipelined_step(graph)
             if pipelined is not None:
@@ -147,6 +192,40 @@ class PlanMemory(ModulePass):
             plan = MemoryPlan.build([IpuMemory(ipu, entry.variables, entry.temporaries, entry.stash)
                                      for ipu, entry in usage.items()])
             graph.attributes[MEMORY_ATTR] = plan.attr()
+
+
+    def _record_defaults(self, graph: ir.Operation) -> None:
+        """The options' available memory (of the op's IPU) and partials type, on every
+        matmul and convolution that has none of its own."""
+        if not self.available_memory and not self.partials_type:
+            return
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name in PLANNED_OPS:
+                ipu = ipu_of(op)
+                if ipu < len(self.available_memory) and AVAILABLE_MEMORY_ATTR not in op.attributes:
+                    op.attributes[AVAILABLE_MEMORY_ATTR] = ir.FloatAttr.get_f64(self.available_memory[ipu])
+                if self.partials_type and PARTIALS_TYPE_ATTR not in op.attributes:
+                    op.attributes[PARTIALS_TYPE_ATTR] = ir.StringAttr.get(self.partials_type)
+            return ir.WalkResult.ADVANCE
+
+        graph.walk(visit)
+
+    def _check_io_tiles(self, graph: ir.Operation, io_buffers: dict[int, list[tuple[int, str]]], diag: Diagnostics) -> None:
+        """Overlapped host streams need I/O tiles, and their buffers must fit in them."""
+        io_capacity = self.io_tiles * self.bytes_per_tile
+        for ipu, buffers in sorted(io_buffers.items()):
+            names = ", ".join(f"'{name}' ({size} bytes)" for size, name in buffers)
+            if self.io_tiles == 0:
+                diag.error(graph, f"host streams {names} overlap computation (poptorch.set_overlap_for_input / "
+                                  "_output), which needs I/O tiles to buffer them, but none are allocated: set "
+                                  "Options.TensorLocations.numIOTiles(32) or more, or use OverlapMode.NoOverlap")
+            elif sum(size for size, _ in buffers) > io_capacity:
+                diag.error(graph, f"the overlapped host streams of IPU {ipu} need {sum(size for size, _ in buffers)} "
+                                  f"bytes of I/O tile buffers ({names}) but {self.io_tiles} I/O tiles hold "
+                                  f"{io_capacity} bytes: allocate more with Options.TensorLocations.numIOTiles, or "
+                                  "overlap fewer or smaller tensors (OverlapMode.OverlapAccumulationLoop keeps one "
+                                  "copy, OverlapDeviceIterationLoop two)")
 
 
 def _pipelined_step(graph: ir.Operation) -> ir.Block | None:

@@ -8,6 +8,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import ext
 
 from .._base import Rules, verify_with_rules
+from .planning import check_planning
 
 
 class Poplar(ext.Dialect, name="poplar"):
@@ -26,6 +27,7 @@ class PoplarOp(Poplar.Operation):
         # the wrong shape. So the shape is checked first.
         _check_structure(v, self)
         self.check(v)
+        check_planning(v, self.operation)
 
     def check(self, v: Rules) -> None:  # pragma: no cover - overridden
         pass

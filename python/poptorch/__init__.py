@@ -39,6 +39,7 @@ from .ops import (
     serializedMatMul,
     set_available_memory,
 )
+from ._multiconv import MultiConv, set_overlap_for_input, set_overlap_for_output
 from .options import Options, TensorLocationSettings
 
 __version__ = "3.4.0+ipu_mlir.0.1.0"
@@ -112,4 +113,7 @@ __all__ = [
     "removeBlocks",
     "setLogLevel",
     "set_available_memory",
+    "MultiConv",
+    "set_overlap_for_input",
+    "set_overlap_for_output",
 ]

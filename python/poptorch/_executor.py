@@ -698,6 +698,10 @@ class PoplarExecutor(CountersMixin):
             "io_tiles": self._options.TensorLocations.num_io_tiles,
             "available_memory": _available_memory(self._options.available_memory_proportion),
             "partials_type": self._options.Precision._partials_type or "",
+            # Planning: read by the memory plan and the cost model (I/O tiles, temporaries, partials).
+            "io_tiles": self._options.TensorLocations.num_io_tiles,
+            "available_memory": _available_memory(self._options.available_memory_proportion),
+            "partials_type": self._options.Precision._partials_type or "",
             "replication_factor": replicas.total,
             "replica_groups": _replica_grouping.compile_groups(self),
             "broadcast_buffers": self._options.broadcast_buffers,
@@ -1049,6 +1053,11 @@ def _warn_float64(captured: Any) -> None:
             "them in float64, as eager PyTorch does, so results match eager; PopTorch on IPU hardware would run "
             "them in float32. Convert the model and inputs to float32 (model.float(), x.float()) to run as the "
             "hardware does."))
+
+
+def _available_memory(proportions: dict[int, float]) -> tuple[float, ...]:
+    """``setAvailableMemoryProportion``'s proportions by IPU number (PopLibs' 0.6 for the IPUs it skips)."""
+    return tuple(proportions.get(ipu, 0.6) for ipu in range(max(proportions, default=-1) + 1))
 
 
 def _available_memory(proportions: dict[int, float]) -> tuple[float, ...]:

@@ -44,11 +44,7 @@ _EMULATOR_IGNORED_REASONS: dict[str, str] = {
     # The frontend always captures the model with torch.export.
     "Jit.traceModel": "the model is always captured with torch.export",
     # Not implemented yet (issue 15): stored, validated and read back by the properties only.
-    "Precision.setPartialsType": "matmul and convolution partials are computed by torch kernels in the "
-                                 "inputs' dtype",
     "Precision.enableFloatingPointExceptions": "a NaN or Inf produced on the device is not detected yet",
-    "setAvailableMemoryProportion": "the memory plan and the cost model do not read the proportion",
-    "TensorLocations.numIOTiles": "the tile plan has no I/O tiles",
     "TensorLocations.setActivationLocation": "every tensor lives on chip: the memory plan does not read tensor "
                                              "locations",
     "TensorLocations.setWeightLocation": "every tensor lives on chip: the memory plan does not read tensor "

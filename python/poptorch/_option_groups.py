@@ -176,8 +176,7 @@ class _PrecisionOptions(_OptionGroup):
                 f"{label}({dtype!r}): partials can only be stored as torch.float (float32) or "
                 f"torch.half (float16). Pass one of those two dtypes."
             )
-        self._partials_type = _PARTIALS_TYPES[name]
-        _ignored("Precision.setPartialsType", dtype)
+        self._partials_type = _PARTIALS_TYPES[name]  # recorded on matmuls and convolutions (CompileOptions)
         return self
 
     @property

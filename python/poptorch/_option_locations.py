@@ -150,9 +150,7 @@ class _TensorLocationOptions(_OptionGroup):
         tiles = _int_arg(label, num_tiles, 0, hint, maximum=_MAX_IO_TILES)
         if tiles % 2:
             raise ValueError(f"{label}({num_tiles!r}): IO tiles are reserved in pairs. {hint}")
-        self._num_io_tiles = tiles
-        if tiles:
-            _ignored("TensorLocations.numIOTiles", tiles)
+        self._num_io_tiles = tiles  # the memory plan and the cost model read it (CompileOptions.io_tiles)
         return self
 
     def _set(self, kind: str, method: str, location: Any) -> _TensorLocationOptions:

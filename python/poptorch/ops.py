@@ -11,7 +11,6 @@ from typing import Any
 
 import torch
 
-from . import _logging
 
 
 def _tracing() -> bool:
@@ -194,11 +193,8 @@ def set_available_memory(tensor: torch.Tensor, available_memory_proportion: floa
         raise ValueError(f"set_available_memory: proportion must be in (0, 1], got {available_memory_proportion!r}")
     if not _tracing():
         return tensor
-    _logging.warn_once(
-        "set_available_memory",
-        "poptorch.set_available_memory has no effect in the IPU Model emulator: it only guides Poplar's "
-        "matmul/convolution planning on hardware",
-    )
+    # The matmul / convolution computing ``tensor`` gets poplar.available_memory, which the
+    # memory plan and the cost model read (another op: an identity, as PopTorch documents).
     return _ops().set_available_memory(tensor, proportion)
 
 

@@ -358,8 +358,7 @@ class Options(_OptionGroup):
                     f"it is a share of each tile's memory. Pass e.g. 0.6."
                 )
             parsed[int(match.group(1))] = float(value)
-        self._available_memory_proportion = parsed
-        _ignored("setAvailableMemoryProportion", dict(available_memory_proportion))
+        self._available_memory_proportion = parsed  # on each IPU's matmuls and convolutions (CompileOptions)
         return self
 
     def setIpuModelDevices(self, devices: str | torch.device | Mapping[str, str | torch.device]) -> Options:  # noqa: N802
@@ -469,7 +468,9 @@ class Options(_OptionGroup):
         return self
 
     def broadcastBuffers(self, broadcast_buffers: bool = True) -> Options:  # noqa: N802
-        """Keep buffers (e.g. running statistics) in sync across replicas."""
+        """Keep buffers (e.g. running statistics) in sync across replicas: after each step every
+        replica takes replica 0's buffers (True, the default); False lets each replica keep
+        its own (the host reads replica 0's)."""
         self._broadcast_buffers = _bool_arg(self._writable("broadcastBuffers"), broadcast_buffers)
         return self
 

@@ -155,3 +155,49 @@ func.func @print_wrong_arity(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],
   %0 = torch.operator "torch.poptorch.ipu_print_tensor"(%x, %t, %true) : (!torch.vtensor<[2],f32>, !torch.str, !torch.bool) -> !torch.vtensor<[2],f32>
   return %0 : !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// set_overlap_for_input / _output and a MultiConv member: the mode and the plan become
+// attributes; an unset member option (-1, "") gives no attribute.
+// CHECK-LABEL: sym_name = "planning"
+// CHECK: %[[IN:.*]] = "ipu.set_overlap"(%arg0) {direction = "input", mode = "overlap_accumulation_loop"}
+// CHECK: %[[CONV:.*]] = "torch.aten.convolution"(%[[IN]]
+// CHECK: %[[M0:.*]] = "ipu.multi_conv"(%[[CONV]]) {available_memory = 3.000000e-01 : f64, cycle_back_off = 5.000000e-01 : f64, enable_conv_dithering = true, group = 4 : i64, index = 0 : i64, partials_type = "half", per_conv_reserved_tiles = 8 : i64, plan_type = "parallel"}
+// CHECK: %[[M1:.*]] = "ipu.multi_conv"(%[[M0]]) {group = 4 : i64, index = 1 : i64, plan_type = "serial"}
+// CHECK: "ipu.set_overlap"(%[[M1]]) {direction = "output", mode = "overlap_device_iteration_loop"}
+func.func @planning(%x: !torch.vtensor<[1,3,8,8],f32> {ipu.role = #ipu.role<"input", "x">}, %w: !torch.vtensor<[4,3,3,3],f32> {ipu.role = #ipu.role<"parameter", "w">}) -> !torch.vtensor<[1,4,8,8],f32> {
+  %mode = torch.constant.str "overlap_accumulation_loop"
+  %0 = torch.operator "torch.poptorch.set_overlap_for_input"(%x, %mode) : (!torch.vtensor<[1,3,8,8],f32>, !torch.str) -> !torch.vtensor<[1,3,8,8],f32>
+  %none = torch.constant.none
+  %false = torch.constant.bool false
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %ones = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %zeros = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.convolution %0, %w, %none, %ones, %ones, %ones, %false, %zeros, %int1 : !torch.vtensor<[1,3,8,8],f32>, !torch.vtensor<[4,3,3,3],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int -> !torch.vtensor<[1,4,8,8],f32>
+  %group = torch.constant.int 4
+  %parallel = torch.constant.str "parallel"
+  %memory = torch.constant.float 3.000000e-01
+  %half = torch.constant.str "half"
+  %tiles = torch.constant.int 8
+  %back_off = torch.constant.float 5.000000e-01
+  %2 = torch.operator "torch.poptorch.multi_conv"(%1, %group, %int0, %parallel, %memory, %half, %int1, %tiles, %back_off) : (!torch.vtensor<[1,4,8,8],f32>, !torch.int, !torch.int, !torch.str, !torch.float, !torch.str, !torch.int, !torch.int, !torch.float) -> !torch.vtensor<[1,4,8,8],f32>
+  %serial = torch.constant.str "serial"
+  %unset = torch.constant.int -1
+  %unset_float = torch.constant.float -1.000000e+00
+  %empty = torch.constant.str ""
+  %3 = torch.operator "torch.poptorch.multi_conv"(%2, %group, %int1, %serial, %unset_float, %empty, %unset, %unset, %unset_float) : (!torch.vtensor<[1,4,8,8],f32>, !torch.int, !torch.int, !torch.str, !torch.float, !torch.str, !torch.int, !torch.int, !torch.float) -> !torch.vtensor<[1,4,8,8],f32>
+  %out_mode = torch.constant.str "overlap_device_iteration_loop"
+  %4 = torch.operator "torch.poptorch.set_overlap_for_output"(%3, %out_mode) : (!torch.vtensor<[1,4,8,8],f32>, !torch.str) -> !torch.vtensor<[1,4,8,8],f32>
+  return %4 : !torch.vtensor<[1,4,8,8],f32>
+}
+
+// -----
+
+func.func @unknown_overlap_mode(%x: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
+  %mode = torch.constant.str "always"
+  // expected-error @+1 {{poptorch.set_overlap_for_input: mode must be one of: no_overlap, overlap_accumulation_loop, overlap_device_iteration_loop; got "always"}}
+  %0 = torch.operator "torch.poptorch.set_overlap_for_input"(%x, %mode) : (!torch.vtensor<[4],f32>, !torch.str) -> !torch.vtensor<[4],f32>
+  return %0 : !torch.vtensor<[4],f32>
+}

@@ -1,5 +1,5 @@
 """Lowerings of the ``ipu`` model ops that sit among Torch ops (print_tensor, nop,
-identity_loss, set_available_memory, recomputation_checkpoint), and the optimizer ops
+identity_loss, set_available_memory, multi_conv, set_overlap, recomputation_checkpoint), and the optimizer ops
 that ``convert-ipu-to-poplar`` lowers later: kept, over converted tensors."""
 
 from __future__ import annotations
@@ -14,12 +14,21 @@ from ipu_mlir.dialects.ipu import PRINT_FORMAT_ATTR as IPU_PRINT_FORMAT
 from ipu_mlir.dialects.ipu import LossReduction
 from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR
 from ipu_mlir.dialects.poplar import POPLAR_VIEWS
+from ipu_mlir.dialects.poplar.planning import (
+    AVAILABLE_MEMORY_ATTR,
+    MULTI_CONV_ATTR,
+    MULTI_CONV_OPS,
+    OVERLAP_ATTR,
+    PARTIALS_TYPE_ATTR,
+    PLANNED_OPS,
+)
 from ipu_mlir.support.registry import Registry
 
 from ...lowering import (
     IPU_TRAINING_OPS,
     Lowering,
     Pattern,
+    Unsupported,
     result_type,
     shape_of,
 )
@@ -49,9 +58,89 @@ def lower_identity_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.reduce(x, "add", list(range(rank)), False, scale, result_type(op))]
 
 
-def lower_planning_hint(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """A hint for the planner: the value passes through."""
-    return [lw.v(op.operands[0])]
+def _planned_producer(value: ir.Value, through_add: bool) -> tuple[ir.Operation | None, str]:
+    """The matmul or convolution computing ``value`` (through views, and with ``through_add``
+    the bias add of a linear layer: ``poplin_matmul`` + ``popops_add`` until
+    ``poplar-fuse-linear`` makes them one ``poplin_linear``), or None; and what computes
+    ``value`` past its views (for messages)."""
+    pending, source = [value], ""
+    while pending:
+        owner = pending.pop().owner
+        if not isinstance(owner, ir.Operation | ir.OpView):
+            source = source or "an argument"
+            continue
+        owner = owner.operation
+        if owner.name in PLANNED_OPS:
+            return owner, owner.name
+        if owner.name in POPLAR_VIEWS or (through_add and owner.name == "poplar.popops_add"):
+            pending.extend(owner.operands)
+        else:
+            source = source or owner.name
+    return None, source
+
+
+def lower_set_available_memory(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """The value passes through; the matmul or convolution computing it gets
+    ``poplar.available_memory`` (for any other op the call is an identity, as PopTorch documents)."""
+    value = lw.v(op.operands[0])
+    planned, _ = _planned_producer(value, through_add=True)
+    if planned is not None:
+        planned.attributes[AVAILABLE_MEMORY_ATTR] = op.attributes["proportion"]
+    return [value]
+
+
+def lower_multi_conv(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """The value passes through; the convolution computing it gets ``poplar.multi_conv``
+    (its group, index and the group's plan) and the member's available memory and partials type."""
+    value = lw.v(op.operands[0])
+    conv, source = _planned_producer(value, through_add=False)
+    if conv is None or conv.name not in MULTI_CONV_OPS:
+        raise Unsupported(f"poptorch.MultiConv member {ir.IntegerAttr(op.attributes['index']).value} is not the result "
+                          f"of a convolution (it comes from {source}); only "
+                          "convolutions (torch.nn.Conv1d/2d/3d, F.conv*d, conv_transpose*d) join a MultiConv")
+    entries = {key: op.attributes[key] for key in ("group", "index", "plan_type", "per_conv_reserved_tiles",
+                                                    "cycle_back_off", "enable_conv_dithering") if key in op.attributes}
+    conv.attributes[MULTI_CONV_ATTR] = ir.DictAttr.get(entries)
+    if "available_memory" in op.attributes:
+        conv.attributes[AVAILABLE_MEMORY_ATTR] = op.attributes["available_memory"]
+    if "partials_type" in op.attributes:
+        conv.attributes[PARTIALS_TYPE_ATTR] = op.attributes["partials_type"]
+    return [value]
+
+
+def lower_set_overlap(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """The value passes through; its host stream's overlap goes on the function's argument
+    ("input") or result ("output") attributes as ``poplar.overlap``, which
+    ``poplar-build-program`` puts on the ``poplar.host_stream``."""
+    value = lw.v(op.operands[0])
+    direction = ir.StringAttr(op.attributes["direction"]).value
+    mode = op.attributes["mode"]
+    func = lw.block.owner.operation
+    if direction == "input":
+        if not isinstance(value.owner, ir.Block):
+            raise Unsupported("poptorch.set_overlap_for_input takes the model's inputs as they come in: call it at "
+                              "the start of forward on each input, before any op uses it")
+        _add_to_entry(func, "arg_attrs", ir.BlockArgument(value).arg_number, OVERLAP_ATTR, mode)
+        return [value]
+    uses = list(op.results[0].uses)
+    if len(uses) != 1 or uses[0].owner.name != "func.return":
+        raise Unsupported("poptorch.set_overlap_for_output takes the model's outputs as they go out: call it at the "
+                          "end of forward on each output and return its result, unused by any other op")
+    _add_to_entry(func, "res_attrs", uses[0].operand_number, OVERLAP_ATTR, mode)
+    return [value]
+
+
+def _add_to_entry(func: ir.Operation, which: str, index: int, name: str, attr: ir.Attribute) -> None:
+    """Add ``name = attr`` to entry ``index`` of the function's ``arg_attrs`` / ``res_attrs``."""
+    entries = list(ir.ArrayAttr(func.attributes[which])) if which in func.attributes else []
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    count = len(function_type.inputs if which == "arg_attrs" else function_type.results)
+    entries += [ir.DictAttr.get({})] * (count - len(entries))
+    entry = ir.DictAttr(entries[index])
+    values = {entry[i].name: entry[i].attr for i in range(len(entry))}
+    values[name] = attr
+    entries[index] = ir.DictAttr.get(values)
+    func.attributes[which] = ir.ArrayAttr.get(entries)
 
 
 def lower_recomputation_checkpoint(lw: Lowering, op: ir.Operation) -> list[Any]:
@@ -88,6 +177,8 @@ def populate(patterns: Registry[Pattern]) -> None:
     patterns.register("ipu.print_tensor")(lower_print_tensor)
     patterns.register("ipu.nop")(lower_nop)
     patterns.register("ipu.identity_loss")(lower_identity_loss)
-    patterns.register("ipu.set_available_memory")(lower_planning_hint)
+    patterns.register("ipu.set_available_memory")(lower_set_available_memory)
+    patterns.register("ipu.multi_conv")(lower_multi_conv)
+    patterns.register("ipu.set_overlap")(lower_set_overlap)
     patterns.register("ipu.recomputation_checkpoint")(lower_recomputation_checkpoint)
     patterns.register(*IPU_TRAINING_OPS)(keep_for_ipu_conversion)

@@ -942,3 +942,52 @@ func.func @tensor_location_sharding_not_bool(%x: tensor<4xf32>) {
   %0 = "ipu.nop"(%x) {ipu.tensor_location = #ipu.tensor_location<"off_chip", "yes", false>} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+// ipu.set_overlap, ipu.multi_conv
+
+func.func @overlap_unknown_mode(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.set_overlap' op attribute 'mode' must be one of: no_overlap, overlap_accumulation_loop, overlap_device_iteration_loop; got "always"}}
+  %0 = "ipu.set_overlap"(%x) {direction = "input", mode = "always"} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @overlap_unknown_direction(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.set_overlap' op attribute 'direction' must be one of "input", "output", got "both"}}
+  %0 = "ipu.set_overlap"(%x) {direction = "both", mode = "no_overlap"} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @multi_conv_unknown_plan(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.multi_conv' op attribute 'plan_type' must be one of: parallel, serial; got "fastest"}}
+  %0 = "ipu.multi_conv"(%x) {group = 0 : i64, index = 0 : i64, plan_type = "fastest"} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @multi_conv_memory_above_one(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.multi_conv' op attribute 'available_memory' must be <= 1.0, got 1.5}}
+  %0 = "ipu.multi_conv"(%x) {group = 0 : i64, index = 0 : i64, plan_type = "serial", available_memory = 1.5 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @multi_conv_no_reserved_tiles(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.multi_conv' op attribute 'per_conv_reserved_tiles' must be >= 1, got 0}}
+  %0 = "ipu.multi_conv"(%x) {group = 0 : i64, index = 0 : i64, plan_type = "serial", per_conv_reserved_tiles = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @multi_conv_partials_float64(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'ipu.multi_conv' op attribute 'partials_type' must be one of: float, half; got "double"}}
+  %0 = "ipu.multi_conv"(%x) {group = 0 : i64, index = 0 : i64, plan_type = "serial", partials_type = "double"} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}

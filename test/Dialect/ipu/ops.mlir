@@ -149,3 +149,20 @@ func.func @torch_training_ops(%acc: !torch.vtensor<[4],f32>, %g: !torch.vtensor<
   %2 = "ipu.loss_scale"(%1, %scale) {mode = "unscale"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32>
   return %2 : !torch.vtensor<[4],f32>
 }
+
+// -----
+
+// The planning model ops: a host stream's overlap, a member of a multi-convolution with
+// every option of its plan, and one with only the required ones.
+// CHECK-LABEL: sym_name = "planning_ops"
+// CHECK: "ipu.set_overlap"(%arg0) {direction = "input", mode = "overlap_accumulation_loop"} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: "ipu.multi_conv"(%{{.*}}) {available_memory = 3.000000e-01 : f64, cycle_back_off = 5.000000e-01 : f64, enable_conv_dithering = true, group = 0 : i64, index = 1 : i64, partials_type = "half", per_conv_reserved_tiles = 20 : i64, plan_type = "parallel"}
+// CHECK: "ipu.multi_conv"(%{{.*}}) {group = 2 : i64, index = 0 : i64, plan_type = "serial"}
+// CHECK: "ipu.set_overlap"(%{{.*}}) {direction = "output", mode = "overlap_device_iteration_loop"}
+func.func @planning_ops(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "ipu.set_overlap"(%x) {direction = "input", mode = "overlap_accumulation_loop"} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "ipu.multi_conv"(%0) {group = 0 : i64, index = 1 : i64, plan_type = "parallel", available_memory = 0.3 : f64, partials_type = "half", enable_conv_dithering = true, per_conv_reserved_tiles = 20 : i64, cycle_back_off = 0.5 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = "ipu.multi_conv"(%1) {group = 2 : i64, index = 0 : i64, plan_type = "serial"} : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "ipu.set_overlap"(%2) {direction = "output", mode = "overlap_device_iteration_loop"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}

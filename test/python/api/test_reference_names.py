@@ -12,12 +12,8 @@ from api.reference_names import reference_names, reference_path, resolves
 
 KNOWN_MISSING = frozenset({
     "poptorch.CPU", "poptorch.CPU.execute", "poptorch.CPU.registerPersistentData",  # host callbacks
-    "poptorch.MultiConv", "poptorch.MultiConv.availableMemoryProportions", "poptorch.MultiConv.cycleBackOff",
-    "poptorch.MultiConv.enableConvDithering", "poptorch.MultiConv.partialsTypes",
-    "poptorch.MultiConv.perConvReservedTiles", "poptorch.MultiConv.planType",  # grouped convolutions
     "poptorch.VariableRetrievalMode.replicaGrouping",  # a weight-tensor method; needs replication
     "poptorch.ctc_beam_search_decoder", "poptorch.custom_op", "poptorch.for_loop",
-    "poptorch.set_overlap_for_input", "poptorch.set_overlap_for_output",
 })
 
 pytestmark = pytest.mark.skipif(reference_path() is None, reason="the API reference (seed 003) is not present")
