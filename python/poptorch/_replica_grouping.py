@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -67,15 +68,28 @@ class WeightGrouping:
 
 
 class _ReplicaGroupingMethod:
-    """``param.replicaGrouping(...)`` on each parameter of a wrapped model."""
+    """``param.replicaGrouping(...)`` on each parameter of a wrapped model. It holds its
+    wrapper weakly; a copy or a pickle of the parameter gets a method that is not bound to
+    any wrapper (wrapping the model again binds a new one)."""
 
-    def __init__(self, executor: PoplarExecutor, name: str) -> None:
-        self._executor, self._name = executor, name
+    def __init__(self, executor: PoplarExecutor | None, name: str) -> None:
+        self._executor = None if executor is None else weakref.ref(executor)
+        self._name = name
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        return _ReplicaGroupingMethod, (None, self._name)
+
+    def __deepcopy__(self, memo: dict) -> _ReplicaGroupingMethod:  # noqa: ARG002
+        return _ReplicaGroupingMethod(None, self._name)
 
     def __call__(self, comm_group_type: CommGroupType, shards: int,
                  variable_retrieval_mode: VariableRetrievalMode = VariableRetrievalMode.OnePerGroup) -> None:
         label = f"{self._name}.replicaGrouping"
-        executor = self._executor
+        executor = None if self._executor is None else self._executor()
+        if executor is None or executor._destroyed:
+            raise RuntimeError(f"{label}(...): this parameter belongs to no live PopTorch model (a copy, a loaded "
+                               "pickle, or its wrapper was destroyed); wrap the model with poptorch.trainingModel / "
+                               "inferenceModel and call replicaGrouping on the wrapped model's parameter")
         if executor._compiled is not None:
             raise RuntimeError(f"{label}(...): the model is already compiled, so its weights' replica groups are fixed; "
                                "call replicaGrouping on the wrapped model's parameters before its first call or "

@@ -128,3 +128,32 @@ def test_set_optimizer_reaches_every_replica() -> None:
         eager_optimizer.step()
     for (name, got), (_, want) in zip(model.named_parameters(), reference.named_parameters(), strict=True):
         torch.testing.assert_close(got, want, **FP32, msg=name)
+
+
+def test_replicated_model_saves_and_loads(tmp_path) -> None:  # noqa: ANN001
+    """A replicated training model written with save() continues in poptorch.load exactly."""
+    model = Regression()
+    trained = poptorch.trainingModel(model, poptorch.Options().replicationFactor(2),
+                                     torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9))
+    batches = _batches(3, 6)
+    trained(*batches[0])
+    path = tmp_path / "replicated.popef"
+    trained.save(str(path))
+    want = [trained(x, y)[1] for x, y in batches[1:]]
+    loaded = poptorch.load(str(path))
+    got = [loaded(x, y)[1] for x, y in batches[1:]]
+    for a, b in zip(got, want, strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_a_pickled_parameter_has_no_live_grouping() -> None:
+    """The replicaGrouping method is bound to its wrapper: a pickled copy of the model does
+    not carry the wrapper along, and calling it says why."""
+    import pickle
+
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3))  # a class pickle can find again
+    trained = poptorch.inferenceModel(model, poptorch.Options().replicationFactor(2))
+    copied = pickle.loads(pickle.dumps(model))
+    with pytest.raises(RuntimeError, match="belongs to no live PopTorch model"):
+        copied[0].weight.replicaGrouping(poptorch.CommGroupType.Consecutive, 1)
+    trained.model[0].weight.replicaGrouping(poptorch.CommGroupType.All, 1)  # the wrapped model's own: accepted
