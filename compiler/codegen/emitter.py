@@ -24,7 +24,7 @@ from torch_mlir import ir
 from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.support.ir_walk import attr_value
 
-from . import compute_scatter, compute_sorting, compute_training  # noqa: F401  (register their ops' emissions)
+from . import compute_histogram, compute_scatter, compute_sorting, compute_training  # noqa: F401  (register their ops' emissions)
 from .compute import EMITTERS
 from .cpp_pool import POOL_HELPERS
 from .cpp_text import HELPERS, MAIN
@@ -170,6 +170,7 @@ class _GraphEmitter:
             "#include <popops/DynamicSlice.hpp>",
             "#include <popops/ElementWise.hpp>",
             "#include <popops/Encoding.hpp>",
+            "#include <popops/GatherStatistics.hpp>",
             "#include <popops/Pad.hpp>",
             "#include <popops/Reduce.hpp>",
             "#include <popops/ScaledAdd.hpp>",

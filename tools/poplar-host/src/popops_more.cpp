@@ -1,10 +1,12 @@
-// Host implementation of popops::pad, scaledAddTo, argMax / argMin and multiSlice as plain
+// Host implementation of popops::pad, scaledAddTo, argMax / argMin, multiSlice and histogram as plain
 // loops. It exists only to check ipu-mlir's emitted code; see ../README.md.
 #include <popops/DynamicSlice.hpp>
+#include <popops/GatherStatistics.hpp>
 #include <popops/Pad.hpp>
 #include <popops/ScaledAdd.hpp>
 #include <popops/Sort.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace popops {
@@ -92,5 +94,25 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const p
     }
   }));
   return out;
+}
+poplar::Tensor histogram(poplar::Graph &graph, const poplar::Tensor &input, const poplar::Tensor &levels, bool absoluteOfInput,
+                         poplar::program::Sequence &prog, const poplar::DebugContext &debug, const poplar::OptionFlags &) {
+  if (levels.rank() != 1 || levels.numElements() == 0) throw error("histogram: levels must be 1-D and not empty");
+  poplar::Tensor counts = graph.addVariable(poplar::FLOAT, {levels.numElements() + 1}, debug);
+  prog.add(poplar::program::Program::compute(debug.name(), [input, levels, counts, absoluteOfInput] {
+    std::size_t n = levels.numElements();
+    std::vector<double> bounds(n), tally(n + 1, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      bounds[i] = levels.get(i);
+      if (i && bounds[i] < bounds[i - 1]) throw error("histogram: levels must be ascending");
+    }
+    for (std::size_t i = 0; i < input.numElements(); ++i) {
+      double x = absoluteOfInput ? std::fabs(input.get(i)) : input.get(i);
+      if (std::isnan(x)) continue;
+      tally[static_cast<std::size_t>(std::upper_bound(bounds.begin(), bounds.end(), x) - bounds.begin())] += 1.0;
+    }
+    for (std::size_t i = 0; i <= n; ++i) counts.set(i, tally[i]);
+  }));
+  return counts;
 }
 } // namespace popops

@@ -1,0 +1,153 @@
+"""The C++ of ``popops_histogram``: ``popops::histogram`` counts, with the bins torch puts
+each element in. Registered in ``compute.EMITTERS``.
+
+- ``histc``: each element's bin as torch computes it, ``((x - lo) * bins) / (hi - lo)``
+  truncated in float (outside ``[lo, hi]`` or NaN: -1, the last edge in the last bin),
+  counted by ``popops::histogram`` at the half-integer levels; a range ``[0, 0]`` takes the
+  data's minimum and maximum (``popops::reduce``), equal ends widened by 1.
+- ``histogram``: ``popops::histogram`` at the bin edges (the given ones, or torch's
+  ``linspace`` of the range, computed here as torch computes it in float), the elements
+  equal to the last edge added to the last bin; ``density`` divides by the total, then by
+  the bin widths (``popops::map``), as torch.
+
+Refused by name: ``histogramdd``, weights, and ``histogram`` without a range (its edges are
+a fused multiply-add ``linspace`` of the data's extremes, which ``popops::map`` cannot
+reproduce exactly).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from torch_mlir import ir
+
+from .compute import emits
+from .errors import CodegenError
+from .map_expr import _float_literal
+
+
+def _f32(value: float) -> float:
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
+def _const(value: float) -> str:
+    return f"pe::Const({_float_literal(_f32(value))})"
+
+
+def _bin(kind: str, a: str, b: str) -> str:
+    return f"pe::BinaryOp(pe::BinaryOpType::{kind}, {a}, {b})"
+
+
+def _select(a: str, b: str, condition: str) -> str:  # condition ? a : b
+    return f"pe::TernaryOp(pe::TernaryOpType::SELECT, {a}, {b}, {condition})"
+
+
+def linspace(low: float, high: float, steps: int) -> list[float]:
+    """torch.linspace(low, high, steps) in float32: the step in float, each edge the fused
+    multiply-add ``start + step * i`` from the nearer end, rounded once."""
+    start, end = _f32(low), _f32(high)
+    step = _f32(_f32(end - start) / _f32(steps - 1)) if steps > 1 else 0.0
+    half = steps // 2
+    return [_f32(start + step * i) if i < half else _f32(end - step * (steps - i - 1)) for i in range(steps)]
+
+
+def _segment_sizes(op: Any, name: str) -> list[int]:
+    return list(ir.DenseI32ArrayAttr(op.operation.attributes[name]))
+
+
+@emits("poplar.popops_histogram")
+def emit_histogram(cx: Any, op: Any) -> list[str]:
+    convention, bins, bounds = cx.attr(op, "convention"), cx.attr(op, "bins"), cx.attr(op, "range")
+    x = op.operands[0]
+    _, weights, given = _segment_sizes(op, "operandSegmentSizes")
+    if convention == "histogramdd":
+        raise CodegenError(f"{cx.where(op)}: a histogramdd has no emission yet (popops::histogram counts one dimension); "
+                           "use torch.histogram or torch.histc per dimension")
+    if weights:
+        raise CodegenError(f"{cx.where(op)}: a weighted histogram has no emission yet (popops::histogram counts elements)")
+    if cx.ptype(x) != "FLOAT" or cx.ptype(op.results[0]) != "FLOAT":
+        raise CodegenError(f"{cx.where(op)} of {cx.ptype(x)} elements has no emission (emitted: FLOAT)")
+    if not cx.shape(x) or 0 in cx.shape(x):
+        raise CodegenError(f"{cx.where(op)} of an empty or rank-0 input has no emission")
+    if convention == "histc":
+        return _histc(cx, op, bins[0], bounds)
+    if not bounds and not given:
+        raise CodegenError(f"{cx.where(op)}: a histogram without a range has no emission (its edges are a fused "
+                           "multiply-add linspace of the data's minimum and maximum, which popops::map cannot reproduce "
+                           "exactly); give range=(min, max) or the bin edges")
+    return _histogram(cx, op, bins[0], bounds, op.operands[1] if given else None)
+
+
+def _histc(cx: Any, op: Any, bins: int, bounds: list[float]) -> list[str]:
+    x, hist = op.operands[0], op.results[0]
+    g, prog = cx.graph(op), cx.prog
+    flat = f"{cx.name(x)}.flatten()"
+    lines = [f"// torch.histc: each element's bin as torch computes it, ((x - lo) * {bins}) / (hi - lo) truncated in float",
+             "// (-1 outside [lo, hi] or NaN), counted at the half-integer levels"]
+    low, high = bounds
+    if low == high == 0.0:
+        lo_t, hi_t = cx.fresh("low"), cx.fresh("high")
+        lines.append("// the range [0, 0]: the data's minimum and maximum, equal ends widened by 1")
+        for name, kind in ((lo_t, "MIN"), (hi_t, "MAX")):
+            lines.append(f"poplar::Tensor {name} = popops::reduce({g}, {flat}, poplar::FLOAT, {{0}}, "
+                         f"popops::ReduceParams(popops::Operation::{kind}), {prog}, {cx.debug(op, kind.lower())});")
+        equal = _bin("EQUAL", "pe::_1", "pe::_2")
+        lo_w, hi_w = cx.fresh("low"), cx.fresh("high")
+        lines += [f"poplar::Tensor {lo_w} = popops::map({g}, {_select(_bin('SUBTRACT', 'pe::_1', 'pe::Const(1.0f)'), 'pe::_1', equal)}, "
+                  f"{{{lo_t}, {hi_t}}}, {prog}, {cx.debug(op, 'min')});",
+                  f"poplar::Tensor {hi_w} = popops::map({g}, {_select(_bin('ADD', 'pe::_2', 'pe::Const(1.0f)'), 'pe::_2', equal)}, "
+                  f"{{{lo_t}, {hi_t}}}, {prog}, {cx.debug(op, 'max')});"]
+        lo_t, hi_t = lo_w, hi_w
+        lo, hi, operands = "pe::_2", "pe::_3", f"{{{flat}, {lo_t}, {hi_t}}}"
+    else:
+        if low == high:
+            low, high = low - 1.0, high + 1.0
+        lo, hi, operands = _const(low), _const(high), f"{{{flat}}}"
+    inside = _bin("LOGICAL_AND", _bin("GREATER_THAN_EQUAL", "pe::_1", lo), _bin("LESS_THAN_EQUAL", "pe::_1", hi))
+    raw = f"pe::UnaryOp(pe::UnaryOpType::FLOOR, {_bin('DIVIDE', _bin('MULTIPLY', _bin('SUBTRACT', 'pe::_1', lo), _const(bins)), _bin('SUBTRACT', hi, lo))})"
+    position = _select(_bin("MINIMUM", raw, _const(bins - 1)), "pe::Const(-1.0f)", inside)
+    positions, data, levels, counts = cx.fresh("positions"), cx.fresh("data"), cx.fresh("levels"), cx.fresh("counts")
+    lines += [f"poplar::Tensor {positions} = popops::map({g}, {position}, {operands}, {prog}, {cx.debug(op, 'bins')});",
+              f"static const float {data}[] = {{{', '.join(_float_literal(i - 0.5) for i in range(bins + 1))}}};",
+              f"poplar::Tensor {levels} = {g}.addConstant<float>(poplar::FLOAT, {{{bins + 1}}}, {data}, {cx.debug(op, 'levels')});",
+              f"mapLinearly({g}, {levels}, 0, 1);",
+              f"poplar::Tensor {counts} = popops::histogram({g}, {positions}, {levels}, false, {prog}, {cx.debug(op)});",
+              f"poplar::Tensor {cx.define(hist)} = {counts}.slice(1, {bins + 1});  // without the out-of-range count"]
+    return lines
+
+
+def _histogram(cx: Any, op: Any, bins: int, bounds: list[float], given: Any) -> list[str]:
+    x, hist, edges_result = op.operands[0], op.results[0], op.results[1]
+    g, prog = cx.graph(op), cx.prog
+    flat = f"{cx.name(x)}.flatten()"
+    lines: list[str] = []
+    if given is not None:
+        edges = cx.name(given)
+        lines.append("// the given bin edges")
+    else:
+        low, high = bounds
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        edges, data = cx.fresh("edges"), cx.fresh("data")
+        lines += [f"// the bin edges: torch.linspace({low!r}, {high!r}, {bins + 1}) in float",
+                  f"static const float {data}[] = {{{', '.join(_float_literal(e) for e in linspace(low, high, bins + 1))}}};",
+                  f"poplar::Tensor {edges} = {g}.addConstant<float>(poplar::FLOAT, {{{bins + 1}}}, {data}, {cx.debug(op, 'edges')});",
+                  f"mapLinearly({g}, {edges}, 0, 1);"]
+    counts, top, out = cx.fresh("counts"), cx.fresh("atLastEdge"), cx.define(hist)
+    equal = "pe::Cast(pe::BinaryOp(pe::BinaryOpType::EQUAL, pe::_1, pe::_2), poplar::FLOAT)"
+    lines += [f"// popops::histogram counts [edge i, edge i + 1); the last bin also takes the elements equal to the last edge",
+              f"poplar::Tensor {counts} = popops::histogram({g}, {flat}, {edges}, false, {prog}, {cx.debug(op)});",
+              f"poplar::Tensor {top} = popops::reduce({g}, popops::map({g}, {equal}, {{{flat}, {edges}.slice({bins}, {bins + 1})}}, {prog}, "
+              f"{cx.debug(op, 'last')}), poplar::FLOAT, {{0}}, popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'last')});",
+              f"poplar::Tensor {out} = popops::cast({g}, {counts}.slice(1, {bins + 1}), poplar::FLOAT, {prog}, {cx.debug(op, 'bins')});",
+              f"popops::addInPlace({g}, {out}.slice({bins - 1}, {bins}), {top}.reshape({{1}}), {prog}, {cx.debug(op, 'last')});"]
+    if cx.attr(op, "density"):
+        total = cx.fresh("total")
+        lines += ["// density: divided by the total, then by the bin widths, as torch",
+                  f"poplar::Tensor {total} = popops::reduce({g}, {out}, poplar::FLOAT, {{0}}, popops::ReduceParams(popops::Operation::ADD), "
+                  f"{prog}, {cx.debug(op, 'total')});",
+                  f"popops::mapInPlace({g}, {_bin('DIVIDE', _bin('DIVIDE', 'pe::_1', 'pe::_2'), _bin('SUBTRACT', 'pe::_3', 'pe::_4'))}, "
+                  f"{{{out}, {total}, {edges}.slice(1, {bins + 1}), {edges}.slice(0, {bins})}}, {prog}, {cx.debug(op, 'density')});"]
+    lines.append(f"poplar::Tensor {cx.define(edges_result)} = {edges};")
+    return lines
