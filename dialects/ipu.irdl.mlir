@@ -44,6 +44,45 @@ module {
       %7 = irdl.base "#builtin.integer" 
       irdl.parameters(kind: %0, auto_stage: %1, stages: %2, training: %3, device_iterations: %4, gradient_accumulation: %5, replication_factor: %6, auto_round_num_ipus: %7)
     }
+    irdl.operation @for_loop {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"name" = %0, "count" = %1, "num_values" = %2}
+      %3 = irdl.region
+      irdl.regions(body: %3)
+    }
+    irdl.operation @if {
+      %0 = irdl.any
+      irdl.operands(condition: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"name" = %1, "num_values" = %2}
+      %3 = irdl.region
+      %4 = irdl.region
+      irdl.regions(then_body: %3, else_body: %4)
+    }
+    irdl.operation @carried {
+      %0 = irdl.any
+      irdl.operands(initial: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"index" = %1}
+      %2 = irdl.any
+      irdl.results(value: %2)
+    }
+    irdl.operation @region_yield {
+      %0 = irdl.any
+      irdl.operands(value: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"index" = %1}
+    }
+    irdl.operation @region_result {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"region" = %0, "index" = %1}
+      %2 = irdl.any
+      irdl.results(value: %2)
+    }
     irdl.operation @sgd_update {
       %0 = irdl.any
       %1 = irdl.any

@@ -37,6 +37,8 @@ from .ipu_enums import (
     SgdVariant,
     StrategyKind,
 )
+from . import ipu_control
+from .ipu_control import CarriedOp, ForLoopOp, IfOp, RegionResultOp, RegionYieldOp
 from .ipu_training import (
     GLOBAL_HYPER_PARAMETERS,
     OPTIMIZER_ATTR,
@@ -449,14 +451,15 @@ class MultiConvOp(_ForwardingOp, name="multi_conv"):
 
 
 def register_traits() -> None:
-    """Attach the traits that ``ext`` cannot declare (none for ``ipu`` yet)."""
+    """Attach the traits that ``ext`` cannot declare: region bodies without terminators."""
+    ipu_control.register_traits()
 
 
 # The dialect's public names, from this file, ipu_base.py, ipu_enums.py and ipu_training.py.
 __all__ = [
     "ARGUMENTS", "BLOCK_ATTR", "GLOBAL_HYPER_PARAMETERS", "MAIN_FUNC", "OPTIMIZER_ATTR", "OPTIMIZER_HYPER_PARAMETERS",
     "RESULTS", "ROLE_ATTR", "STRATEGY_ATTR", "UNASSIGNED_IPU", "UPDATE_FUNC", "UPDATE_OPS",
-    "AccumulateGradOp", "AdamUpdateOp", "AdamVariant", "AutoStage", "BlockAttr", "IdentityLossOp", "Ipu", "IpuEnum",
+    "AccumulateGradOp", "AdamUpdateOp", "CarriedOp", "ForLoopOp", "IfOp", "RegionResultOp", "RegionYieldOp", "AdamVariant", "AutoStage", "BlockAttr", "IdentityLossOp", "Ipu", "IpuEnum",
     "IpuOp", "LambUpdateOp", "LossReduction", "LossScaleMode", "LossScaleOp", "MeanStrategy", "NopOp", "Optimizer",
     "OptimizerAttr", "OptimizerType", "PRINT_FORMAT_ATTR", "PrintTensorOp", "RecomputationCheckpointOp", "Reduction", "ReplicaReduceOp",
     "MultiConvOp", "RmspropUpdateOp", "Role", "RoleAttr", "RoleKind", "SetAvailableMemoryOp", "SetOverlapOp", "SgdUpdateOp", "SgdVariant",

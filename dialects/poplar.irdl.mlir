@@ -29,6 +29,13 @@ module {
       %1 = irdl.base "#builtin.integer" 
       irdl.parameters(kind: %0, size: %1)
     }
+    irdl.operation @program_if {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(condition: %0)
+      %1 = irdl.region
+      %2 = irdl.region
+      irdl.regions(then_body: %1, else_body: %2)
+    }
     irdl.operation @gcl_all_reduce {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(input: %0)

@@ -208,6 +208,8 @@ class Program:
             return st.repeat(count, self._decode_block([inner.operation for inner in op.regions[0].blocks[0].operations]))
         if name == "poplar.program_sequence":
             return st.sequence(self._decode_block([inner.operation for inner in op.regions[0].blocks[0].operations]))
+        if name == "poplar.program_if":  # poptorch.cond: the branch the device-computed condition picks
+            return self._decode_if(op)
         if name == "poplar.program_call":
             callee = attr(op, "callee")
             if callee not in self._functions:
@@ -256,6 +258,18 @@ class Program:
         if len(outs) != 1:
             return st.compute_multi(fn, ins, outs)
         return st.compute(fn, ins, outs[0])
+
+    def _decode_if(self, op: ir.Operation) -> Step:
+        condition = self._slot(op.operands[0])
+        then_steps, else_steps = (
+            self._decode_block([inner.operation for inner in region.blocks[0].operations]) if len(region.blocks) else []
+            for region in op.regions)
+
+        def choose(env: list) -> None:
+            for step in then_steps if bool(env[condition]) else else_steps:
+                step(env)
+
+        return choose
 
     def _decode_scaled_add_to(self, op: ir.Operation) -> Step:
         dst, src = self._slot(op.operands[0]), self._slot(op.operands[1])

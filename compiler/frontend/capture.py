@@ -29,7 +29,7 @@ from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, RoleKind, write
 from ipu_mlir.support.ir_build import boolean, i64, string
 
 from .. import location_metadata as meta
-from . import custom_ops  # noqa: F401 - registers the poptorch:: ops before export
+from . import control_flow, custom_ops  # noqa: F401 - registers the poptorch:: ops before export
 from .capture_errors import capture_error_message, check_static_shapes, refusing_backward
 from .decompositions import decomposition_table, reference_linear_cross_entropy
 from .integrations import prepare_for_export

@@ -26,6 +26,7 @@ from ipu_mlir.dialects.poplar.planning import OVERLAP_ATTR
 from ipu_mlir.support.ir_build import f64, i64, string
 from ipu_mlir.support.target import MK2
 
+from ..device_control import expand_control_flow, has_control_flow
 from ..pass_base import Diagnostics, ModulePass
 
 # The poplar.variable kind of each argument role.
@@ -198,6 +199,13 @@ class BuildProgram(ModulePass):
         self._fill(parts[0], interface, step.operation.regions[0].blocks.append(), variables, anchors, read_inputs=True)
         if update_function is not None:
             self._fill(parts[1], interface, update_function.operation.regions[0].blocks.append(), variables, [], read_inputs=False)
+        for function in (step, update_function):  # poptorch.for_loop / cond -> variables and programs
+            if function is not None and has_control_flow(function.operation):
+                if num_ipus > 1:
+                    diag.error(main, "poptorch.for_loop / poptorch.cond in a model over several IPUs is not supported "
+                                     "yet: run the model on one IPU, or write the loop out in Python")
+                    return
+                expand_control_flow(graph_block, function.operation)
         _place_on_ipus(graph_block, variables)
         if plan is not None:
             _attach_plan(step.operation, plan)
@@ -242,7 +250,7 @@ class BuildProgram(ModulePass):
         terminator = ops[-1].operation
         for op in ops[:-1]:
             name = op.operation.name
-            if not name.startswith("poplar."):
+            if not name.startswith("poplar.") and name not in ("ipu.for_loop", "ipu.if", "ipu.region_result"):
                 diag.error(op, f"'{name}' is not a poplar op; run convert-torch-to-poplar first")
         all_results = list(terminator.operands)
         writes: list[tuple[str, ir.Value]] = []

@@ -40,6 +40,7 @@ from .attributes import (
     memory_plan_of,
 )
 from .base import Poplar, PoplarOp, Tensor, TensorResult, broadcast_shapes
+from .control import IfOp
 from .enums import CommGroupKind, CopyMode, OutputMode, StreamDirection, SyncKind, VariableKind
 from .gcl import (
     GROUP_ATTR,
@@ -154,7 +155,7 @@ from .views import POPLAR_VIEWS, BroadcastOp, ConcatOp, DimShuffleOp, ReshapeOp,
 
 def register_traits() -> None:
     """Attach the traits ``ext`` cannot declare: regions without terminators."""
-    for name in ("poplar.graph", "poplar.function", "poplar.program_sequence", "poplar.program_repeat"):
+    for name in ("poplar.graph", "poplar.function", "poplar.program_sequence", "poplar.program_repeat", "poplar.program_if"):
         ir.NoTerminatorTrait.attach(name)
 
 
@@ -164,7 +165,7 @@ __all__ = [
     "CopyMode", "Interface", "InterfaceAttr", "IpuMemory", "IpuMemoryAttr", "MemoryPlan", "MemoryPlanAttr", "OutputMode",
     "StreamDirection", "SyncKind", "VariableKind", "copy_mode", "cycles_of", "interface_of", "memory_plan_of", "variable_kind",
     "AddOp", "AllReduceOp", "ArgMaxOp", "ArgMinOp", "BroadcastOp", "CallOp", "CastOp", "ConcatOp", "ConstantOp",
-    "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "DftComplexToComplexOp", "DftComplexToRealOp", "DftRealToComplexOp", "ViewAsComplexOp", "ViewAsRealOp", "CopyOp", "CumulativeProductOp", "CumulativeSumOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp",
+    "ConvGradOp", "ConvOp", "ConvTransposeGradOp", "ConvTransposeOp", "DftComplexToComplexOp", "DftComplexToRealOp", "DftRealToComplexOp", "ViewAsComplexOp", "ViewAsRealOp", "CopyOp", "CumulativeProductOp", "CumulativeSumOp", "DimShuffleOp", "DivOp", "DropoutOp", "FunctionOp", "GatherOp", "GraphOp", "IfOp",
     "HostStreamOp", "LinearOp", "MapInPlaceOp", "MapOp", "MatMulAccOp", "MatMulOp", "MaxPoolGradWithIndicesOp",
     "MaxPoolWithIndicesOp", "MulOp", "MultiSliceOp", "MultiUpdateAddOp", "NllLossGradOp", "NllLossOp",
     "NonLinearityGradOp", "NonLinearityOp", "NormGradOp", "NormOp", "NormTrainingOp", "NormalOp", "PadOp", "Poplar", "PoplarOp",

@@ -21,6 +21,9 @@ class VariableKind(DialectEnum):
     EXCHANGE = "exchange"  # an IPU's copy of a value computed on another IPU
     # Per run, across micro-batches.
     SUM = "sum"  # OutputMode.Sum: an output summed over the run's iterations
+    # Within a step: the values a device loop carries from one iteration to the next, a
+    # conditional's results, and the values of the step its bodies read (poptorch.for_loop / cond).
+    LOOP = "loop"
 
     @property
     def outlives_a_run(self) -> bool:

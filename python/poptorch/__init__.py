@@ -40,6 +40,7 @@ from .ops import (
     set_available_memory,
 )
 from ._multiconv import MultiConv, set_overlap_for_input, set_overlap_for_output
+from ._control_flow import cond, for_loop
 from .options import Options, TensorLocationSettings
 
 __version__ = "3.4.0+ipu_mlir.0.1.0"
@@ -98,6 +99,8 @@ __all__ = [
     "ShardedExecution",
     "Stage",
     "TensorLocationSettings",
+    "cond",
+    "for_loop",
     "identity_loss",
     "inferenceModel",
     "trainingModel",

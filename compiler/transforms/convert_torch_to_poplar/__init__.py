@@ -14,10 +14,13 @@ from torch_mlir.dialects import func as func_d
 from ipu_mlir.support.registry import Registry
 
 from ... import torch_ir
+from ipu_mlir.dialects.ipu_control import REGION_OPS
+
 from ...lowering import Lowering, Pattern, Unsupported, base_name, carry_placement
 from ...pass_base import Diagnostics, ModulePass
 from . import (
     backward,
+    control_flow,
     data_movement,
     distances,
     elementwise,
@@ -44,7 +47,7 @@ from . import (
 
 FAMILIES = (elementwise, reductions, data_movement, indexing, linear, linalg, distances, embedding_bag, fft, normalization,
             pooling, fractional_pool, losses, random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops,
-            special, histograms)
+            special, histograms, control_flow)
 
 # Torch scalars: users read them as constants (``Lowering.const``); they produce no tensor.
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",
@@ -95,10 +98,34 @@ def _lower_function(func: ir.Operation, patterns: Registry[Pattern], diag: Diagn
 
     unsupported: dict[str, list[ir.Operation]] = {}
     poisoned: set[ir.Value] = set()  # results of ops that failed: their users are not reported again
-    for op in old_ops[:-1]:
-        op = op.operation
+    _lower_ops([op.operation for op in old_ops[:-1]], lw, patterns, diag, unsupported, poisoned)
+    for name, ops in sorted(unsupported.items()):
+        for op in ops:
+            diag.error(op, f"'{name}' has no lowering to the poplar dialect (unsupported op)")
+    if diag.failed:
+        new_func.operation.erase()
+        return
+    try:
+        returned = [lw.v(v) for v in terminator.operands]
+    except Unsupported as reason:
+        diag.error(terminator, f"cannot return: {reason}")
+        new_func.operation.erase()
+        return
+    with terminator.location, ir.InsertionPoint(new_block):
+        func_d.ReturnOp(returned)
+    func.erase()
+
+
+def _lower_ops(ops: list[ir.Operation], lw: Lowering, patterns: Registry[Pattern], diag: Diagnostics,
+               unsupported: dict[str, list[ir.Operation]], poisoned: set[ir.Value]) -> None:
+    """Lower ``ops`` in order at ``lw``'s insertion point; a device loop or conditional
+    (``ipu.for_loop`` / ``ipu.if``) is rebuilt with its regions lowered the same way."""
+    for op in ops:
         lookup = torch_ir.aten_name(op)
         if op.name in _SCALAR_OPS or op.name in _DROPPED_OPS or lookup in _DROPPED_OPS:
+            continue
+        if op.name in REGION_OPS:
+            _lower_region_op(op, lw, patterns, diag, unsupported, poisoned)
             continue
         pattern = patterns.get(lookup) or patterns.get(base_name(lookup))
         if pattern is None:  # reported even when fed by another offender: list them all
@@ -127,21 +154,32 @@ def _lower_function(func: ir.Operation, patterns: Registry[Pattern], diag: Diagn
         for old_result, value in zip(op.results, produced, strict=False):
             if value is not None:
                 lw.values[old_result] = value
-    for name, ops in sorted(unsupported.items()):
-        for op in ops:
-            diag.error(op, f"'{name}' has no lowering to the poplar dialect (unsupported op)")
-    if diag.failed:
-        new_func.operation.erase()
-        return
+
+
+def _lower_region_op(op: ir.Operation, lw: Lowering, patterns: Registry[Pattern], diag: Diagnostics,
+                     unsupported: dict[str, list[ir.Operation]], poisoned: set[ir.Value]) -> None:
+    """The same region op over converted operands, its bodies lowered into fresh blocks
+    (which read the values of the enclosing block through the shared value map)."""
+    lw.location = op.location
+    lw.emitted = []
     try:
-        returned = [lw.v(v) for v in terminator.operands]
+        operands = [lw.v(v) for v in op.operands]
     except Unsupported as reason:
-        diag.error(terminator, f"cannot return: {reason}")
-        new_func.operation.erase()
+        diag.error(op, f"'{op.name}' cannot be lowered: {reason}")
         return
-    with terminator.location, ir.InsertionPoint(new_block):
-        func_d.ReturnOp(returned)
-    func.erase()
+    new = lw.rebuild(op, operands, [])
+    carry_placement(op, [new])
+    # rebuild() makes no regions: a new op with them replaces it.
+    attributes = {new.attributes[i].name: new.attributes[i].attr for i in range(len(new.attributes))}
+    with op.location, ir.InsertionPoint(new):
+        region_op = ir.Operation.create(op.name, results=[], operands=operands, attributes=attributes,
+                                        regions=len(op.regions))
+    new.erase()
+    for old_region, new_region in zip(op.regions, region_op.regions, strict=True):
+        inner = Lowering(new_region.blocks.append(), lw.training)
+        inner.values = lw.values
+        _lower_ops([inner_op.operation for inner_op in old_region.blocks[0].operations], inner, patterns, diag,
+                   unsupported, poisoned)
 
 
 @dataclasses.dataclass(frozen=True)
