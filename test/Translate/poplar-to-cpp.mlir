@@ -8,6 +8,7 @@
 // CHECK:      #include <poplar/Engine.hpp>
 // CHECK:      namespace pe = popops::expr;
 // CHECK:      constexpr unsigned kNumIpus = 2;
+// CHECK:      constexpr unsigned kReplicas = 1;
 // CHECK:      std::vector<poplar::program::Program> buildGraph(poplar::Graph &graph) {
 // CHECK-NEXT:   popops::addCodelets(graph);
 // CHECK-NEXT:   poplin::addCodelets(graph);
@@ -44,14 +45,15 @@
 // CHECK-NEXT:   [[MAIN]].add(poplar::program::Repeat(4, [[BODY]]));
 // CHECK-NEXT:   return {[[MAIN]]};
 // CHECK:      int main(int argc, char **argv) {
-// CHECK:        for (auto &candidate : manager.getDevices(poplar::TargetType::IPU, kNumIpus))
+// CHECK:        for (auto &candidate : manager.getDevices(poplar::TargetType::IPU, kNumIpus * kReplicas))
+// CHECK:        poplar::Graph graph(device.getTarget(), poplar::replication_factor(kReplicas));
 // CHECK:        poplar::Engine engine(graph, buildGraph(graph));
 // CHECK-NEXT:   engine.load(device);
-// CHECK:        std::vector<char> weights = readFile(dir + "/weights.bin", weightBytes);
-// CHECK:        engine.writeTensor(w.handle, weights.data() + offset, weights.data() + offset + bytes);
-// CHECK:        if (bytes) engine.connectStream(s.handle, buffers.back().data(), buffers.back().data() + bytes);
+// CHECK:        std::vector<char> weights = readFile(dir + "/weights.bin", perReplica ? weightBytes * kReplicas : weightBytes);
+// CHECK:        engine.writeTensor(w.handle, copies.data(), copies.data() + copies.size());
+// CHECK:        engine.connectStreamToCallback(s.handle, r, [=](void *p) {
 // CHECK:        engine.run(0);
-// CHECK:        engine.readTensor(std::string(w.handle) + "/read", updated.data() + offset, updated.data() + offset + bytes);
+// CHECK:        engine.readTensor(std::string(w.handle) + "/read", copies.data(), copies.data() + copies.size());
 
 "builtin.module"() ({
   "poplar.graph"() ({

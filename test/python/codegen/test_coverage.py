@@ -8,8 +8,8 @@ from ipu_mlir.compiler.codegen import emitted_op_names
 from ipu_mlir.dialects.poplar.base import PoplarOp
 
 WITHOUT_EMISSION = {
-    # gcl collectives and remote buffers (replicated graphs are refused as a whole)
-    "gcl_all_reduce", "remote_buffer",
+    # remote buffers
+    "remote_buffer",
     # linear algebra
     "poplin_cholesky", "poplin_cholesky_inverse", "poplin_cholesky_solve", "poplin_determinant", "poplin_eig",
     "poplin_eigh", "poplin_geqrf", "poplin_householder_product", "poplin_inverse", "poplin_ldl_factor",

@@ -252,6 +252,13 @@ Graph::Graph(const Target &target) : state_(std::make_shared<host::GraphState>()
   state_->target = target;
 }
 
+Graph::Graph(const Target &target, replication_factor replicas) : Graph(target) {
+  if (replicas.value != 1)
+    throw error("a graph replicated " + std::to_string(replicas.value) + " times (replication_factor(" +
+                std::to_string(replicas.value) + ")) needs the Poplar SDK: poplar-host runs one replica; compile the "
+                "model with replicationFactor(1) to run it here");
+}
+
 Graph Graph::createVirtualGraph(unsigned lowerTile, unsigned upperTile) {
   if (lowerTile >= upperTile || upperTile > upperTile_ - lowerTile_) throw error("virtual graph tiles out of range");
   Graph g = *this;
@@ -327,8 +334,18 @@ struct StreamNode : host::Node {
   Tensor tensor;
   void run() const override {
     poplar::host::StreamState &s = stream.state();
-    if (!s.begin) throw error("stream '" + s.name + "' is not connected to a host buffer");
     std::size_t bytes = s.type.hostBytes();
+    if (s.callback) {  // one transfer through the callback's host data
+      std::vector<char> data(s.numElements * bytes);
+      if (s.toDevice) s.callback(data.data());
+      for (std::size_t i = 0; i < s.numElements; ++i) {
+        if (s.toDevice) tensor.set(i, s.type.load(data.data() + i * bytes));
+        else s.type.store(data.data() + i * bytes, tensor.get(i));
+      }
+      if (!s.toDevice) s.callback(data.data());
+      return;
+    }
+    if (!s.begin) throw error("stream '" + s.name + "' is not connected to a host buffer");
     for (std::size_t i = 0; i < s.numElements; ++i) {
       if (s.pos >= s.end) s.pos = s.begin;  // circular buffer
       if (s.toDevice) tensor.set(i, s.type.load(s.pos));
@@ -444,6 +461,16 @@ void Engine::connectStream(const std::string &handle, void *begin, void *end) {
     throw error("stream '" + handle + "': the host buffer is not a whole number of transfers");
   s.begin = s.pos = static_cast<char *>(begin);
   s.end = static_cast<char *>(end);
+  s.callback = nullptr;
+}
+
+void Engine::connectStreamToCallback(const std::string &handle, unsigned index, std::function<void(void *)> f) {
+  auto it = graph_->streams.find(handle);
+  if (it == graph_->streams.end()) throw error("no stream '" + handle + "'");
+  if (index != 0) throw error("stream '" + handle + "': no replica " + std::to_string(index) + " (poplar-host runs one replica)");
+  if (!f) throw error("stream '" + handle + "': an empty callback");
+  it->second->callback = std::move(f);
+  it->second->begin = it->second->end = it->second->pos = nullptr;
 }
 
 void Engine::connectStream(const std::string &handle, void *p) {

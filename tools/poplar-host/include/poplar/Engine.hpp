@@ -14,6 +14,9 @@ public:
   void run(unsigned programIndex = 0, const std::string &debugName = "");
   void connectStream(const std::string &handle, void *begin, void *end);  // circular buffer
   void connectStream(const std::string &handle, void *p);
+  // The stream of replica `index` (0: the only one) calls f with each transfer's host data:
+  // f fills it (host to device) or reads it (device to host).
+  void connectStreamToCallback(const std::string &handle, unsigned index, std::function<void(void *)> f);
   void writeTensor(const std::string &handle, const void *begin, const void *end);
   void readTensor(const std::string &handle, void *begin, void *end);
 

@@ -5,6 +5,12 @@
 #include <poplar/Program.hpp>
 
 namespace poplar {
+// How many replicas of a graph run (Graph(target, replication_factor(n))).
+struct replication_factor {
+  explicit replication_factor(unsigned n) : value(n) {}
+  unsigned value;
+};
+
 namespace host {
 struct GraphState {
   Target target;
@@ -17,6 +23,9 @@ struct GraphState {
 class Graph {
 public:
   explicit Graph(const Target &target);
+  // poplar-host runs one replica: a graph replicated more than once throws.
+  Graph(const Target &target, replication_factor replicas);
+  unsigned getReplicationFactor() const { return 1; }
   const Target &getTarget() const { return state_->target; }
   Graph createVirtualGraph(unsigned lowerTile, unsigned upperTile);
   unsigned getNumTiles() const { return upperTile_ - lowerTile_; }

@@ -130,6 +130,7 @@ struct StreamState {
   std::size_t numElements;
   bool toDevice;
   char *begin = nullptr, *end = nullptr, *pos = nullptr;  // circular host buffer
+  std::function<void(void *)> callback;  // or a callback per transfer (connectStreamToCallback)
   StreamState(std::string n, Type t, std::size_t e, bool d) : name(std::move(n)), type(t), numElements(e), toDevice(d) {}
 };
 } // namespace host
