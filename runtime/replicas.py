@@ -15,7 +15,6 @@ the meeting: the others stop with an error instead of waiting forever.
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -27,6 +26,7 @@ from torch_mlir import ir
 
 from .device_store import DeviceStore
 from .kernels import KernelError, attr
+from .kernels.collectives import combine
 
 # How long a replica waits for the others at a collective (seconds), unless the caller
 # says otherwise (poptorch: Options.Distributed timeout / IPU_MLIR_REPLICA_TIMEOUT).
@@ -42,22 +42,6 @@ class Exchange(Protocol):
     replicas (by global rank) and gets every replica's tensor of every process."""
 
     def exchange(self, tensors: dict[int, torch.Tensor], what: str) -> dict[int, torch.Tensor]: ...
-
-
-_REDUCE: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
-    "add": torch.add, "mean": torch.add, "mul": torch.mul, "min": torch.minimum, "max": torch.maximum,
-}
-
-
-def reduce_values(values: Sequence[torch.Tensor], op: str) -> torch.Tensor:
-    """``values`` reduced by ``op`` in their order (the group's rank order): the same
-    order on every replica gives bit-identical results."""
-    result = functools.reduce(_REDUCE[op], values[1:], values[0])
-    if op == "mean":
-        result = result / len(values)
-    elif len(values) == 1:
-        result = result.clone()  # every replica owns its result
-    return result
 
 
 class Communicator:
@@ -139,26 +123,11 @@ def _group_of(op: ir.Operation, total: int, rank: int) -> list[int]:
 
 def collective_step(op: ir.Operation, program: Any, slot_in: int, slot_out: int) -> Callable[[list], None]:
     """The step running collective ``op`` for ``program`` (a decoded replica): alone when
-    the graph has one replica, else through the program's communicator."""
-    name = op.name.removeprefix("poplar.gcl_")
+    the graph has one replica, else with its group through the program's communicator."""
+    compute = combine(op)
     total = program.replication_factor
     what = f"'{op.name}'"
-    reduction = attr(op, "op") if "op" in op.attributes else None
-    root = attr(op, "root") if "root" in op.attributes else 0
     groups: dict[int, list[int]] = {}  # rank -> its group, found once per rank
-
-    def compute(values: list[torch.Tensor], position: int) -> torch.Tensor:
-        if name == "all_reduce":
-            return reduce_values(values, reduction)
-        if name == "reduce_scatter":
-            reduced = reduce_values(values, reduction)
-            rows = reduced.shape[0] // len(values)
-            return reduced[position * rows:(position + 1) * rows].clone()
-        if name == "all_gather":
-            return torch.cat(values)
-        if name == "broadcast":
-            return values[root].clone()
-        raise KernelError(f"'{op.name}' is not a collective the IPU Model knows")
 
     def run(env: list) -> None:
         communicator = program.communicator
@@ -239,6 +208,11 @@ class ReplicatedProgram:
         if len(stores) != len(self.replicas) or len(inputs) != len(self.replicas):
             raise KernelError(f"{len(self.replicas)} replicas need as many store sets and input sets, "
                               f"got {len(stores)} and {len(inputs)}")
+        if self.communicator.exchange is None and len(self.ranks) != self.replication_factor:
+            raise ReplicaError(
+                f"this process runs replicas {self.ranks} of {self.replication_factor}: the others run in other "
+                "processes, so the collectives need an exchange with them (set_exchange; poptorch connects "
+                "torch.distributed when Options.Distributed has several processes)")
         if len(self.replicas) == 1:
             return [self.replicas[0].run(stores[0], inputs[0])]
         if self._pool is None:
