@@ -55,6 +55,8 @@ class CompileOptions:
         by IPU number (setAvailableMemoryProportion; () for PopLibs' 0.6).
       partials_type: "float" or "half", the partials of matmuls and convolutions
         (Precision.setPartialsType; "" for PopLibs' default, float).
+      floating_point_exceptions: what the engine raises on ("invalid", "divide_by_zero",
+        "overflow"; Precision.enableFloatingPointExceptions / setFloatingPointBehaviour).
       replication_factor: replicas of the graph in all processes (the graph's
         replication_factor; training reduces gradients across them).
     """
@@ -78,6 +80,7 @@ class CompileOptions:
     io_tiles: int = 0
     available_memory: tuple[float, ...] = ()
     partials_type: str = ""
+    floating_point_exceptions: tuple[str, ...] = ()
     replication_factor: int = 1
 
 
@@ -114,7 +117,8 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         BuildProgram(device_iterations=options.device_iterations,
                      gradient_accumulation=options.gradient_accumulation if training else 1,
                      output_mode=options.output_mode, return_period=options.return_period,
-                     tiles_per_ipu=target.tiles_per_ipu, replication_factor=options.replication_factor),
+                     tiles_per_ipu=target.tiles_per_ipu, replication_factor=options.replication_factor,
+                     floating_point_exceptions=options.floating_point_exceptions),
         # Every op of a multi-IPU step gets its pipeline stage (checked stage order); a
         # pipelined step becomes pipeline.stage regions joined by send/recv and
         # stash/restore of activations (or their recomputation).

@@ -32,12 +32,14 @@ from ipu_mlir.dialects.poplar import (
     interface_of,
     variable_kind,
 )
-from ipu_mlir.dialects.poplar import PRINT_FORMAT_ATTR
+from ipu_mlir.dialects.poplar import POPLAR_VIEWS, PRINT_FORMAT_ATTR
+from ipu_mlir.dialects.poplar.planning import floating_point_exceptions
 from ipu_mlir.dialects.poplar.program_order import scheduled_ops
 from ipu_mlir.dialects.print_format import read_print_format
 from ipu_mlir.support.diagnostics import location_label
 from ipu_mlir.support.ir_walk import operands_within
 
+from . import fp_exceptions
 from . import steps as st
 from .print_format import format_tensor
 from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo
@@ -84,6 +86,8 @@ class Program:
         self._calls = 0
         self._random_ops = 0
         self._call_slot = self._slot(("random", "call"))
+        # Options.Precision.enableFloatingPointExceptions: compute steps are checked (only then).
+        self._fp_traps = floating_point_exceptions(graph)
         self._decode_graph(graph)
 
     @property
@@ -191,6 +195,11 @@ class Program:
         steps = []
         for index, op in enumerate(ops):
             step = self._decode_op(op)
+            if step is not None and self._fp_traps and (op.name in KERNELS or op.name == "poplar.popops_scaled_add_to") \
+                    and op.name not in POPLAR_VIEWS:
+                ins = tuple(self._slot(v) for v in op.operands)
+                outs = tuple(self._slot(r) for r in op.results) or ins  # an in-place op writes its operands
+                step = fp_exceptions.checked(step, op, ins, outs, self._fp_traps)
             if step is not None:
                 dead = tuple(kills.get(index, ()))
                 steps.append(st.with_kills(step, dead) if dead else step)

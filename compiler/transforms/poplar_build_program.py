@@ -22,7 +22,7 @@ from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, ROLE_ATTR, UPDA
 from ipu_mlir.dialects.pipeline import Plan, plan_of, set_plan
 from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import OutputMode, StreamDirection, SyncKind, VariableKind
-from ipu_mlir.dialects.poplar.planning import OVERLAP_ATTR
+from ipu_mlir.dialects.poplar.planning import FP_EXCEPTIONS_ATTR, OVERLAP_ATTR, FloatingPointException
 from ipu_mlir.support.ir_build import f64, i64, string
 from ipu_mlir.support.target import MK2
 
@@ -81,6 +81,8 @@ class BuildProgram(ModulePass):
       replication-factor: replicas of the graph (>= 1).
       num-ipus: IPUs of one replica (>= 1).
       tiles-per-ipu: tiles of the target's IPUs (>= 1).
+      floating-point-exceptions: what the engine raises on (invalid, divide_by_zero,
+        overflow): the graph's poplar.floating_point_exceptions (default: none).
     """
 
     name: ClassVar[str] = "poplar-build-program"
@@ -91,6 +93,7 @@ class BuildProgram(ModulePass):
     replication_factor: int = 1
     num_ipus: int = 1
     tiles_per_ipu: int = MK2.tiles_per_ipu
+    floating_point_exceptions: tuple[str, ...] = ()
 
     def _check_options(self, module: ir.Operation, diag: Diagnostics) -> bool:
         problems = []
@@ -112,6 +115,11 @@ class BuildProgram(ModulePass):
                 problems.append(
                     f"return-period {period} must divide gradient-accumulation {accumulation} or be a multiple of it"
                 )
+        for text in self.floating_point_exceptions:
+            try:
+                FloatingPointException.parse(text, "floating-point-exceptions entries")
+            except ValueError as error:
+                problems.append(str(error))
         for problem in problems:
             diag.error(module, f"poplar-build-program: {problem}")
         return not problems
@@ -163,6 +171,9 @@ class BuildProgram(ModulePass):
         with main.location, ir.InsertionPoint(main):
             graph = build(pd.GraphOp, i64(num_ipus), i64(self.replication_factor), i64(self.tiles_per_ipu))
         graph_block = graph.operation.regions[0].blocks.append()
+        if self.floating_point_exceptions:
+            graph.operation.attributes[FP_EXCEPTIONS_ATTR] = ir.ArrayAttr.get(
+                [string(text) for text in self.floating_point_exceptions])
         loc = main.location
         results = parts[0].outputs
         every_step = parts[0].every_step

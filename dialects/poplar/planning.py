@@ -20,6 +20,13 @@ They change no result, only how Poplar would plan the op: ``poplar-plan-memory``
 - ``poplar.overlap`` (``HostOverlap``) on a ``poplar.host_stream``: how far its transfers
   overlap computation (``poptorch.set_overlap_for_input`` / ``_output``); an overlapped
   stream is buffered on the IPU's I/O tiles.
+
+One engine setting travels with the graph the same way: ``poplar.floating_point_exceptions``
+(an array of ``FloatingPointException`` spellings) on a ``poplar.graph`` makes the engine
+raise when a compute op meets one of them (Poplar's ``FloatingPointBehaviour``,
+``Options.Precision.enableFloatingPointExceptions``); the IPU Model checks each compute op's
+results only when it is set. Example:
+``"poplar.graph"() ({...}) {poplar.floating_point_exceptions = ["invalid", "overflow"], ...}``
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ AVAILABLE_MEMORY_ATTR = "poplar.available_memory"
 PARTIALS_TYPE_ATTR = "poplar.partials_type"
 MULTI_CONV_ATTR = "poplar.multi_conv"
 OVERLAP_ATTR = "poplar.overlap"
+FP_EXCEPTIONS_ATTR = "poplar.floating_point_exceptions"
 
 #: The proportion PopLibs plans a matmul or convolution with when none is given (PopTorch's default).
 DEFAULT_AVAILABLE_MEMORY = 0.6
@@ -73,6 +81,15 @@ class HostOverlap(DialectEnum):
         return {"no_overlap": 0, "overlap_accumulation_loop": 1, "overlap_device_iteration_loop": 2}[self.value]
 
 
+class FloatingPointException(DialectEnum):
+    """What raises when ``poplar.floating_point_exceptions`` lists it (Poplar's
+    ``FloatingPointBehaviour`` inv / div0 / oflo)."""
+
+    INVALID = "invalid"  # a NaN from numbers: inf - inf, 0 * inf, 0 / 0, sqrt(-1), ...
+    DIVIDE_BY_ZERO = "divide_by_zero"  # an infinity from a division of numbers by zero
+    OVERFLOW = "overflow"  # an infinity from numbers otherwise: the result is too large
+
+
 _MULTI_CONV_KEYS = ("group", "index", "plan_type", "per_conv_reserved_tiles", "cycle_back_off", "enable_conv_dithering")
 
 
@@ -93,6 +110,21 @@ def check_planning(v: Rules, op: ir.Operation) -> None:
     if v.has(OVERLAP_ATTR):
         v.require(name == "poplar.host_stream", f"'{OVERLAP_ATTR}' is only for poplar.host_stream")
         v.enum(OVERLAP_ATTR, HostOverlap)
+    if v.has(FP_EXCEPTIONS_ATTR):
+        v.require(name == "poplar.graph", f"'{FP_EXCEPTIONS_ATTR}' is only for poplar.graph")
+        for text in v.strings(FP_EXCEPTIONS_ATTR):
+            try:
+                FloatingPointException.parse(text, f"'{FP_EXCEPTIONS_ATTR}' entries")
+            except ValueError as error:
+                raise RuleViolation(str(error)) from None
+
+
+def floating_point_exceptions(graph: ir.Operation) -> frozenset[FloatingPointException]:
+    """The exceptions a graph's engine raises on (none when ``poplar.floating_point_exceptions`` is absent)."""
+    if FP_EXCEPTIONS_ATTR not in graph.attributes:
+        return frozenset()
+    return frozenset(FloatingPointException.parse(ir.StringAttr(a).value, f"'{FP_EXCEPTIONS_ATTR}' entries")
+                     for a in ir.ArrayAttr(graph.attributes[FP_EXCEPTIONS_ATTR]))
 
 
 def read_multi_conv(op: ir.Operation) -> dict[str, object] | None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch.utils._pytree as pytree
 
-from . import _logging
+from . import _logging, _precision
 from ._anchors import anchored_value, check_anchors
 from ._counters import CountersMixin
 from .enums import MeanReductionStrategy, OutputMode, ReductionType
@@ -698,10 +698,7 @@ class PoplarExecutor(CountersMixin):
             "io_tiles": self._options.TensorLocations.num_io_tiles,
             "available_memory": _available_memory(self._options.available_memory_proportion),
             "partials_type": self._options.Precision._partials_type or "",
-            # Planning: read by the memory plan and the cost model (I/O tiles, temporaries, partials).
-            "io_tiles": self._options.TensorLocations.num_io_tiles,
-            "available_memory": _available_memory(self._options.available_memory_proportion),
-            "partials_type": self._options.Precision._partials_type or "",
+            "floating_point_exceptions": self._options.Precision.floating_point_traps,
             "replication_factor": replicas.total,
             "replica_groups": _replica_grouping.compile_groups(self),
             "broadcast_buffers": self._options.broadcast_buffers,
@@ -733,7 +730,10 @@ class PoplarExecutor(CountersMixin):
                 auto_loss_scaling=bool(training.auto_loss_scaling),
                 recompute=self._options._Popart.recompute_pipeline,
             )
-        with _replica_grouping.per_replica_shapes(self):  # a grouped weight is captured as one replica's
+        # A grouped weight is captured as one replica's; mixed float16 / float32 ops are cast as
+        # Precision.halfFloatCasting says (_precision.py).
+        with _replica_grouping.per_replica_shapes(self), \
+                _precision.mixed_float_casting(self._model, self._options.Precision.half_float_casting):
             if self._options.auto_balance_ipus:  # Options.autoBalancePipeline: probe on one IPU, split, compile
                 from ._auto_balance import compile_balanced
 
@@ -1053,11 +1053,6 @@ def _warn_float64(captured: Any) -> None:
             "them in float64, as eager PyTorch does, so results match eager; PopTorch on IPU hardware would run "
             "them in float32. Convert the model and inputs to float32 (model.float(), x.float()) to run as the "
             "hardware does."))
-
-
-def _available_memory(proportions: dict[int, float]) -> tuple[float, ...]:
-    """``setAvailableMemoryProportion``'s proportions by IPU number (PopLibs' 0.6 for the IPUs it skips)."""
-    return tuple(proportions.get(ipu, 0.6) for ipu in range(max(proportions, default=-1) + 1))
 
 
 def _available_memory(proportions: dict[int, float]) -> tuple[float, ...]:

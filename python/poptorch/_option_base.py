@@ -34,7 +34,6 @@ _EMULATOR_IGNORED_REASONS: dict[str, str] = {
     # arithmetic knobs (two of them deprecated in PopTorch) do not apply.
     "enableStableNorm": "norms are computed by torch kernels",
     "Precision.enableStochasticRounding": "float16 results are rounded to nearest by torch kernels",
-    "Precision.halfFloatCasting": "mixed float16/float32 ops follow PyTorch's type promotion",
     "Precision.runningStatisticsAlwaysFloat": "running statistics keep the dtype of the module's buffers",
     # A tile-layout heuristic for convolutions, with no numerical effect.
     "Training.setConvolutionDithering": "convolution tile layout is not modelled",
@@ -44,7 +43,8 @@ _EMULATOR_IGNORED_REASONS: dict[str, str] = {
     # The frontend always captures the model with torch.export.
     "Jit.traceModel": "the model is always captured with torch.export",
     # Not implemented yet (issue 15): stored, validated and read back by the properties only.
-    "Precision.enableFloatingPointExceptions": "a NaN or Inf produced on the device is not detected yet",
+    "Precision.setFloatingPointBehaviour": "NaN on float16 overflow (nanoo) is not emulated: an overflow gives "
+                                           "an infinity, as torch computes it",
     "TensorLocations.setActivationLocation": "every tensor lives on chip: the memory plan does not read tensor "
                                              "locations",
     "TensorLocations.setWeightLocation": "every tensor lives on chip: the memory plan does not read tensor "

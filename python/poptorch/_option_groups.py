@@ -115,6 +115,8 @@ class _TrainingOptions(_OptionGroup):
 
 
 _PARTIALS_TYPES = {"float32": "float", "float16": "half"}
+# Poplar's FloatingPointBehaviour inv / div0 / oflo, as the graph's poplar.floating_point_exceptions spells them.
+_FP_TRAPS = ("invalid", "divide_by_zero", "overflow")
 
 
 class _PrecisionOptions(_OptionGroup):
@@ -124,18 +126,38 @@ class _PrecisionOptions(_OptionGroup):
 
     def __init__(self, lock: _Lock) -> None:
         super().__init__(lock)
-        self._floating_point_exceptions = False
+        self._fp_traps: tuple[str, ...] = ()  # poplar.floating_point_exceptions: what raises on the device
         self._stochastic_rounding = False
         self._half_float_casting = HalfFloatCastingBehavior.Default
         self._running_statistics_always_float = True
         self._partials_type: str | None = None
 
     def enableFloatingPointExceptions(self, enabled: bool) -> _PrecisionOptions:  # noqa: N802
-        """Raise a RuntimeError when the device meets an invalid floating-point operation."""
-        label = self._writable("enableFloatingPointExceptions")
-        self._floating_point_exceptions = _bool_arg(label, enabled)
-        if enabled:
-            _ignored("Precision.enableFloatingPointExceptions", enabled)
+        """Raise a RuntimeError when the device meets an invalid floating-point operation.
+
+        True: a compute op that makes a NaN (an invalid operation) or an infinity (a division by
+        zero, an overflow) from finite inputs raises ``FloatingPointException`` (a RuntimeError)
+        naming the op; each op's results are checked only while this is on.
+        """
+        enabled = _bool_arg(self._writable("enableFloatingPointExceptions"), enabled)
+        self._fp_traps = _FP_TRAPS if enabled else ()
+        return self
+
+    def setFloatingPointBehaviour(  # noqa: N802 - Poplar's FloatingPointBehaviour
+        self, inv: bool = False, div0: bool = False, oflo: bool = False, esr: bool = False, nanoo: bool = False
+    ) -> _PrecisionOptions:
+        """Poplar's floating-point behaviour, flag by flag: raise on an invalid operation (``inv``),
+        a division by zero (``div0``) or an overflow (``oflo``); ``esr``: stochastic rounding
+        (as enableStochasticRounding); ``nanoo``: NaN instead of infinity on float16 overflow."""
+        label = self._writable("setFloatingPointBehaviour")
+        flags = {name: _bool_arg(f"{label}({name}=...)", value)
+                 for name, value in (("inv", inv), ("div0", div0), ("oflo", oflo), ("esr", esr), ("nanoo", nanoo))}
+        self._fp_traps = tuple(trap for flag, trap in zip(("inv", "div0", "oflo"), _FP_TRAPS, strict=True) if flags[flag])
+        self._stochastic_rounding = flags["esr"]
+        if flags["esr"]:
+            _ignored("Precision.enableStochasticRounding", True)
+        if flags["nanoo"]:
+            _ignored("Precision.setFloatingPointBehaviour", "nanoo=True")
         return self
 
     def enableStochasticRounding(self, enabled: bool) -> _PrecisionOptions:  # noqa: N802
@@ -146,12 +168,10 @@ class _PrecisionOptions(_OptionGroup):
         return self
 
     def halfFloatCasting(self, half_float_casting: HalfFloatCastingBehavior) -> _PrecisionOptions:  # noqa: N802
-        """Deprecated in PopTorch: how ops mixing float16 and float32 inputs are cast."""
+        """How ops mixing float16 and float32 inputs are cast: to float16 (Default,
+        FloatDowncastToHalf: PopTorch's behaviour) or to float32 (HalfUpcastToFloat, as PyTorch)."""
         label = self._writable("halfFloatCasting")
-        value = HalfFloatCastingBehavior.parse(half_float_casting, label)
-        self._half_float_casting = value
-        if value is not HalfFloatCastingBehavior.Default:
-            _ignored("Precision.halfFloatCasting", value)
+        self._half_float_casting = HalfFloatCastingBehavior.parse(half_float_casting, label)  # _precision.py
         return self
 
     def runningStatisticsAlwaysFloat(self, value: bool) -> _PrecisionOptions:  # noqa: N802
@@ -181,8 +201,13 @@ class _PrecisionOptions(_OptionGroup):
 
     @property
     def floating_point_exceptions(self) -> bool:
-        """Whether invalid floating-point operations raise."""
-        return self._floating_point_exceptions
+        """Whether some floating-point exception raises on the device."""
+        return bool(self._fp_traps)
+
+    @property
+    def floating_point_traps(self) -> tuple[str, ...]:
+        """What raises on the device: "invalid", "divide_by_zero", "overflow" (for the compiler)."""
+        return self._fp_traps
 
     @property
     def stochastic_rounding(self) -> bool:
@@ -191,7 +216,7 @@ class _PrecisionOptions(_OptionGroup):
 
     @property
     def half_float_casting(self) -> HalfFloatCastingBehavior:
-        """The casting behaviour set (no effect in the emulator)."""
+        """How ops mixing float16 and float32 inputs are cast."""
         return self._half_float_casting
 
     @property
@@ -210,12 +235,39 @@ class _PrecisionOptions(_OptionGroup):
 
     def _to_dict(self) -> dict[str, Any]:
         return {
-            "floating_point_exceptions": self._floating_point_exceptions,
+            "floating_point_exceptions": bool(self._fp_traps),
+            "floating_point_traps": list(self._fp_traps),
             "stochastic_rounding": self._stochastic_rounding,
             "half_float_casting": self._half_float_casting,
             "running_statistics_always_float": self._running_statistics_always_float,
             "partials_type": self._partials_type,
         }
+
+
+class _GraphProcessingOptions(_OptionGroup):
+    """Processing of the captured graph: how ops mixing float16 and float32 inputs are cast
+    (the setting ``Precision.halfFloatCasting`` also sets)."""
+
+    _prefix = "Options.GraphProcessing"
+
+    def __init__(self, lock: _Lock, precision: _PrecisionOptions) -> None:
+        super().__init__(lock)
+        self._precision = precision
+
+    def halfFloatCasting(self, half_float_casting: HalfFloatCastingBehavior) -> _GraphProcessingOptions:  # noqa: N802
+        """Cast ops mixing float16 and float32 inputs to float16 (Default, FloatDowncastToHalf)
+        or to float32 (HalfUpcastToFloat, as PyTorch)."""
+        label = self._writable("halfFloatCasting")
+        self._precision._half_float_casting = HalfFloatCastingBehavior.parse(half_float_casting, label)
+        return self
+
+    @property
+    def half_float_casting(self) -> HalfFloatCastingBehavior:
+        """How ops mixing float16 and float32 inputs are cast."""
+        return self._precision._half_float_casting
+
+    def _to_dict(self) -> dict[str, Any]:
+        return {}  # the setting is Precision.half_float_casting
 
 
 class _DistributedOptions(_OptionGroup):

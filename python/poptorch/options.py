@@ -57,6 +57,7 @@ from ._option_groups import (  # noqa: F401
     _PARTIALS_TYPES,
     _RECOMPUTATION_TYPES,
     _DistributedOptions,
+    _GraphProcessingOptions,
     _JitOptions,
     _PopartOptions,
     _PrecisionOptions,
@@ -100,7 +101,7 @@ class AnchoredTensor:
 
 # --- Options -----------------------------------------------------------------------------
 
-_GROUPS = ("Training", "Precision", "Distributed", "TensorLocations", "Jit", "_Popart")
+_GROUPS = ("Training", "Precision", "GraphProcessing", "Distributed", "TensorLocations", "Jit", "_Popart")
 # Public methods that are not option setters and so cannot appear in an options file.
 _NOT_SETTERS = frozenset(
     {
@@ -130,6 +131,7 @@ class Options(_OptionGroup):
         super().__init__(lock)
         self._training = _TrainingOptions(lock)
         self._precision = _PrecisionOptions(lock)
+        self._graph_processing = _GraphProcessingOptions(lock, self._precision)
         self._distributed = _DistributedOptions(lock)
         self._tensor_locations = _TensorLocationOptions(lock)
         self._jit = _JitOptions(lock)
@@ -180,6 +182,11 @@ class Options(_OptionGroup):
     def Precision(self) -> _PrecisionOptions:  # noqa: N802
         """Numerical precision options."""
         return self._precision
+
+    @property
+    def GraphProcessing(self) -> _GraphProcessingOptions:  # noqa: N802
+        """Processing of the captured graph (float16 / float32 casting)."""
+        return self._graph_processing
 
     @property
     def Distributed(self) -> _DistributedOptions:  # noqa: N802

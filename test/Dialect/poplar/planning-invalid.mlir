@@ -80,3 +80,19 @@ func.func @overlap_on_a_matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
   %0 = "poplar.poplin_matmul"(%a, %b) {poplar.overlap = "no_overlap"} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'poplar.graph' op 'poplar.floating_point_exceptions' entries must be one of: invalid, divide_by_zero, overflow; got "inexact"}}
+"poplar.graph"() ({
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.floating_point_exceptions = ["invalid", "inexact"]} : () -> ()
+
+// -----
+
+func.func @exceptions_on_a_matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error@+1 {{'poplar.poplin_matmul' op 'poplar.floating_point_exceptions' is only for poplar.graph}}
+  %0 = "poplar.poplin_matmul"(%a, %b) {poplar.floating_point_exceptions = ["invalid"]} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}

@@ -26,4 +26,5 @@ func.func @planned(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>, %x: tensor<1x3x8x8x
   "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<4xf32>, poplar.overlap = "no_overlap"} : () -> ()
   "poplar.program_sequence"() ({
   }) {name = "main"} : () -> ()
-}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64, poplar.floating_point_exceptions = ["invalid", "divide_by_zero", "overflow"]} : () -> ()
+// CHECK: poplar.floating_point_exceptions = ["invalid", "divide_by_zero", "overflow"]
