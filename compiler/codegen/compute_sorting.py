@@ -1,7 +1,8 @@
 """The C++ of the sorting and scan ops: ``popops_sort_key_value`` as
 ``popops::sortKeyValueInPlace`` on copies of the keys and values, the cumulative sum and
 product as log-step scans of ``popops::addInPlace`` / ``mulInPlace``, the cumulative maximum and
-minimum as log-step scans of (value, index) pairs with ``popops::map`` selects. Registered in
+minimum as log-step scans of (value, index) pairs with ``popops::map`` selects, the cumulative
+log-sum-exp as a log-step scan of the stable log-add-exp. Registered in
 ``compute.EMITTERS``."""
 
 from __future__ import annotations
@@ -132,3 +133,43 @@ def emit_cumulative_extremum(cx: Any, op: Any) -> list[str]:
     return lines + [f"poplar::Tensor {cx.define(values)} = {val};",
                     f"poplar::Tensor {cx.define(indices)} = popops::cast({g}, {idx}, poplar::{cx.ptype(indices)}, {prog}, "
                     f"{cx.debug(op, 'cast')});"]
+
+
+def _log_add_exp() -> str:
+    """log(exp(_1) + exp(_2)) as torch computes it: ``max + log1p(exp(min - max))``; two
+    equal infinities give that infinity, a NaN gives NaN."""
+    def op(kind: str, *args: str) -> str:
+        group = "UnaryOp" if len(args) == 1 else "BinaryOp"
+        return f"pe::{group}(pe::{group}Type::{kind}, {', '.join(args)})"
+
+    high, low = op("MAXIMUM", "pe::_1", "pe::_2"), op("MINIMUM", "pe::_1", "pe::_2")
+    stable = op("ADD", high, op("LOGARITHM_ONE_PLUS", op("EXPONENT", op("SUBTRACT", low, high))))
+    same_infinity = op("LOGICAL_AND", op("EQUAL", "pe::_1", "pe::_2"), op("IS_INF", "pe::_1"))
+    nan = op("LOGICAL_OR", op("IS_NAN", "pe::_1"), op("IS_NAN", "pe::_2"))
+    select = "pe::TernaryOp(pe::TernaryOpType::SELECT, {}, {}, {})"
+    return select.format(op("ADD", "pe::_1", "pe::_2"), select.format("pe::_1", stable, same_infinity), nan)
+
+
+@emits("poplar.popops_cumulative_log_sum_exp")
+def emit_cumulative_log_sum_exp(cx: Any, op: Any) -> list[str]:
+    """A log-step (Hillis-Steele) scan of the stable log-add-exp (``popops::mapInPlace``): at
+    each step an element combines with the running value ``shift`` before it."""
+    x, result = op.operands[0], op.results[0]
+    shape, dim = cx.shape(x), cx.attr(op, "dim")
+    g, prog, ptype = cx.graph(op), cx.prog, cx.ptype(result)
+    if ptype != "FLOAT":
+        raise CodegenError(f"{cx.where(op)} of {ptype} elements has no emission (emitted: FLOAT)")
+    scan, out = cx.fresh("scan"), cx.define(result)
+    lines = [f"poplar::Tensor {scan} = popops::cast({g}, {cx.name(x)}, poplar::{ptype}, {prog}, {cx.debug(op, 'copy')});"]
+    if shape and shape[dim] > 1:
+        n = shape[dim]
+        lines += [f"for (unsigned shift = 1; shift < {n}; shift *= 2) {{",
+                  f"  poplar::Tensor next = {g}.addVariable(poplar::{ptype}, {_dims(shape)}, {cx.debug(op, 'step')});",
+                  f"  mapLinearly({g}, next, 0, 1);",
+                  f"  {prog}.add(poplar::program::Copy({scan}, next));",
+                  f"  // log(exp(later) + exp(earlier)), stably",
+                  f"  popops::mapInPlace({g}, {_log_add_exp()},",
+                  f"      {{next.slice(shift, {n}, {dim}), {scan}.slice(0, {n} - shift, {dim})}}, {prog}, {cx.debug(op)});",
+                  f"  {scan} = next;",
+                  "}"]
+    return lines + [f"poplar::Tensor {out} = {scan};"]

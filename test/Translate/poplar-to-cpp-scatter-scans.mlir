@@ -1,7 +1,8 @@
 // popops_scatter as multiUpdate / multiUpdateAdd / multiUpdateMax of single elements of a copy
 // of the input, flattened, at computed flat offsets (include_self = false first overwrites the
 // targets; min is a maximum of negated values); the cumulative maximum / minimum as log-step
-// scans of (value, index) pairs with popops::map selects (NaN takes over for floats only);
+// scans of (value, index) pairs with popops::map selects (NaN takes over for floats only), the
+// cumulative log-sum-exp as a log-step scan of the stable log-add-exp;
 // poplin_conv_transpose as poplin::convolution with transposed ConvParams and its gradients.
 // RUN: ipu-translate --poplar-to-cpp %s | FileCheck %s
 
@@ -42,7 +43,6 @@
 // CHECK: poplar::Tensor t5 = popops::cast(ipu[0], scanIndices0, poplar::LONGLONG, f_step_0, "popops_cumulative_max/cast");
 // CHECK: // popops_cumulative_min ({{.*}})
 // CHECK: poplar::Tensor later = popops::map(ipu[0], pe::BinaryOp(pe::BinaryOpType::LESS_THAN_EQUAL, pe::_1, pe::_2), {scanValues1.slice(shift, 5, 0), scanValues1.slice(0, 5 - shift, 0)}, f_step_0, "popops_cumulative_min/later");
-
 // CHECK: // poplin_conv_transpose ({{.*}})
 // CHECK-NEXT: poplin::ConvParams params0(poplar::FLOAT, 1, {3, 3}, {3, 3}, 2, 1, 2);
 // CHECK-NEXT: params0.inputTransform.dilation = {2, 2};
@@ -58,6 +58,13 @@
 // CHECK-NEXT: poplar::Tensor t10 = poplin::calculateWeightDeltas(ipu[0], v_x_0, v_g_0, params1, f_step_0, "poplin_conv_transpose_grad/weights")
 // CHECK-NEXT:     .reshape({4, 1, 3, 3});
 // CHECK-NEXT: poplar::Tensor t11 = popops::reduce(ipu[0], v_g_0, poplar::FLOAT, {0, 2, 3}, popops::ReduceParams(popops::Operation::ADD), f_step_0, "poplin_conv_transpose_grad/bias");
+// CHECK: // popops_cumulative_log_sum_exp ({{.*}})
+// CHECK-NEXT: poplar::Tensor scan0 = popops::cast(ipu[0], v_a_0, poplar::FLOAT, f_step_0, "popops_cumulative_log_sum_exp/copy");
+// CHECK-NEXT: for (unsigned shift = 1; shift < 3; shift *= 2) {
+// CHECK:   // log(exp(later) + exp(earlier)), stably
+// CHECK-NEXT:   popops::mapInPlace(ipu[0], pe::TernaryOp(pe::TernaryOpType::SELECT, pe::BinaryOp(pe::BinaryOpType::ADD, pe::_1, pe::_2), pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_1, pe::BinaryOp(pe::BinaryOpType::ADD, pe::BinaryOp(pe::BinaryOpType::MAXIMUM, pe::_1, pe::_2), pe::UnaryOp(pe::UnaryOpType::LOGARITHM_ONE_PLUS, pe::UnaryOp(pe::UnaryOpType::EXPONENT, pe::BinaryOp(pe::BinaryOpType::SUBTRACT, pe::BinaryOp(pe::BinaryOpType::MINIMUM, pe::_1, pe::_2), pe::BinaryOp(pe::BinaryOpType::MAXIMUM, pe::_1, pe::_2))))), pe::BinaryOp(pe::BinaryOpType::LOGICAL_AND, pe::BinaryOp(pe::BinaryOpType::EQUAL, pe::_1, pe::_2), pe::UnaryOp(pe::UnaryOpType::IS_INF, pe::_1))), pe::BinaryOp(pe::BinaryOpType::LOGICAL_OR, pe::UnaryOp(pe::UnaryOpType::IS_NAN, pe::_1), pe::UnaryOp(pe::UnaryOpType::IS_NAN, pe::_2))),
+// CHECK-NEXT:       {next.slice(shift, 3, 1), scan0.slice(0, 3 - shift, 1)}, f_step_0, "popops_cumulative_log_sum_exp");
+// CHECK: poplar::Tensor t{{[0-9]+}} = scan0;
 
 "builtin.module"() ({
   "poplar.graph"() ({
@@ -82,6 +89,7 @@
       %9, %10, %11 = "poplar.poplin_conv_transpose_grad"(%g, %x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>,
              output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64, resultSegmentSizes = array<i32: 1, 1, 1>}
              : (tensor<1x2x6x6xf32>, tensor<1x4x3x3xf32>, tensor<4x1x3x3xf32>) -> (tensor<1x4x3x3xf32>, tensor<4x1x3x3xf32>, tensor<2xf32>)
+      %12 = "poplar.popops_cumulative_log_sum_exp"(%a) {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     }) {name = "step"} : () -> ()
     "poplar.program_sequence"() ({
       "poplar.program_call"() {callee = "step"} : () -> ()

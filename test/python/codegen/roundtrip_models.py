@@ -102,8 +102,8 @@ class Indexing(nn.Module):
 class Sorting(nn.Module):
     """torch.sort ascending and descending along different dims (values and indices), the
     cumulative sum and product (a float and an integer scan), torch.topk (largest and
-    smallest), the running maximum / minimum with positions (an integer scan with ties) and
-    histograms (histc with a range and with the data's, histogram with a range and density;
+    smallest), the running maximum / minimum with positions (an integer scan with ties), the
+    running log-sum-exp (values whose exp overflows a float) and histograms (histc with a range and with the data's, histogram with a range and density;
     values on a grid that hits the bin edges)."""
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -114,7 +114,8 @@ class Sorting(nn.Module):
         high, high_at = torch.cummax(x, 1)
         least, least_at = torch.cummin((x * 2).to(torch.int32), 0)  # equal values: the last position
         return (up, up_at, down, down_at, torch.cumsum(x, 1), torch.cumprod((x * 3).to(torch.int32), 0),
-                top, top_at, low, low_at, high, high_at, least, least_at, *self.histograms((x * 4).round() / 4))
+                top, top_at, low, low_at, high, high_at, least, least_at, torch.logcumsumexp(x * 60, 1),
+                torch.logcumsumexp(x, 0), *self.histograms((x * 4).round() / 4))
 
     @staticmethod
     def histograms(grid: torch.Tensor) -> tuple[torch.Tensor, ...]:
