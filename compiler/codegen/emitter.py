@@ -33,7 +33,7 @@ from .errors import CodegenError
 _PTYPES = {"f32": "FLOAT", "f16": "HALF", "i32": "INT", "ui32": "UNSIGNED_INT", "i64": "LONGLONG", "i1": "BOOL", "i8": "CHAR"}
 _SKIPPED = {"poplar.variable", "poplar.host_stream", "poplar.constant"}  # declared in the graph part
 # the ops this module emits itself: the graph, its declarations and the program structure
-STRUCTURAL_OPS = frozenset({"poplar.graph", "poplar.function", "poplar.program_sequence", "poplar.program_repeat",
+STRUCTURAL_OPS = frozenset({"poplar.graph", "poplar.function", "poplar.program_sequence", "poplar.program_repeat", "poplar.program_if",
                             "poplar.program_call", "poplar.program_copy", "poplar.program_stream_copy",
                             "poplar.program_print_tensor", "poplar.program_sync", *_SKIPPED})
 
@@ -347,24 +347,28 @@ class _GraphEmitter:
         functions = {self.attr(op, "name"): op for op in block.operations if op.operation.name == "poplar.function"}
         counts: dict[str, int] = {}
 
-        def walk(ops: Any, factor: int, depth: int) -> None:
+        def walk(ops: Any, factor: int, depth: int, branch: bool = False) -> None:
             if depth > 64:
                 raise CodegenError("the program's calls nest more than 64 deep (a recursive call?)")
             for op in ops:
                 name = op.operation.name
                 if name == "poplar.program_stream_copy":
+                    if branch:
+                        raise CodegenError(f"{self.where(op)}: a host stream copy inside a poplar.program_if has no emission "
+                                           "(the number of transfers would depend on the device's condition); "
+                                           "stream the values outside the conditional")
                     stream = self.attr(op, "stream")
                     counts[stream] = counts.get(stream, 0) + factor
                 elif name == "poplar.program_call":
                     callee = self.attr(op, "callee")
                     if callee in functions:
-                        walk(functions[callee].regions[0].blocks[0].operations, factor, depth + 1)
+                        walk(functions[callee].regions[0].blocks[0].operations, factor, depth + 1, branch)
                 elif name == "poplar.program_repeat":
-                    walk(op.regions[0].blocks[0].operations, factor * self.attr(op, "count"), depth + 1)
+                    walk(op.regions[0].blocks[0].operations, factor * self.attr(op, "count"), depth + 1, branch)
                 else:
                     for region in op.regions:
                         for b in region.blocks:
-                            walk(b.operations, factor, depth + 1)
+                            walk(b.operations, factor, depth + 1, branch or name == "poplar.program_if")
 
         main = [op for op in block.operations if op.operation.name == "poplar.program_sequence"]
         for op in main:
@@ -402,6 +406,13 @@ class _GraphEmitter:
                 out.append(f"{indent}poplar::program::Sequence {body};")
                 self._block(op.regions[0].blocks[0], body, indent)
                 out.append(f"{indent}{seq}.add(poplar::program::Repeat({self.attr(op, 'count')}, {body}));")
+            elif name == "poplar.program_if":
+                then, otherwise = self.fresh("then"), self.fresh("otherwise")
+                for body, region in ((then, op.regions[0]), (otherwise, op.regions[1])):
+                    out.append(f"{indent}poplar::program::Sequence {body};")
+                    for b in region.blocks:
+                        self._block(b, body, indent)
+                out.append(f"{indent}{seq}.add(poplar::program::If({self.name(op.operands[0])}, {then}, {otherwise}));")
             elif name == "poplar.program_sequence":
                 inner = self.fresh("seq")
                 out.append(f"{indent}poplar::program::Sequence {inner};")

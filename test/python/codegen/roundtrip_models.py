@@ -52,13 +52,22 @@ class Sharded(nn.Module):
 
 
 class ElementWise(nn.Module):
-    """Views, reductions, casts and map expressions beyond the five models."""
+    """Views, reductions, casts and map expressions beyond the five models, and device control
+    flow: poptorch.cond taking either branch, and inside a poptorch.for_loop (a condition that
+    changes between iterations)."""
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         y = torch.cat([x.flip(1), x * 2.0], 1)
         centred = (y - y.mean(1, keepdim=True)) / (y.amax(1, keepdim=True).abs() + 3.0)
         steps = (x * 4).to(torch.int32).to(torch.float32)
-        return torch.cat([torch.exp(-centred) * torch.sigmoid(centred), steps + x.sum(0)], 1)
+        taken = [poptorch.cond(x.abs().sum() > bound, lambda a: [a * 2.0], [x], lambda a: [a - 1.0], [x])[0]
+                 for bound in (-1.0, 1.0e9)]  # then, else
+
+        def body(a: torch.Tensor) -> list[torch.Tensor]:
+            return poptorch.cond(a.mean() > 0, lambda t: [t - 0.75], [a], lambda t: [t + 1.0], [a])
+
+        looped = poptorch.for_loop(5, body, [x])[0]
+        return torch.cat([torch.exp(-centred) * torch.sigmoid(centred), steps + x.sum(0)], 1), *taken, looped
 
 
 class Lookup(nn.Module):

@@ -321,6 +321,11 @@ struct RepeatNode : host::Node {
   Program body;
   void run() const override { for (unsigned i = 0; i < count; ++i) body.run(); }
 };
+struct IfNode : host::Node {
+  Tensor condition;
+  Program then, otherwise;
+  void run() const override { (condition.get(0) != 0.0 ? then : otherwise).run(); }
+};
 struct CopyNode : host::Node {
   Tensor src, dst;
   void run() const override {
@@ -386,6 +391,15 @@ Repeat::Repeat(unsigned count, const Program &body, const DebugContext &) {
   auto n = std::make_shared<RepeatNode>();
   n->count = count;
   n->body = body;
+  node_ = n;
+}
+
+If::If(const Tensor &condition, const Program &trueBody, const Program &falseBody, const DebugContext &) {
+  if (condition.numElements() != 1) throw error("If: the condition must have one element");
+  auto n = std::make_shared<IfNode>();
+  n->condition = condition;
+  n->then = trueBody;
+  n->otherwise = falseBody;
   node_ = n;
 }
 

@@ -187,6 +187,12 @@ public:
   Repeat(unsigned count, const Program &body, const DebugContext & = {});
 };
 
+// Runs trueBody if the one-element `condition` is non-zero when the program reaches it, else falseBody.
+class If : public Program {
+public:
+  If(const Tensor &condition, const Program &trueBody, const Program &falseBody, const DebugContext & = {});
+};
+
 class Copy : public Program {
 public:
   Copy(const Tensor &src, const Tensor &dst, bool dontOutline = false, const DebugContext & = {});
