@@ -29,7 +29,9 @@ MAX_SPANS = 4000  # spans kept per call; later ones are summed into the totals o
 _KINDS = {"poplar.program_copy": "copy", "pipeline.send": "copy", "poplar.program_sync": "sync",
           "poplar.program_stream_copy": "host", "poplar.program_print_tensor": "host",
           "pipeline.remote_load": "streaming", "pipeline.remote_store": "streaming",
-          "poplar.gcl_all_reduce": "collective", "pipeline.stash": "stash", "pipeline.restore": "stash"}
+          "poplar.gcl_all_reduce": "collective", "poplar.gcl_reduce_scatter": "collective",
+          "poplar.gcl_all_gather": "collective", "poplar.gcl_broadcast": "collective",
+          "pipeline.stash": "stash", "pipeline.restore": "stash"}
 _BODIES = ("poplar.function", "poplar.program_sequence", "pipeline.stage", "pipeline.phase", "pipeline.schedule")
 
 
