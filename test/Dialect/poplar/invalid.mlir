@@ -251,7 +251,7 @@ func.func @case14(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
 
 // -----
 
-// expected-error@+1 {{'poplar.variable' op attribute 'kind' must be one of: weight, buffer, optimizer_state, accumulator, scalar, input, anchor, exchange, sum; got "parameter"}}
+// expected-error@+1 {{'poplar.variable' op attribute 'kind' must be one of: weight, buffer, optimizer_state, accumulator, scalar, input, anchor, exchange, sum, loop; got "parameter"}}
 %0 = "poplar.variable"() {name = "w", kind = "parameter", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
 
 // -----
@@ -2465,7 +2465,7 @@ func.func @case240(%x: tensor<1x3x8x8xf32>, %g: tensor<1x3x4x4xf32>, %i: tensor<
 
 // The kinds of earlier versions are gone: an output anchor is "anchor", an exchange
 // buffer "exchange"; no reader looks at a variable's name.
-// expected-error@+1 {{'poplar.variable' op attribute 'kind' must be one of: weight, buffer, optimizer_state, accumulator, scalar, input, anchor, exchange, sum; got "output"}}
+// expected-error@+1 {{'poplar.variable' op attribute 'kind' must be one of: weight, buffer, optimizer_state, accumulator, scalar, input, anchor, exchange, sum, loop; got "output"}}
 %0 = "poplar.variable"() {name = "anchor.0", kind = "output", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<4xf32>
 
 // -----
