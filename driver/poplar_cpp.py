@@ -41,10 +41,15 @@ def stream_bytes(tensor: torch.Tensor) -> bytes:
     return tensor.detach().cpu().contiguous().numpy().tobytes()
 
 
-def write_poplar_cpp(compiled: Any, path: str | Path, named: dict[str, torch.Tensor] | None) -> None:
-    """Write the C++ to ``path`` and, with ``named``, ``weights.bin`` next to it."""
+def write_poplar_cpp(compiled: Any, path: str | Path,
+                     named: dict[str, torch.Tensor] | list[dict[str, torch.Tensor]] | None) -> None:
+    """Write the C++ to ``path`` and, with ``named``, ``weights.bin`` next to it (and
+    ``randomSeed.bin``, the seed the program's random draws start from). ``weights.bin``
+    holds the variables once (every replica starts from them), or, given one dict per
+    replica (weights grouped across replicas), once per replica, replica after replica."""
     path = Path(path)
     text = poplar_cpp(compiled)
     path.write_text(text)
     if named is not None:
-        (path.parent / "weights.bin").write_bytes(weights_bytes(compiled, named))
+        per_replica = named if isinstance(named, list) else [named]
+        (path.parent / "weights.bin").write_bytes(b"".join(weights_bytes(compiled, values) for values in per_replica))

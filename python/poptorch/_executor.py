@@ -262,7 +262,20 @@ class PoplarExecutor(CountersMixin):
             for kind, name in self._compiled.executable.interface.variables:
                 if kind == "hyper":
                     values[name] = torch.tensor(self._hyper_value(name), dtype=torch.float32)
-        write_poplar_cpp(self._compiled, path, values)
+        write_poplar_cpp(self._compiled, path, self._per_replica_values(values) if values is not None else None)
+
+    def _per_replica_values(self, values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor] | list[dict[str, torch.Tensor]]:
+        """``values`` as every replica starts from them: one dict, or, with weights grouped
+        across replicas, one per replica (each with its group's value)."""
+        from . import _replica_grouping
+
+        grouped = {name: g for name, g in self._replica_groupings.items() if g.per_replica and name in values}
+        if not grouped:
+            return values
+        replicas = _Replicas.of(self._options)
+        ranks = list(range(replicas.total))
+        parts = {name: _replica_grouping.split(g, values[name], ranks, replicas.total) for name, g in grouped.items()}
+        return [{**values, **{name: part[rank] for name, part in parts.items()}} for rank in ranks]
 
     @property
     def rng_state(self) -> list[int]:

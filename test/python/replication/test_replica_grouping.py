@@ -167,3 +167,20 @@ def test_broadcast_buffers_keeps_replicas_in_sync(broadcast: bool) -> None:
         reference(x[:MICRO])  # replica 0's micro-batches
     torch.testing.assert_close(model.bn.running_mean, reference.bn.running_mean, **FP32)
     torch.testing.assert_close(model.average, reference.average, **FP32)
+
+
+def test_export_writes_each_replicas_weights(tmp_path) -> None:  # noqa: ANN001
+    """exportPoplarCpp's weights.bin holds every variable once per replica, replica after
+    replica, when a weight is grouped across replicas (the C++ main writes each replica its own)."""
+    groups = _groups_of(poptorch.CommGroupType.Consecutive, 2)
+    model = Grouped(len(groups))
+    trained = poptorch.inferenceModel(model, poptorch.Options().replicationFactor(REPLICAS))
+    trained.W.replicaGrouping(poptorch.CommGroupType.Consecutive, 2)
+    x, y = _batches(1)[0]
+    trained(x, y)
+    trained.exportPoplarCpp(str(tmp_path / "program.cpp"))
+    data = torch.frombuffer(bytearray((tmp_path / "weights.bin").read_bytes()), dtype=torch.float32)
+    per_replica = data.reshape(REPLICAS, -1)  # W (6 x 3) then b (3) for each replica
+    for r in range(REPLICAS):
+        torch.testing.assert_close(per_replica[r, :18].reshape(6, 3), model.W.detach()[r // 2], rtol=0, atol=0)
+        torch.testing.assert_close(per_replica[r, 18:], model.b.detach(), rtol=0, atol=0)
