@@ -86,27 +86,34 @@ def _outline(block: ir.Block, end: ir.Operation, diag: Diagnostics) -> None:
     ops = [op.operation for op in block.operations]
     position = {op: i for i, op in enumerate(ops)}
     begin_kind = "for_loop_begin" if loop else "cond_begin"
-    begins = [op for op in ops[:position[end]] if marker_kind(op) == begin_kind
-              and _const(op, 1, "the region id", diag) == region_id]
-    if not loop:
-        begins.sort(key=lambda op: _const(op, 2, "the branch", diag))
-    if len(begins) != (1 if loop else 2):
-        diag.error(end, f"poptorch.{'for_loop' if loop else 'cond'} #{region_id}: found {len(begins)} begin markers "
+    found = [op for op in ops[:position[end]] if marker_kind(op) == begin_kind
+             and _const(op, 1, "the region id", diag) == region_id]
+    # A begin whose results nothing reads was dropped by the export (the body does not
+    # depend on its inputs): that body has no ops of its own.
+    branches = [0] if loop else [0, 1]
+    by_branch = {0: found} if loop else {b: [op for op in found if _const(op, 2, "the branch", diag) == b] for b in branches}
+    if any(len(ops_) > 1 for ops_ in by_branch.values()) or len(found) > len(branches):
+        diag.error(end, f"poptorch.{'for_loop' if loop else 'cond'} #{region_id}: found {len(found)} begin markers "
                         "(a compiler bug; please report it)")
         raise _Failure
+    begins = [by_branch[b][0] if by_branch[b] else None for b in branches]
     outputs = [_list_items(end.operands[0])] if loop else [_list_items(end.operands[1]), _list_items(end.operands[2])]
-    inputs = [_list_items(begin.operands[0]) for begin in begins]
+    inputs = [_list_items(begin.operands[0]) if begin is not None else [] for begin in begins]
     if any(items is None for items in outputs + inputs):
         diag.error(end, "control-flow marker without a list of tensors (a compiler bug; please report it)")
         raise _Failure
+    if loop and begins[0] is None:  # every iteration computes the same values: those the body returns
+        _replace_end(end, outputs[0], loop)
+        return
     # Operations hash by their operands, so membership is decided before anything changes.
-    bodies = [_body(begin, ops, position, end) for begin in begins]
+    bodies = [_body(begin, ops, position, end) if begin is not None else [] for begin in begins]
     if not loop and set(bodies[0]) & set(bodies[1]):
         diag.error(end, "poptorch.cond: an op depends on the inputs of both branches")
         raise _Failure
     inside = set().union(*bodies)
-    markers = {position[op] for op in (end, *begins)} | {position[u.operation] for b in begins for u in _unpacked(b)}
-    first = min(position[b] for b in begins)
+    present = [begin for begin in begins if begin is not None]
+    markers = {position[op] for op in (end, *present)} | {position[u.operation] for b in present for u in _unpacked(b)}
+    first = min(position[b] for b in present) if present else position[end]
     for index, op in enumerate(ops[first:], start=first):
         if index in inside or index in markers:
             continue
@@ -127,13 +134,13 @@ def _outline(block: ir.Block, end: ir.Operation, diag: Diagnostics) -> None:
         else:
             region_op = build(ipu_d.IfOp, end.operands[0], string(name), i64(len(outputs[0])))
     region_op = region_op.operation
-    for index, (begin, body, items, outs) in enumerate(zip(begins, bodies, inputs, outputs, strict=True)):
-        region_block = region_op.regions[index].blocks.append()
+    for branch, (begin, body, items, outs) in enumerate(zip(begins, bodies, inputs, outputs, strict=True)):
+        region_block = region_op.regions[branch].blocks.append()
         with end.location, ir.InsertionPoint(region_block):
             carried = [build(ipu_d.CarriedOp, value, i64(i), value.type).result for i, value in enumerate(items)] \
                 if loop else items
             yields = [build(ipu_d.RegionYieldOp, value, i64(i)).operation for i, value in enumerate(outs)]
-        for unpack in _unpacked(begin):
+        for unpack in _unpacked(begin) if begin is not None else []:
             for result, value in zip(unpack.results, carried, strict=True):
                 result.replace_all_uses_with(value)
         for index in body:  # in block order, before the yields
@@ -141,18 +148,28 @@ def _outline(block: ir.Block, end: ir.Operation, diag: Diagnostics) -> None:
     with end.location, ir.InsertionPoint(end):
         results = [build(ipu_d.RegionResultOp, string(name), i64(i), value.type).result
                    for i, value in enumerate(outputs[0])]
-    for unpack in _unpacked(end):
-        for result, value in zip(unpack.results, results, strict=True):
-            result.replace_all_uses_with(value)
-        unpack.erase()
-    lists = [end.operands[i].owner.operation for i in ((0,) if loop else (1, 2))] + \
-            [begin.operands[0].owner.operation for begin in begins]
-    end.erase()
-    for begin in begins:
+    begin_lists = [begin.operands[0].owner.operation for begin in present]
+    for begin in present:
         for unpack in _unpacked(begin):
             unpack.erase()
         begin.erase()
-    for op in lists:
+    _erase_unused(begin_lists)
+    _replace_end(end, results, loop)
+
+
+def _replace_end(end: ir.Operation, values: list[ir.Value], loop: bool) -> None:
+    """The end marker's results read ``values``; the marker and its lists go."""
+    for unpack in _unpacked(end):
+        for result, value in zip(unpack.results, values, strict=True):
+            result.replace_all_uses_with(value)
+        unpack.erase()
+    lists = [end.operands[i].owner.operation for i in ((0,) if loop else (1, 2))]
+    end.erase()
+    _erase_unused(lists)
+
+
+def _erase_unused(ops: list[ir.Operation]) -> None:
+    for op in ops:
         if not any(True for r in op.results for _ in r.uses):
             op.erase()
 

@@ -88,3 +88,38 @@ func.func @leaks(%x: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
   %bad = torch.aten.mul.Tensor %r, %sq : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   return %bad : !torch.vtensor<[4],f32>
 }
+
+// -----
+
+// A body that does not read its inputs has no begin marker (the export drops it): the loop
+// computes the same values in every iteration, so its results are the values the body
+// returns and no loop is left. A branch without one has no ops of its own.
+// CHECK-LABEL: sym_name = "no_begin"
+// CHECK-NOT: ipu.for_loop
+// CHECK: %[[Y2:.*]] = "torch.aten.mul.Tensor"(%arg1, %arg1)
+// CHECK: "ipu.if"(%arg2) ({
+// CHECK-NEXT: "ipu.region_yield"(%[[Y2]]) {index = 0 : i64}
+// CHECK-NEXT: }, {
+// CHECK-NEXT: %[[E:.*]] = "torch.aten.exp"(%arg0)
+// CHECK-NEXT: "ipu.region_yield"(%[[E]]) {index = 0 : i64}
+// CHECK-NEXT: })
+// CHECK: "func.return"(%[[Y2]], %{{.*}})
+func.func @no_begin(%x: !torch.vtensor<[4],f32>, %y: !torch.vtensor<[4],f32>, %c: !torch.vtensor<[],i1>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>) {
+  %y2 = torch.aten.mul.Tensor %y, %y : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %out = torch.prim.ListConstruct %y2 : (!torch.vtensor<[4],f32>) -> !torch.list<vtensor>
+  %id = torch.constant.int 4
+  %count = torch.constant.int 3
+  %end = torch.operator "torch.poptorch.for_loop_end"(%out, %id, %count) : (!torch.list<vtensor>, !torch.int, !torch.int) -> !torch.list<vtensor>
+  %r = torch.prim.ListUnpack %end : !torch.list<vtensor> -> !torch.vtensor<[4],f32>
+  %cid = torch.constant.int 5
+  %else = torch.constant.int 1
+  %ein = torch.prim.ListConstruct %x : (!torch.vtensor<[4],f32>) -> !torch.list<vtensor>
+  %eb = torch.operator "torch.poptorch.cond_begin"(%ein, %cid, %else) : (!torch.list<vtensor>, !torch.int, !torch.int) -> !torch.list<vtensor>
+  %e = torch.prim.ListUnpack %eb : !torch.list<vtensor> -> !torch.vtensor<[4],f32>
+  %ex = torch.aten.exp %e : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %tout = torch.prim.ListConstruct %y2 : (!torch.vtensor<[4],f32>) -> !torch.list<vtensor>
+  %eout = torch.prim.ListConstruct %ex : (!torch.vtensor<[4],f32>) -> !torch.list<vtensor>
+  %cend = torch.operator "torch.poptorch.cond_end"(%c, %tout, %eout, %cid) : (!torch.vtensor<[],i1>, !torch.list<vtensor>, !torch.list<vtensor>, !torch.int) -> !torch.list<vtensor>
+  %s = torch.prim.ListUnpack %cend : !torch.list<vtensor> -> !torch.vtensor<[4],f32>
+  return %r, %s : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>
+}

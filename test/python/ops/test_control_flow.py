@@ -225,3 +225,32 @@ def test_training_through_a_loop_is_refused_by_name():
     training = poptorch.trainingModel(model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
     with pytest.raises(Exception, match="for_loop cannot be trained through yet"):
         training(X, Y)
+
+
+class IgnoresItsInput(torch.nn.Module):
+    """A body that does not read its inputs (the export drops its begin marker): every
+    iteration computes the same value."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return poptorch.for_loop(3, lambda a: y * 2, [x])[0]
+
+
+class BranchWithoutInputs(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return poptorch.cond(x.sum() > 0, lambda: [y * 2], [], lambda a: [a.exp()], [x])[0]
+
+
+@pytest.mark.parametrize("model", [IgnoresItsInput, BranchWithoutInputs])
+def test_bodies_that_do_not_read_their_inputs(model: type):
+    for x in (X.abs(), -X.abs()):
+        _check(model(), x, Y)
+
+
+def test_device_iterations_restart_the_loop_each_iteration():
+    model = SwapLoop()
+    xs, ys = torch.randn(6, 3, generator=_G), torch.randn(6, 3, generator=_G)
+    compiled = poptorch.inferenceModel(model, poptorch.Options().deviceIterations(3))
+    got = compiled(xs, ys)
+    for index, value in enumerate(got):
+        expected = torch.cat([model(xs[2 * i:2 * i + 2], ys[2 * i:2 * i + 2])[index] for i in range(3)])
+        torch.testing.assert_close(value, expected, **FP32)
