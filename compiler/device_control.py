@@ -27,9 +27,10 @@ from ipu_mlir.dialects.poplar import POPLAR_VIEWS, VariableKind
 from ipu_mlir.support.ir_build import i64, string
 
 
-def has_control_flow(function: ir.Operation) -> bool:
-    """Whether ``function``'s body holds an ``ipu.for_loop`` or ``ipu.if``."""
-    return any(op.operation.name in ("ipu.for_loop", "ipu.if") for op in function.regions[0].blocks[0].operations)
+def first_control_flow(function: ir.Operation) -> ir.Operation | None:
+    """The first ``ipu.for_loop`` or ``ipu.if`` of ``function``'s body, if any."""
+    return next((op.operation for op in function.regions[0].blocks[0].operations
+                 if op.operation.name in ("ipu.for_loop", "ipu.if")), None)
 
 
 def expand_control_flow(graph_block: ir.Block, function: ir.Operation) -> None:

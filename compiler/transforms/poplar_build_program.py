@@ -26,7 +26,7 @@ from ipu_mlir.dialects.poplar.planning import FP_EXCEPTIONS_ATTR, OVERLAP_ATTR, 
 from ipu_mlir.support.ir_build import f64, i64, string
 from ipu_mlir.support.target import MK2
 
-from ..device_control import expand_control_flow, has_control_flow
+from ..device_control import expand_control_flow, first_control_flow
 from ..pass_base import Diagnostics, ModulePass
 
 # The poplar.variable kind of each argument role.
@@ -211,9 +211,10 @@ class BuildProgram(ModulePass):
         if update_function is not None:
             self._fill(parts[1], interface, update_function.operation.regions[0].blocks.append(), variables, [], read_inputs=False)
         for function in (step, update_function):  # poptorch.for_loop / cond -> variables and programs
-            if function is not None and has_control_flow(function.operation):
+            region_op = first_control_flow(function.operation) if function is not None else None
+            if region_op is not None:
                 if num_ipus > 1:
-                    diag.error(main, "poptorch.for_loop / poptorch.cond in a model over several IPUs is not supported "
+                    diag.error(region_op, "poptorch.for_loop / poptorch.cond in a model over several IPUs is not supported "
                                      "yet: run the model on one IPU, or write the loop out in Python")
                     return
                 expand_control_flow(graph_block, function.operation)

@@ -2,7 +2,7 @@
 
 // A device loop in a program over several IPUs is refused by name (its variables and
 // body functions are not placed on IPUs yet).
-// expected-error@+1 {{poptorch.for_loop / poptorch.cond in a model over several IPUs is not supported yet: run the model on one IPU, or write the loop out in Python}}
+// expected-error@+2 {{poptorch.for_loop / poptorch.cond in a model over several IPUs is not supported yet: run the model on one IPU, or write the loop out in Python}}
 func.func @main(%x: tensor<4xf32> {ipu.role = #ipu.role<"input", "x">}) -> (tensor<4xf32> {ipu.role = #ipu.role<"output", "output.0">}) {
   "ipu.for_loop"() ({
     %a = "ipu.carried"(%x) {index = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
