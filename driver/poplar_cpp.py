@@ -1,9 +1,11 @@
 """A compiled program as Poplar/PopLibs C++ (``compiler/codegen``) with the files its
 ``main`` reads: ``weights.bin`` (the host-provided variables of ``#poplar.interface`` in
-order, raw elements) and ``<stream>.bin`` for each input stream."""
+order, raw elements), ``randomSeed.bin`` when the program draws random numbers (the
+program's seed as a little-endian 64-bit integer) and ``<stream>.bin`` for each input stream."""
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,9 @@ def write_poplar_cpp(compiled: Any, path: str | Path,
     path = Path(path)
     text = poplar_cpp(compiled)
     path.write_text(text)
+    if named is not None and "poprand::setSeed(" in text:
+        seed = compiled.program.rng_state[0]  # Options.randomSeed, or the seed of the last run
+        (path.parent / "randomSeed.bin").write_bytes(struct.pack("<Q", seed % 2**64))
     if named is not None:
         per_replica = named if isinstance(named, list) else [named]
         (path.parent / "weights.bin").write_bytes(b"".join(weights_bytes(compiled, values) for values in per_replica))

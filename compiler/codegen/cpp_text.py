@@ -124,3 +124,12 @@ MAIN = (
     "  return 0;",
     "}",
 )
+
+# Inserted into MAIN before the streams when the program draws random numbers (poprand).
+RANDOM_SEED = (
+    "    // The seed of the random draws: DIR/randomSeed.bin, two UNSIGNED_INT (Options.randomSeed as",
+    "    // a little-endian 64-bit integer), the same for every replica.",
+    "    std::vector<char> seed = readFile(dir + \"/randomSeed.bin\", 8), seeds;",
+    "    for (unsigned r = 0; r < kReplicas; ++r) seeds.insert(seeds.end(), seed.begin(), seed.end());",
+    "    engine.writeTensor(\"randomSeed\", seeds.data(), seeds.data() + seeds.size());",
+)

@@ -24,10 +24,11 @@ from torch_mlir import ir
 from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.support.ir_walk import attr_value
 
-from . import compute_gcl, compute_histogram, compute_scatter, compute_sorting, compute_training  # noqa: F401  (register their ops' emissions)
+from . import compute_gcl, compute_histogram, compute_random, compute_scatter, compute_sorting, compute_training  # noqa: F401  (register their ops' emissions)
 from .compute import EMITTERS
+from .compute_random import RANDOM_OPS
 from .cpp_pool import POOL_HELPERS
-from .cpp_text import HELPERS, MAIN
+from .cpp_text import HELPERS, MAIN, RANDOM_SEED
 from .errors import CodegenError
 
 _PTYPES = {"f32": "FLOAT", "f16": "HALF", "i32": "INT", "ui32": "UNSIGNED_INT", "i64": "LONGLONG", "i1": "BOOL", "i8": "CHAR"}
@@ -50,6 +51,16 @@ def emit_cpp(module: ir.Module) -> str:
     if len(graphs) != 1:
         raise CodegenError(f"expected one 'poplar.graph' in the module, found {len(graphs)}: run the poplar pipeline first")
     return _GraphEmitter(graphs[0]).emit()
+
+
+def _draws(op: Any) -> bool:
+    """Whether any op nested in ``op`` is a random draw (poprand)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                if inner.operation.name in RANDOM_OPS or _draws(inner.operation):
+                    return True
+    return False
 
 
 def _sanitize(name: str) -> str:
@@ -79,6 +90,8 @@ class _GraphEmitter:
         self.tiles_per_ipu = self._int(graph, "tiles_per_ipu", 1472)
         self.replicas = self._int(graph, "replication_factor", 1)
         self.uses_gcl = False  # set by the emission of a collective (compute_gcl.py): include GCL
+        self.uses_random = _draws(graph)  # poprand: a seed the host writes, set at the start of the main program
+        self._seeded = False
         self.names: dict[Any, str] = {}
         self.ipus: dict[Any, int] = {}
         self.used: set[str] = set()
@@ -155,7 +168,14 @@ class _GraphEmitter:
         if self.uses_gcl:  # the collectives' library, after the PopLibs headers
             prologue.insert(prologue.index("#include <popnn/codelets.hpp>") + 1, "#include <gcl/Collectives.hpp>")
             prologue[2] = prologue[2].replace("-lpopnn", "-lpopnn -lgcl")
-        return "\n".join(prologue + body + self._main()) + "\n"
+        main = self._main()
+        if self.uses_random:  # poprand, and the seed main writes before running
+            prologue.insert(prologue.index("#include <popnn/codelets.hpp>") + 1, "#include <poprand/RandomGen.hpp>")
+            prologue.insert(prologue.index("#include <poprand/RandomGen.hpp>") + 1, "#include <poprand/codelets.hpp>")
+            prologue[2] = prologue[2].replace("-lpopnn", "-lpopnn -lpoprand")
+            at = next(i for i, line in enumerate(main) if "One host buffer per stream" in line)
+            main[at:at] = list(RANDOM_SEED)
+        return "\n".join(prologue + body + main) + "\n"
 
     def _prologue(self) -> list[str]:
         lines = [
@@ -225,6 +245,7 @@ class _GraphEmitter:
                 "  popops::addCodelets(graph);",
                 "  poplin::addCodelets(graph);",
                 "  popnn::addCodelets(graph);",
+                *(["  poprand::addCodelets(graph);"] if self.uses_random else []),
                 "  if (graph.getTarget().getNumIPUs() != kNumIpus || graph.getTarget().getTilesPerIPU() < kTilesPerIpu)",
                 "    throw std::runtime_error(\"this program was compiled for \" + std::to_string(kNumIpus) + \" IPU(s) of \" +",
                 "                             std::to_string(kTilesPerIpu) + \" tiles\");",
@@ -235,6 +256,14 @@ class _GraphEmitter:
                 "  for (unsigned i = 0; i < kNumIpus; ++i)",
                 "    ipu.push_back(graph.createVirtualGraph(i * graph.getTarget().getTilesPerIPU(), (i + 1) * graph.getTarget().getTilesPerIPU()));",
                 ""]
+        if self.uses_random:
+            self.used.add("randomSeed")
+            out += ["  // The seed of the random draws (Options.randomSeed): two UNSIGNED_INT the host writes from",
+                    "  // DIR/randomSeed.bin; the main program sets the device's generator from it once per run.",
+                    "  poplar::Tensor randomSeed = ipu[0].addVariable(poplar::UNSIGNED_INT, {2}, \"randomSeed\");",
+                    "  mapLinearly(ipu[0], randomSeed, 0, 1);",
+                    "  graph.createHostWrite(\"randomSeed\", randomSeed);",
+                    ""]
         block = self.graph_op.regions[0].blocks[0]
         variables: dict[str, Any] = {}
         body_lines: list[str] = []
@@ -392,6 +421,10 @@ class _GraphEmitter:
         seq = self.fresh("p_" + _sanitize(name) + "_")
         self._out.append(f"  // program '{name}'")
         self._out.append(f"  poplar::program::Sequence {seq};")
+        if self.uses_random and not self._seeded:
+            self._seeded = True
+            self._out += ["  // every run draws from the seed on: each draw takes the generator's next numbers",
+                          f"  poprand::setSeed(graph, randomSeed, 0, {seq}, \"randomSeed\");"]
         self._block(op.regions[0].blocks[0], seq, "  ")
         return seq
 

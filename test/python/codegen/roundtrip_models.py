@@ -132,6 +132,28 @@ class Sorting(nn.Module):
         return torch.histc(grid, 4, -1.0, 1.0), torch.histc(grid, 7), counts, edges
 
 
+class Draws(nn.Module):
+    """Random draws in inference: torch.rand, normal_ with a mean and a standard deviation,
+    uniform_ over a range and torch.randint (each device iteration draws new values)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return (x + torch.rand(64, 64), torch.empty(64, 64).normal_(1.0, 2.0), torch.empty(32, 32).uniform_(-2.0, 3.0),
+                torch.randint(0, 5, (256,)))
+
+
+class DropoutWithLoss(nn.Module):
+    """A training step through dropout: the dropped input is an output, so the test can check
+    the forward and the gradient used one mask."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.drop, self.lin = nn.Dropout(0.5), nn.Linear(16, 4)
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = self.drop(x)
+        return y, F.mse_loss(self.lin(y), target)
+
+
 def _cnn() -> nn.Module:
     model = CNN()
     with torch.no_grad():  # statistics unlike the defaults, so that batch norm does something

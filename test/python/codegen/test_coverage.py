@@ -24,8 +24,6 @@ WITHOUT_EMISSION = {
     "popops_segment_reduce", "popops_segment_reduce_grad",
     # sorting
     "popops_order_statistic", "popops_search_sorted",
-    # random
-    "poprand_dropout", "poprand_normal", "poprand_uniform",
 }
 
 

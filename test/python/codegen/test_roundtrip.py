@@ -5,6 +5,7 @@ and compare its outputs with the IPU Model's. Skipped only when no C++ compiler 
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import subprocess
@@ -16,13 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from torch.nn import functional as F
 
 import poptorch
 from helpers import FP32
 
 sys.path.insert(0, str(Path(__file__).parent))
 from roundtrip_timing import COMPILE_SECONDS  # noqa: E402
-from roundtrip_models import MODELS, TRAINING_MODELS, MLPWithLoss, build, build_training  # noqa: E402
+from roundtrip_models import MODELS, TRAINING_MODELS, Draws, DropoutWithLoss, MLPWithLoss, build, build_training  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 HOST = ROOT / "tools" / "poplar-host"
@@ -179,3 +181,80 @@ def test_export_before_compiling_is_an_error(tmp_path: Path) -> None:
     wrapper = poptorch.inferenceModel(model, options)
     with pytest.raises(RuntimeError, match="not compiled yet"):
         wrapper.exportPoplarCpp(str(tmp_path / "program.cpp"))
+
+
+def _run(directory: Path) -> None:
+    ran = subprocess.run([str(directory / "program"), str(directory)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+
+
+def test_emitted_random_draws_follow_their_distributions(host_library: Path, tmp_path: Path) -> None:
+    """poprand draws cannot give the IPU Model's numbers (poplar-host has its own generator):
+    the emitted program's draws have the shapes and types of the IPU Model's, lie in their
+    ranges with their distributions' moments, differ between device iterations, repeat with
+    the seed exportPoplarCpp writes (Options.randomSeed) and change with another seed."""
+    torch.manual_seed(0)
+    options = poptorch.Options()
+    options.deviceIterations(2)
+    options.randomSeed(7)
+    wrapper = poptorch.inferenceModel(Draws(), options)
+    x = torch.zeros(2, 1)
+    expected = wrapper(x)
+    source = tmp_path / "program.cpp"
+    wrapper.exportPoplarCpp(str(source))
+    assert (tmp_path / "randomSeed.bin").read_bytes() == (7).to_bytes(8, "little")
+    interface = wrapper._compiled.executable.interface
+    [spec] = wrapper._compiled.captured.inputs
+    (tmp_path / f"{interface.input_stream(spec.name)}.bin").write_bytes(x.numpy().tobytes())
+    _build_and_run(source, host_library, "random draws")
+
+    def outputs() -> list[torch.Tensor]:
+        return [torch.from_numpy(np.fromfile(tmp_path / f"{interface.output_stream(i)}.bin", dtype=want.numpy().dtype)).reshape(want.shape)
+                for i, want in enumerate(expected)]
+
+    rand, normal, uniform, integers = drawn = outputs()
+    assert [t.dtype for t in drawn] == [t.dtype for t in expected]
+    assert rand.min() >= 0 and rand.max() < 1 and abs(rand.mean().item() - 0.5) < 0.02
+    assert not torch.equal(rand[:64], rand[64:])  # the second device iteration draws new values
+    assert abs(normal.mean().item() - 1.0) < 0.1 and abs(normal.std().item() - 2.0) < 0.1
+    assert uniform.min() >= -2 and uniform.max() < 3 and abs(uniform.mean().item() - 0.5) < 0.1
+    assert set(integers.tolist()) == {0, 1, 2, 3, 4} and min(torch.bincount(integers).tolist()) > 60
+    _run(tmp_path)
+    assert all(torch.equal(a, b) for a, b in zip(outputs(), drawn, strict=True))  # the same seed, the same draws
+    (tmp_path / "randomSeed.bin").write_bytes((8).to_bytes(8, "little"))
+    _run(tmp_path)
+    assert not torch.equal(outputs()[0], rand)
+
+
+def test_emitted_dropout_training_step_uses_one_mask(host_library: Path, tmp_path: Path) -> None:
+    """One SGD step through dropout: the emitted program's dropped input is 0 or twice the
+    input, about half of it kept, and its loss and updated weights are eager's for that mask
+    (the gradient used the mask the forward drew)."""
+    torch.manual_seed(0)
+    model = DropoutWithLoss()
+    before = copy.deepcopy(model)
+    x, target = torch.randn(8, 16), torch.randn(8, 4)
+    options = poptorch.Options()
+    options.randomSeed(3)
+    wrapper = poptorch.trainingModel(model, options, optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
+    wrapper.compile(x, target)
+    source = tmp_path / "program.cpp"
+    wrapper.exportPoplarCpp(str(source))  # the weights before the step, the hyper-parameters, a seed
+    interface = wrapper._compiled.executable.interface
+    for spec, tensor in zip(wrapper._compiled.captured.inputs, (x, target), strict=True):
+        (tmp_path / f"{interface.input_stream(spec.name)}.bin").write_bytes(tensor.numpy().tobytes())
+    _build_and_run(source, host_library, "dropout training step")
+
+    loss = torch.from_numpy(np.fromfile(tmp_path / f"{interface.output_stream(0)}.bin", dtype=np.float32)).reshape(())
+    dropped = torch.from_numpy(np.fromfile(tmp_path / f"{interface.output_stream(1)}.bin", dtype=np.float32)).reshape(x.shape)
+    kept = dropped != 0
+    assert torch.equal(dropped[kept], x[kept] * 2) and 0.3 < kept.float().mean().item() < 0.7
+    reference = F.mse_loss(before.lin(dropped), target)
+    reference.backward()
+    torch.testing.assert_close(loss, reference.detach(), **FP32)
+    updated = torch.from_numpy(np.fromfile(tmp_path / "weights.out.bin", dtype=np.float32))
+    parameters = dict(before.named_parameters())
+    names = [name for kind, name in interface.variables if kind == "parameter"]
+    assert sorted(names) == sorted(parameters) and [kind for kind, _ in interface.variables][:2] == ["parameter", "parameter"]
+    want = torch.cat([(parameters[n] - 0.1 * parameters[n].grad).detach().flatten() for n in names])
+    torch.testing.assert_close(updated[:want.numel()], want, **FP32)
