@@ -187,3 +187,27 @@ def test_overlap_in_eager_returns_its_input_and_checks_the_mode() -> None:
         poptorch.set_overlap_for_input(x, "always")
     with pytest.raises(TypeError, match="expected a tensor"):
         poptorch.set_overlap_for_output([1, 2], poptorch.OverlapMode.NoOverlap)
+
+
+def test_overlap_in_training_marks_the_input_stream() -> None:
+    class Model(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.l = nn.Linear(4, 3)
+
+        def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+            x = poptorch.set_overlap_for_input(x, poptorch.OverlapMode.OverlapAccumulationLoop)
+            return poptorch.identity_loss(((self.l(x) - t) ** 2).mean(), "none")
+
+    torch.manual_seed(5)
+    model, reference = Model(), Model()
+    reference.load_state_dict(model.state_dict())
+    x, t = torch.randn(8, 4), torch.randn(8, 3)
+    options = poptorch.Options()
+    options.TensorLocations.numIOTiles(32)
+    wrapper = poptorch.trainingModel(model, options, optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
+    loss = wrapper(x, t)
+    eager_loss = ((reference.l(x) - t) ** 2).mean()
+    torch.testing.assert_close(loss, eager_loss.detach(), **FP32)
+    streams = _lines(wrapper, "poplar.host_stream")
+    assert [('poplar.overlap = "overlap_accumulation_loop"' in s) for s in streams] == [True, False, False]

@@ -166,3 +166,33 @@ def test_eager_runs_of_the_model_are_not_cast() -> None:
     poptorch.inferenceModel(model)(torch.randn(2, 4).half())
     with pytest.raises(RuntimeError):  # eager PyTorch refuses the mix, as before
         model(torch.randn(2, 4).half())
+
+
+def test_training_float32_weights_on_float16_inputs_updates_the_float32_weights() -> None:
+    """The user guide's second way: the weights stay float32 and are updated in float32; each op
+    that meets a float16 input uses them as float16."""
+
+    class Model(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.l = nn.Linear(4, 3)
+
+        def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+            return poptorch.identity_loss(((self.l(x) - t) ** 2).mean(), "none")
+
+    torch.manual_seed(2)
+    model, reference = Model(), Model()
+    reference.load_state_dict(model.state_dict())
+    x, t = torch.randn(8, 4).half(), torch.randn(8, 3).half()
+    wrapper = poptorch.trainingModel(model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
+    loss = wrapper(x, t)
+    wrapper.copyWeightsToHost()
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.1)
+    eager_loss = ((nn.functional.linear(x, reference.l.weight.half(), reference.l.bias.half()) - t) ** 2).mean()
+    eager_loss.backward()
+    optimizer.step()
+    assert loss.dtype == torch.float16
+    torch.testing.assert_close(loss, eager_loss.detach(), rtol=0, atol=0)
+    assert model.l.weight.dtype == torch.float32
+    torch.testing.assert_close(model.l.weight, reference.l.weight, rtol=0, atol=0)
+    torch.testing.assert_close(model.l.bias, reference.l.bias, rtol=0, atol=0)
