@@ -1,7 +1,18 @@
 """The executable cache (``Options.enableExecutableCaching(dir)`` / ``POPTORCH_CACHE_DIR``).
 
-``compile_program`` captures the model, then looks the executable up under a key before
-running the passes. The key is the sha256 of:
+``compile_program`` first looks the executable up under the pre-capture key
+(``precapture_key``): the sha256 of the model as ``model_key.py`` describes it without
+capturing (classes and the bytecode of user code, module state, weight names, shapes,
+dtypes and requires_grad, the input signature, the torch state a capture reads), the
+compile options, the optimizer description and the versions. Such an entry also holds the
+host's view of the capture (``executable_io.export_compiled``: input, output and weight
+specs, output structure, lifted constants), so a hit skips capture and the passes
+(``load_precaptured``); plain tensor attributes are read from the model then.
+
+When the model holds something that key cannot describe soundly (a function that assigns a
+global, a value of an unknown type), or the host's view cannot be stored (an output
+structure or value JSON cannot hold), one INFO line says why and the post-capture key
+(``cache_key``) is used, the sha256 of:
 
 - the captured Torch-dialect module, printed with its locations (which carry the blocks
   and IPUs the passes read; autograd sequence numbers by rank, as only their order counts) and the execution strategy and optimizer attributes the
@@ -11,7 +22,7 @@ running the passes. The key is the sha256 of:
 - the input signature (names, shapes, dtypes);
 - the ipu-mlir, torch and torch-mlir versions and the executable file format version.
 
-A hit skips the passes (capture still runs: the key needs the captured program). An entry
+A hit of that key skips the passes (capture runs: the key needs the captured program). An entry
 is an executable file (``artifact/executable_file.py``) named ``<key>.ipuexe``, written
 atomically (temporary file + ``os.replace``), so concurrent writers of one key both
 succeed and leave one whole entry. A corrupt or truncated entry is removed with a
@@ -106,6 +117,52 @@ def cache_key(module: ir.Module, options: Any, inputs: list[Any], training: bool
     return digest.hexdigest()
 
 
+def precapture_key(model: Any, args: tuple, kwargs: dict[str, Any], options: Any, optimizer: Any,
+                   training: bool, name: str) -> str | None:
+    """The key known before capture: the model, its weights and inputs as
+    ``model_key.model_key`` describes them, the compile options, the optimizer description
+    and the versions. None, logged at INFO with the reason, when the model holds something
+    that key cannot describe soundly (the post-capture key is used then)."""
+    from .model_key import model_key
+
+    described_model, reason = model_key(model, args, kwargs)
+    if described_model is None:
+        logger.info("%s: the executable cache keys the captured program (capture runs on a hit): %s", name, reason)
+        return None
+    described = {
+        "schema": "pre-capture 1",
+        "model": described_model,
+        "options": dataclasses.asdict(options) | {"target": options.target.to_dict()},
+        "optimizer": dataclasses.asdict(optimizer) if optimizer is not None else None,
+        "training": training,
+        "versions": versions(),
+        "format": FORMAT_VERSION,
+    }
+    return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def load_precaptured(cache: ExecutableCache, key: str, model: Any, replica_ranks: list[int] | None) -> Any:
+    """The ``CompiledProgram`` of the entry under the pre-capture ``key``, decoded without
+    capture (``timings``: capture and passes 0, ``cached`` and ``precaptured`` 1), or None
+    (a miss; an entry that does not load is removed with a warning)."""
+    import time
+
+    from .executable_io import load_cached
+
+    start = time.perf_counter()
+    entry = cache.get_file(key)
+    if entry is None:
+        return None
+    try:
+        compiled = load_cached(entry, model, replica_ranks)
+    except ExecutableFileError as error:
+        logger.warning("executable cache entry removed, recompiling: %s", error)
+        cache._remove(cache.path(key))
+        return None
+    compiled.timings.update(decode=time.perf_counter() - start, cached=1.0, precaptured=1.0)
+    return compiled
+
+
 class ExecutableCache:
     """One cache directory. Every failure is a warning: the cache never stops a compile."""
 
@@ -130,6 +187,12 @@ class ExecutableCache:
 
     def get(self, key: str) -> Executable | None:
         """The cached executable of ``key``, or None (missing, or corrupt: removed, warned)."""
+        entry = self.get_file(key)
+        return entry.executable if entry is not None else None
+
+    def get_file(self, key: str) -> ExecutableFile | None:
+        """The cache entry (an executable file) of ``key``, or None (missing, or corrupt:
+        removed, warned)."""
         path = self.path(key)
         if not self.usable or not os.path.exists(path):
             return None
@@ -143,13 +206,16 @@ class ExecutableCache:
             os.utime(path)  # most recently used
         except OSError:
             pass
-        return entry.executable
+        return entry
 
     def put(self, key: str, executable: Executable) -> None:
+        self.put_file(key, ExecutableFile(executable))
+
+    def put_file(self, key: str, entry: ExecutableFile) -> None:
         if not self.usable:
             return
         try:
-            ExecutableFile(executable).write(self.path(key))
+            entry.write(self.path(key))
         except OSError as error:
             logger.warning("executable cache '%s': cannot store an entry (%s); the model runs uncached",
                            self.directory, error.strerror or error)
@@ -182,4 +248,4 @@ class ExecutableCache:
             pass
 
 
-__all__ = ["DEFAULT_MAX_BYTES", "MAX_BYTES_ENV_VAR", "ExecutableCache", "cache_key", "max_bytes"]
+__all__ = ["DEFAULT_MAX_BYTES", "MAX_BYTES_ENV_VAR", "ExecutableCache", "cache_key", "load_precaptured", "max_bytes", "precapture_key"]

@@ -19,7 +19,6 @@ from torch_mlir import ir
 from ipu_mlir.artifact.executable import INTERFACE_KEY, Executable
 from ipu_mlir.artifact.report import write_report
 from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
-from ipu_mlir.compiler.frontend.capture import capture_inference
 from ipu_mlir.compiler.location_metadata import module_path
 from ipu_mlir.compiler.pass_pipeline import run_pipeline
 from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline
@@ -220,9 +219,10 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
                     replica_ranks: list[int] | None = None) -> CompiledProgram:
     """Capture ``model(*args, **kwargs)`` (micro-batch inputs) and compile it for the IPU
     Model: for inference, or with ``optimizer`` a training step (forward, backward and
-    the optimizer's update in one program). With ``cache_dir``, the passes are skipped
-    when the executable cache (``driver/cache.py``) holds the captured program's
-    executable; ``timings["cached"]`` is 1.0 then. ``replica_ranks`` are the global ranks of
+    the optimizer's update in one program). With ``cache_dir``, capture and the passes are
+    skipped when the executable cache (``driver/cache.py``) holds the model's entry under the
+    pre-capture key (``timings["cached"]`` and ``["precaptured"]`` are 1.0), or the passes
+    only under the post-capture key (``["cached"]`` 1.0). ``replica_ranks`` are the global ranks of
     the replicas this process runs (None: all ``options.replication_factor`` of them)."""
     training = optimizer is not None
     name = type(model).__name__
@@ -248,6 +248,8 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         captured = capture_training(model, args, kwargs, context)
         _check_trainable(model, captured)
     else:
+        from ipu_mlir.compiler.frontend.capture import capture_inference  # here: a cache hit needs no torch.export
+
         captured = capture_inference(model, args, kwargs, context)
     timings["capture"] = time.perf_counter() - start
 

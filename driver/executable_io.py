@@ -17,7 +17,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from ipu_mlir.artifact.executable_file import ExecutableFile, ExecutableFileError
-from ipu_mlir.compiler.frontend.capture import TensorSpec
+from ipu_mlir.compiler.frontend.specs import TensorSpec
 from ipu_mlir.compiler.frontend.mutation import OutputLayout
 from ipu_mlir.dialects import make_context
 from ipu_mlir.dialects.ipu_enums import RoleKind
@@ -69,7 +69,7 @@ def _unspec(data: dict[str, Any]) -> TensorSpec:
     return TensorSpec(data["name"], tuple(int(d) for d in data["shape"]), dtype)
 
 
-def _capture_record(captured: Any, training: bool) -> dict[str, Any]:
+def host_record(captured: Any, training: bool) -> dict[str, Any]:
     try:
         out_spec = pytree.treespec_dumps(captured.out_spec)
     except Exception as error:  # noqa: BLE001 - torch says which type it cannot serialise
@@ -116,7 +116,7 @@ def _capture_from_record(record: dict[str, Any], constants: dict[str, torch.Tens
 
 def export_compiled(compiled: CompiledProgram) -> ExecutableFile:
     """The executable file of ``compiled`` (no model, no random state: the caller adds them)."""
-    host = {"capture": _capture_record(compiled.captured, compiled.training)}
+    host = {"capture": host_record(compiled.captured, compiled.training)}
     constants = {name: value.detach().cpu().clone() for name, value in compiled.captured.constants.items()}
     return ExecutableFile(compiled.executable, host, constants)
 
@@ -139,5 +139,34 @@ def load_compiled(file: ExecutableFile, replica_ranks: list[int] | None = None) 
     return CompiledProgram(captured, executable, program, context, module, timings, executable.arguments, training)
 
 
-__all__ = ["ExecutableFile", "ExecutableFileError", "ExportError", "LoadedCapture", "export_compiled", "load_compiled",
+def _attribute_tensor(model: torch.nn.Module, path: str) -> torch.Tensor | None:
+    """The plain tensor attribute ``path`` (``a.b.name``) of ``model``, if it has one."""
+    owner, _, key = path.rpartition(".")
+    try:
+        module = model.get_submodule(owner)
+    except AttributeError:
+        return None
+    value = module.__dict__.get(key)
+    return value if isinstance(value, torch.Tensor) else None
+
+
+def load_cached(file: ExecutableFile, model: torch.nn.Module, replica_ranks: list[int] | None = None) -> CompiledProgram:
+    """A cache entry of ``model``'s program, ready to run without capture: as load_compiled,
+    and the constants that are plain tensor attributes of the model read from the model (the
+    pre-capture key describes them by shape and dtype only); lifted constants come from the
+    entry."""
+    compiled = load_compiled(file, replica_ranks)
+    constants = compiled.captured.constants
+    for name, stored in list(constants.items()):
+        value = _attribute_tensor(model, name)
+        if value is not None:
+            if tuple(value.shape) != tuple(stored.shape) or value.dtype != stored.dtype:
+                raise ExecutableFileError(f"executable file '{file.path}': the constant '{name}' has shape "
+                                          f"{tuple(stored.shape)} and dtype {stored.dtype}, the model's "
+                                          f"{tuple(value.shape)} and {value.dtype}")
+            constants[name] = value
+    return compiled
+
+
+__all__ = ["ExecutableFile", "ExecutableFileError", "ExportError", "LoadedCapture", "export_compiled", "host_record", "load_cached", "load_compiled",
            "plain_value"]

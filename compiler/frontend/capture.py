@@ -35,16 +35,8 @@ from .decompositions import decomposition_table, reference_linear_cross_entropy
 from .integrations import prepare_for_export
 from .literals import DenseLiterals
 from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
+from .specs import TensorSpec
 from .tracing import fresh_blocks_per_run, tracing
-
-
-@dataclasses.dataclass(frozen=True)
-class TensorSpec:
-    """A function argument or result: its name, shape and dtype."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: torch.dtype
 
 
 @dataclasses.dataclass
