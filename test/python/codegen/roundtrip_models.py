@@ -52,9 +52,22 @@ class Sharded(nn.Module):
 
 
 class ElementWise(nn.Module):
-    """Views, reductions, casts and map expressions beyond the five models, and device control
-    flow: poptorch.cond taking either branch, and inside a poptorch.for_loop (a condition that
-    changes between iterations)."""
+    """Views, reductions, casts and map expressions beyond the five models, device control
+    flow (poptorch.cond taking either branch, and inside a poptorch.for_loop: a condition that
+    changes between iterations) and accumulating products (addmm with a broadcast row and
+    scales, baddbmm, addmv with beta 0 over a NaN accumulator)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(1)
+        self.register_buffer("m", torch.randn(4, 5))
+        self.register_buffer("row", torch.randn(5))
+
+    def accumulated(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        batch = torch.stack([x, x * 2.0])
+        return (torch.addmm(self.row, x, self.m, beta=0.5, alpha=2.0),
+                torch.baddbmm(torch.ones(2, 3, 5), batch, self.m.expand(2, 4, 5)),
+                torch.addmv(torch.full((3,), float("nan")), x, self.m[:, 0], beta=0.0))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         y = torch.cat([x.flip(1), x * 2.0], 1)
@@ -67,7 +80,7 @@ class ElementWise(nn.Module):
             return poptorch.cond(a.mean() > 0, lambda t: [t - 0.75], [a], lambda t: [t + 1.0], [a])
 
         looped = poptorch.for_loop(5, body, [x])[0]
-        return torch.cat([torch.exp(-centred) * torch.sigmoid(centred), steps + x.sum(0)], 1), *taken, looped
+        return torch.cat([torch.exp(-centred) * torch.sigmoid(centred), steps + x.sum(0)], 1), *taken, looped, *self.accumulated(x)
 
 
 class Lookup(nn.Module):

@@ -18,8 +18,6 @@ WITHOUT_EMISSION = {
     "poplin_triangular_solve",
     # FFT and complex views
     "poplin_dft_c2c", "poplin_dft_c2r", "poplin_dft_r2c", "view_as_complex", "view_as_real",
-    # accumulating matmul
-    "poplin_matmul_acc",
     # scans, histograms and segment reductions
     "popops_segment_reduce", "popops_segment_reduce_grad",
     # sorting

@@ -9,7 +9,8 @@
 namespace poplin {
 static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
 
-static void grouped(const poplar::Tensor &A, const poplar::Tensor &B, const poplar::Tensor &C) {
+// C = A x B, or with `scale` C += scale * (A x B) (rounded once).
+static void grouped(const poplar::Tensor &A, const poplar::Tensor &B, const poplar::Tensor &C, const double *scale = nullptr) {
   std::size_t G = A.dim(0), M = A.dim(1), K = A.dim(2), N = B.dim(2);
   std::vector<double> a(A.numElements()), b(B.numElements());
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = A.get(i);
@@ -19,7 +20,8 @@ static void grouped(const poplar::Tensor &A, const poplar::Tensor &B, const popl
       for (std::size_t n = 0; n < N; ++n) {
         double acc = 0.0;
         for (std::size_t k = 0; k < K; ++k) acc += a[(g * M + m) * K + k] * b[(g * K + k) * N + n];
-        C.set((g * M + m) * N + n, acc);
+        std::size_t at = (g * M + m) * N + n;
+        C.set(at, scale ? C.get(at) + *scale * acc : acc);
       }
 }
 
@@ -31,6 +33,23 @@ poplar::Tensor matMulGrouped(poplar::Graph &graph, const poplar::Tensor &A, cons
   poplar::Tensor C = graph.addVariable(outputType, {A.dim(0), A.dim(1), B.dim(2)}, debug);
   prog.add(poplar::program::Program::compute(debug.name(), [A, B, C] { grouped(A, B, C); }));
   return C;
+}
+
+void matMulGroupedAcc(poplar::Graph &, const poplar::Tensor &C, float k, const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debug, const poplar::OptionFlags &,
+                      matmul::PlanningCache *) {
+  if (A.rank() != 3 || B.rank() != 3 || C.rank() != 3 || A.dim(0) != B.dim(0) || A.dim(2) != B.dim(1) ||
+      C.shape() != std::vector<std::size_t>{A.dim(0), A.dim(1), B.dim(2)})
+    throw error("matMulGroupedAcc: shapes do not match (C [G,M,N] += k * [G,M,K] x [G,K,N])");
+  double scale = k;
+  prog.add(poplar::program::Program::compute(debug.name(), [A, B, C, scale] { grouped(A, B, C, &scale); }));
+}
+
+void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, float k, const poplar::Tensor &A, const poplar::Tensor &B,
+               poplar::program::Sequence &prog, const poplar::DebugContext &debug, const poplar::OptionFlags &options,
+               matmul::PlanningCache *cache) {
+  if (A.rank() != 2 || B.rank() != 2 || C.rank() != 2) throw error("matMulAcc: C [M,N] += k * A [M,K] x B [K,N]");
+  matMulGroupedAcc(graph, C.expand({0}), k, A.expand({0}), B.expand({0}), prog, debug, options, cache);
 }
 
 poplar::Tensor matMul(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,

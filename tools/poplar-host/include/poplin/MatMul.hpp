@@ -15,4 +15,12 @@ poplar::Tensor matMulGrouped(poplar::Graph &graph, const poplar::Tensor &A, cons
                              poplar::program::Sequence &prog, const poplar::Type &outputType,
                              const poplar::DebugContext &debug = {}, const poplar::OptionFlags &options = {},
                              matmul::PlanningCache *cache = nullptr);
+// C [M, N] += k * (A [M, K] x B [K, N])
+void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, float k, const poplar::Tensor &A, const poplar::Tensor &B,
+               poplar::program::Sequence &prog, const poplar::DebugContext &debug = {}, const poplar::OptionFlags &options = {},
+               matmul::PlanningCache *cache = nullptr);
+// C [G, M, N] += k * (A [G, M, K] x B [G, K, N])
+void matMulGroupedAcc(poplar::Graph &graph, const poplar::Tensor &C, float k, const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debug = {},
+                      const poplar::OptionFlags &options = {}, matmul::PlanningCache *cache = nullptr);
 } // namespace poplin
