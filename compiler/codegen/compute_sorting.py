@@ -2,7 +2,8 @@
 ``popops::sortKeyValueInPlace`` on copies of the keys and values, the cumulative sum and
 product as log-step scans of ``popops::addInPlace`` / ``mulInPlace``, the cumulative maximum and
 minimum as log-step scans of (value, index) pairs with ``popops::map`` selects, the cumulative
-log-sum-exp as a log-step scan of the stable log-add-exp. Registered in
+log-sum-exp as a log-step scan of the stable log-add-exp, searchsorted as a count of the
+elements below each value. Registered in
 ``compute.EMITTERS``."""
 
 from __future__ import annotations
@@ -173,3 +174,38 @@ def emit_cumulative_log_sum_exp(cx: Any, op: Any) -> list[str]:
                   f"  {scan} = next;",
                   "}"]
     return lines + [f"poplar::Tensor {out} = {scan};"]
+
+
+@emits("poplar.popops_search_sorted")
+def emit_search_sorted(cx: Any, op: Any) -> list[str]:
+    """The number of the line's elements ``< x`` (``right``: ``<= x``), NaN above every
+    number: a ``popops::map`` compare of every element with every line element and a
+    ``popops::reduce`` sum. On a sorted line that is the binary search's position; it does not
+    depend on the line's order, so a sorter is not read."""
+    sequence, x = op.operands[0], op.operands[1]
+    result = op.results[0]
+    shape, line = cx.shape(x), cx.shape(sequence)
+    m, rank = line[-1], len(shape)
+    g, prog = cx.graph(op), cx.prog
+    if len(line) == 1:
+        seq = f"{cx.name(sequence)}.reshape({_dims([1] * rank + [m])})"
+        for d, size in enumerate(shape):
+            seq += f".broadcast({size}, {d})" if size != 1 else ""
+    else:
+        seq = f"{cx.name(sequence)}.reshape({_dims(shape[:-1] + [1, m])})" + (f".broadcast({shape[-1]}, {rank - 1})" if shape[-1] != 1 else "")
+    values = f"{cx.name(x)}.expand({{{rank}}})" + (f".broadcast({m}, {rank})" if m != 1 else "")
+
+    def op_(kind: str, *args: str) -> str:
+        group = "UnaryOp" if len(args) == 1 else "BinaryOp"
+        return f"pe::{group}(pe::{group}Type::{kind}, {', '.join(args)})"
+
+    compare = op_("LESS_THAN_EQUAL" if cx.attr(op, "right") else "LESS_THAN", "pe::_1", "pe::_2")
+    if cx.ptype(x) in ("FLOAT", "HALF"):  # NaN is above every number: a NaN element is below no x, every element is below a NaN x
+        number = op_("LOGICAL_NOT", op_("IS_NAN", "pe::_1"))
+        compare = op_("LOGICAL_OR", op_("IS_NAN", "pe::_2"), op_("LOGICAL_AND", number, compare)) if cx.attr(op, "right") else \
+            op_("LOGICAL_AND", number, op_("LOGICAL_OR", op_("IS_NAN", "pe::_2"), compare))
+    below = cx.fresh("below")
+    return ["// each result counts the line's elements below x (one compare per element pair, then a sum)",
+            f"poplar::Tensor {below} = popops::map({g}, pe::Cast({compare}, poplar::INT), {{{seq}, {values}}}, {prog}, {cx.debug(op, 'compare')});",
+            f"poplar::Tensor {cx.define(result)} = popops::cast({g}, popops::reduce({g}, {below}, poplar::INT, {{{rank}}}, "
+            f"popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'count')}), poplar::{cx.ptype(result)}, {prog}, {cx.debug(op)});"]

@@ -125,8 +125,10 @@ class Sorting(nn.Module):
     """torch.sort ascending and descending along different dims (values and indices), the
     cumulative sum and product (a float and an integer scan), torch.topk (largest and
     smallest), the running maximum / minimum with positions (an integer scan with ties), the
-    running log-sum-exp (values whose exp overflows a float) and histograms (histc with a range and with the data's, histogram with a range and density;
-    values on a grid that hits the bin edges)."""
+    running log-sum-exp (values whose exp overflows a float), histograms (histc with a range and
+    with the data's, histogram with a range and density) and searchsorted / bucketize (one
+    line and a line per row, left and right); values on a grid that hits the bin edges and
+    repeats boundaries."""
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         up, up_at = torch.sort(x, dim=1)
@@ -142,7 +144,10 @@ class Sorting(nn.Module):
     @staticmethod
     def histograms(grid: torch.Tensor) -> tuple[torch.Tensor, ...]:
         counts, edges = torch.histogram(grid, 5, range=(-1.0, 1.5), density=True)
-        return torch.histc(grid, 4, -1.0, 1.0), torch.histc(grid, 7), counts, edges
+        boundaries = torch.sort(grid[0]).values  # with repeated values
+        lines = torch.sort(grid, dim=1).values
+        return (torch.histc(grid, 4, -1.0, 1.0), torch.histc(grid, 7), counts, edges, torch.bucketize(grid, boundaries),
+                torch.searchsorted(boundaries, grid, right=True), torch.searchsorted(lines, grid[:, :4], out_int32=True))
 
 
 class Draws(nn.Module):

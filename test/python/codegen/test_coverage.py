@@ -21,7 +21,7 @@ WITHOUT_EMISSION = {
     # scans, histograms and segment reductions
     "popops_segment_reduce", "popops_segment_reduce_grad",
     # sorting
-    "popops_order_statistic", "popops_search_sorted",
+    "popops_order_statistic",
 }
 
 
