@@ -37,7 +37,9 @@ class ShareBuffers(ModulePass):
       variable: an anchor only feeds its device-to-host copy, so binding it to the
       micro-batch's value is the same as copying into it;
     - otherwise, the destination is no exchange buffer (that copy gives another IPU its
-      own copy of the data) and the source is a fresh result: made by an op that is no
+      own copy of the data), no loop variable (poptorch.for_loop / cond: the loop body
+      copies into its buffer again, which would overwrite a shared source) and the
+      source is a fresh result: made by an op that is no
       view (reshape, dim_shuffle, slice, broadcast), no variable or constant, no
       identity map (_1) and no block argument. The variable (an updated weight, a new
       running mean) then holds the result's buffer, which no other value shares.
@@ -72,7 +74,9 @@ def may_share(source: ir.Value, destination: ir.Value) -> bool:
     source_kind = pd.variable_kind(definer) if definer is not None and definer.name == "poplar.variable" else None
     if target_kind is pd.VariableKind.ANCHOR and source_kind in (None, pd.VariableKind.INPUT):
         return True
-    if target_kind is pd.VariableKind.EXCHANGE:
+    if target_kind in (pd.VariableKind.EXCHANGE, pd.VariableKind.LOOP):
+        # A loop variable is written again by copies of the loop body (into its buffer):
+        # taking the buffer of a value of the step would overwrite that value.
         return False
     return fresh_result(source)
 

@@ -254,3 +254,17 @@ def test_device_iterations_restart_the_loop_each_iteration():
     for index, value in enumerate(got):
         expected = torch.cat([model(xs[2 * i:2 * i + 2], ys[2 * i:2 * i + 2])[index] for i in range(3)])
         torch.testing.assert_close(value, expected, **FP32)
+
+
+class InitialValueReadAfterTheLoop(torch.nn.Module):
+    """The loop starts from a product the body also reads and the step reads afterwards;
+    the body writes a carried value back into its variable: the product must survive."""
+
+    def forward(self, x: torch.Tensor):
+        p = x * x
+        a, b = poptorch.for_loop(3, lambda a, b: (a + b * p, a), [x, p])
+        return a, b, p + 1
+
+
+def test_a_loop_never_overwrites_the_values_it_starts_from():
+    _check(InitialValueReadAfterTheLoop(), X)
