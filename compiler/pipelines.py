@@ -59,17 +59,17 @@ class CompileOptions:
         "overflow"; Precision.enableFloatingPointExceptions / setFloatingPointBehaviour).
       replication_factor: replicas of the graph in all processes (the graph's
         replication_factor; training reduces gradients across them).
-    """
-
-    device_iterations: int = 1
-    output_mode: str = "all"
-    return_period: int = 1
       replica_groups: parameter name -> (#poplar.comm_group kind, size) of a weight whose
         replica groups hold their own values (param.replicaGrouping); the driver writes it
         on the parameter's argument (``ipu.replica_group``), where ipu-insert-training
         reads it. Other weights are one value over all replicas.
       broadcast_buffers: with replicas, every replica takes replica 0's buffers after each
         update (BatchNorm statistics stay in sync, Options.broadcastBuffers).
+    """
+
+    device_iterations: int = 1
+    output_mode: str = "all"
+    return_period: int = 1
     target: IpuTarget = dataclasses.field(default_factory=default_target)
     gradient_accumulation: int = 1
     reduction: str = "mean"
@@ -82,6 +82,8 @@ class CompileOptions:
     partials_type: str = ""
     floating_point_exceptions: tuple[str, ...] = ()
     replication_factor: int = 1
+    replica_groups: dict[str, tuple[str, int]] = dataclasses.field(default_factory=dict)
+    broadcast_buffers: bool = True
 
 
 def compile_pipeline(options: CompileOptions, *, training: bool) -> list[PipelineStep]:
@@ -90,8 +92,6 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
     steps: list[PipelineStep] = [
         # poptorch:: custom ops -> ipu ops (identity_loss, print_tensor, ...).
         RaiseCustomOps(),
-    replica_groups: dict[str, tuple[str, int]] = dataclasses.field(default_factory=dict)
-    broadcast_buffers: bool = True
         # Block metadata from locations -> ipu.block attributes, read by later passes.
         AnnotateBlocks(),
         # Blocks + execution strategy -> pipeline stage and IPU of every op (rule checks).
