@@ -157,3 +157,24 @@ def test_a_pickled_parameter_has_no_live_grouping() -> None:
     with pytest.raises(RuntimeError, match="belongs to no live PopTorch model"):
         copied[0].weight.replicaGrouping(poptorch.CommGroupType.Consecutive, 1)
     trained.model[0].weight.replicaGrouping(poptorch.CommGroupType.All, 1)  # the wrapped model's own: accepted
+
+
+@pytest.mark.parametrize("group_type", [poptorch.CommGroupType.Consecutive, poptorch.CommGroupType.Orthogonal])
+def test_input_groups_train_on_their_shared_micro_batches(group_type: poptorch.CommGroupType) -> None:
+    """R = 4 in input groups of 2: each step has two distinct micro-batches, each run by
+    the two replicas of its group; the mean over the 4 replicas is eager's mean over the 2."""
+    micro = 3
+    model = Regression()
+    batches = _batches(2, micro * 2)
+    expected = _eager(model, batches, micro, sum_reduction=False)
+    opts = poptorch.Options().replicationFactor(4).inputReplicaGrouping(2, group_type)
+    trained = poptorch.trainingModel(model, opts, torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9))
+    for x, y in batches:
+        _, loss = trained(x, y)
+    assert loss.shape == (4,)
+    groups = [[0, 1], [2, 3]] if group_type == poptorch.CommGroupType.Consecutive else [[0, 2], [1, 3]]
+    for group in groups:  # the replicas of a group ran the same micro-batch
+        torch.testing.assert_close(loss[group[0]], loss[group[1]], rtol=0, atol=0)
+    trained.copyWeightsToHost()
+    for (name, got), (_, want) in zip(model.named_parameters(), expected.named_parameters(), strict=True):
+        torch.testing.assert_close(got, want, **FP32, msg=name)
