@@ -327,6 +327,8 @@ def model_key(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any]) -> tu
         return None, str(reason)
     except RecursionError:
         return None, "the model's description nests too deeply"
+    except (TypeError, ValueError, RuntimeError, AttributeError) as error:  # a value that resists description
+        return None, f"describing the model failed ({type(error).__name__}: {error})"
     return describer.digest.hexdigest(), ""
 
 
