@@ -1,6 +1,9 @@
-"""The C++ of the ``poplin`` products beyond ``compute.py``'s: ``poplin_matmul_acc``
+"""The C++ of the ``poplin`` linear algebra beyond ``compute.py``'s: ``poplin_matmul_acc``
 (``torch.addmm`` / ``baddbmm`` / ``addmv``) as ``poplin::matMulAcc`` / ``matMulGroupedAcc``
-into a copy of the (scaled, broadcast) accumulator. Registered in ``compute.EMITTERS``."""
+into a copy of the (scaled, broadcast) accumulator; ``poplin_cholesky`` as
+``poplin::cholesky`` (its ``info`` from the factor's diagonal); ``poplin_triangular_solve``
+as ``poplin::triangularSolve``; the Cholesky solve and inverse as two triangular solves.
+Registered in ``compute.EMITTERS``."""
 
 from __future__ import annotations
 
@@ -49,3 +52,93 @@ def emit_matmul_acc(cx: Any, op: Any) -> list[str]:
     else:
         lines.append(f"poplin::matMulAcc({g}, {out}, {k}, {a}, {b}, {prog}, {cx.debug(op)});")
     return lines
+
+
+# ---- factorisations and solves ---------------------------------------------------------
+
+def _swap_last(rank: int) -> list[int]:
+    return [*range(rank - 2), rank - 1, rank - 2]
+
+
+def _batch(*shapes: list[int]) -> list[int]:
+    """The broadcast batch shape (all dims but the last two) of ``shapes``."""
+    batches = [shape[:-2] for shape in shapes]
+    rank = max(len(b) for b in batches)
+    out = [1] * rank
+    for b in batches:
+        for i, n in enumerate(b):
+            j = rank - len(b) + i
+            out[j] = n if n != 1 else out[j]
+    return out
+
+
+def _solve(cx: Any, op: Any, a: str, b: str, left: bool, lower: bool, unit: bool, suffix: str = "") -> str:
+    return (f"poplin::triangularSolve({cx.graph(op)}, {a}, {b}, {'true' if left else 'false'}, {'true' if lower else 'false'}, "
+            f"{'true' if unit else 'false'}, {cx.prog}, {cx.debug(op, suffix)})")
+
+
+@emits("poplar.poplin_cholesky")
+def emit_cholesky(cx: Any, op: Any) -> list[str]:
+    """``poplin::cholesky``; ``info`` (torch's order of the first leading minor that is not
+    positive definite, 0 if none) from the factor's diagonal, which is NaN (or not positive)
+    from the failing column on."""
+    a = op.operands[0]
+    factor, info = op.results
+    shape = cx.shape(a)
+    n, rank = shape[-1], len(shape)
+    g, prog = cx.graph(op), cx.prog
+    out, diag, data, order, first = cx.define(factor), cx.fresh("diagonal"), cx.fresh("data"), cx.fresh("order"), cx.fresh("firstBad")
+    bad = "pe::UnaryOp(pe::UnaryOpType::LOGICAL_NOT, pe::BinaryOp(pe::BinaryOpType::GREATER_THAN, pe::_1, pe::Const(0.0f)))"
+    return [f"poplar::Tensor {out} = poplin::cholesky({g}, {cx.name(a)}, {'false' if cx.attr(op, 'upper') else 'true'}, {prog}, {cx.debug(op)});",
+            "// info: the (1-based) order of the first column whose diagonal is not positive, 0 if none",
+            f"poplar::Tensor {diag} = {out}.reshape({_dims(shape[:-2] + [n * n])}).subSample({n + 1}, {rank - 2});",
+            f"static const int {data}[] = {{{', '.join(str(i + 1) for i in range(n))}}};",
+            f"poplar::Tensor {order} = {g}.addConstant<int>(poplar::INT, {{{n}}}, {data}, {cx.debug(op, 'order')});",
+            f"mapLinearly({g}, {order}, 0, 1);",
+            f"poplar::Tensor {first} = popops::reduce({g}, popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_2, pe::Const({n + 1}), {bad}), "
+            f"{{{diag}, {order}}}, {prog}, {cx.debug(op, 'info')}), poplar::INT, {{{rank - 2}}}, popops::ReduceParams(popops::Operation::MIN), "
+            f"{prog}, {cx.debug(op, 'info')});",
+            f"poplar::Tensor {cx.define(info)} = popops::map({g}, pe::Cast(pe::TernaryOp(pe::TernaryOpType::SELECT, pe::Const(0), pe::_1, "
+            f"pe::BinaryOp(pe::BinaryOpType::EQUAL, pe::_1, pe::Const({n + 1}))), poplar::{cx.ptype(info)}), {{{first}}}, {prog}, {cx.debug(op, 'info')});"]
+
+
+@emits("poplar.poplin_triangular_solve")
+def emit_triangular_solve(cx: Any, op: Any) -> list[str]:
+    a, b = op.operands
+    batch = _batch(cx.shape(a), cx.shape(b))
+    av = broadcast_view(cx.name(a), cx.shape(a), batch + cx.shape(a)[-2:])
+    bv = broadcast_view(cx.name(b), cx.shape(b), batch + cx.shape(b)[-2:])
+    return [f"poplar::Tensor {cx.define(op.results[0])} = "
+            f"{_solve(cx, op, av, bv, cx.attr(op, 'left'), not cx.attr(op, 'upper'), cx.attr(op, 'unitriangular'))};"]
+
+
+def _cholesky_solve(cx: Any, op: Any, factor: Any, b_text: str, b_shape: list[int], result: Any) -> list[str]:
+    """A x = b from A's factor: L y = b, then L^T x = y (with U: U^T y = b, then U x = y)."""
+    shape = cx.shape(factor)
+    batch = _batch(shape, b_shape)
+    f = broadcast_view(cx.name(factor), shape, batch + shape[-2:])
+    swap = f".dimShuffle({_dims(_swap_last(len(batch) + 2))})"
+    lower, upper = (f + swap, f) if cx.attr(op, "upper") else (f, f + swap)
+    y = cx.fresh("y")
+    return [f"// A = L L^T (or U^T U, L = U^T): L y = b, then L^T x = y",
+            f"poplar::Tensor {y} = {_solve(cx, op, lower, broadcast_view(b_text, b_shape, batch + b_shape[-2:]), True, True, False, 'lower')};",
+            f"poplar::Tensor {cx.define(result)} = {_solve(cx, op, upper, y, True, False, False, 'upper')};"]
+
+
+@emits("poplar.poplin_cholesky_solve")
+def emit_cholesky_solve(cx: Any, op: Any) -> list[str]:
+    b, factor = op.operands
+    return _cholesky_solve(cx, op, factor, cx.name(b), cx.shape(b), op.results[0])
+
+
+@emits("poplar.poplin_cholesky_inverse")
+def emit_cholesky_inverse(cx: Any, op: Any) -> list[str]:
+    """A^-1 as the Cholesky solve of the identity."""
+    factor = op.operands[0]
+    n = cx.shape(factor)[-1]
+    g, data, eye = cx.graph(op), cx.fresh("data"), cx.fresh("identity")
+    values = ", ".join("1.0f" if i == j else "0.0f" for i in range(n) for j in range(n))
+    return [f"static const float {data}[] = {{{values}}};",
+            f"poplar::Tensor {eye} = {g}.addConstant<float>(poplar::FLOAT, {{{n}, {n}}}, {data}, {cx.debug(op, 'identity')});",
+            f"mapLinearly({g}, {eye}, 0, 1);",
+            *_cholesky_solve(cx, op, factor, eye, [n, n], op.results[0])]

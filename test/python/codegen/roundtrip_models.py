@@ -55,19 +55,28 @@ class ElementWise(nn.Module):
     """Views, reductions, casts and map expressions beyond the five models, device control
     flow (poptorch.cond taking either branch, and inside a poptorch.for_loop: a condition that
     changes between iterations) and accumulating products (addmm with a broadcast row and
-    scales, baddbmm, addmv with beta 0 over a NaN accumulator)."""
+    scales, baddbmm, addmv with beta 0 over a NaN accumulator) and factorisations (Cholesky
+    lower and upper, triangular solves on either side, the Cholesky solve and inverse)."""
 
     def __init__(self) -> None:
         super().__init__()
         torch.manual_seed(1)
         self.register_buffer("m", torch.randn(4, 5))
         self.register_buffer("row", torch.randn(5))
+        self.register_buffer("eye", torch.eye(3))  # (torch.eye in the program is a ui8 compare, which has no Poplar type here)
 
     def accumulated(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         batch = torch.stack([x, x * 2.0])
         return (torch.addmm(self.row, x, self.m, beta=0.5, alpha=2.0),
                 torch.baddbmm(torch.ones(2, 3, 5), batch, self.m.expand(2, 4, 5)),
                 torch.addmv(torch.full((3,), float("nan")), x, self.m[:, 0], beta=0.0))
+
+    def factored(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        spd = x @ x.T + 4.0 * self.eye
+        lower, upper = torch.linalg.cholesky(spd), torch.linalg.cholesky(spd, upper=True)
+        return (lower, upper, torch.linalg.solve_triangular(upper, x, upper=True),
+                torch.linalg.solve_triangular(lower, x.T, upper=False, left=False, unitriangular=True),
+                torch.cholesky_solve(x, lower), torch.cholesky_solve(x, upper, upper=True), torch.cholesky_inverse(lower))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         y = torch.cat([x.flip(1), x * 2.0], 1)
@@ -80,7 +89,7 @@ class ElementWise(nn.Module):
             return poptorch.cond(a.mean() > 0, lambda t: [t - 0.75], [a], lambda t: [t + 1.0], [a])
 
         looped = poptorch.for_loop(5, body, [x])[0]
-        return torch.cat([torch.exp(-centred) * torch.sigmoid(centred), steps + x.sum(0)], 1), *taken, looped, *self.accumulated(x)
+        return torch.cat([torch.exp(-centred) * torch.sigmoid(centred), steps + x.sum(0)], 1), *taken, looped, *self.accumulated(x), *self.factored(x)
 
 
 class Lookup(nn.Module):
