@@ -139,7 +139,8 @@ class _Describer:
             self.emit("method")
             self.function(value.__func__, where) if isinstance(value.__func__, types.FunctionType) else \
                 self.value(value.__func__, where)
-            self.emit("bound to", type(value.__self__).__module__, type(value.__self__).__qualname__)
+            self.emit("bound to")
+            self.value(value.__self__, f"{where} (its object)")
         elif isinstance(value, types.BuiltinFunctionType | types.BuiltinMethodType | types.WrapperDescriptorType
                         | types.MethodWrapperType | types.MethodDescriptorType | types.ClassMethodDescriptorType
                         | types.GetSetDescriptorType | types.MemberDescriptorType):
@@ -225,19 +226,13 @@ class _Describer:
         if _is_library(function.__module__, code.co_filename):
             top = (function.__module__ or "").partition(".")[0]
             self.emit("library function", function.__module__, function.__qualname__, _package_version(top))
+            self.closure(function, where)  # a hook poptorch made for this model holds its settings there
             return
         self.emit("function", function.__module__, function.__qualname__)
         names = self.code(code, where)
         self.value(function.__defaults__, f"{where} (defaults)")
         self.value(function.__kwdefaults__, f"{where} (keyword defaults)")
-        for name, cell in zip(code.co_freevars, function.__closure__ or (), strict=True):
-            try:
-                content = cell.cell_contents
-            except ValueError:  # an empty cell
-                self.emit("empty cell", name)
-                continue
-            self.emit("cell", name)
-            self.value(content, f"{where}: the closure variable '{name}'")
+        self.closure(function, where)
         scope = function.__globals__
         builtins = scope.get("__builtins__", {})
         for name in sorted(names):
@@ -246,6 +241,16 @@ class _Describer:
                 self.value(scope[name], f"{where}: the global '{name}'")
             elif (builtins if isinstance(builtins, dict) else vars(builtins)).get(name) is not None:
                 self.emit("builtin name", name)
+
+    def closure(self, function: types.FunctionType, where: str) -> None:
+        for name, cell in zip(function.__code__.co_freevars, function.__closure__ or (), strict=True):
+            try:
+                content = cell.cell_contents
+            except ValueError:  # an empty cell
+                self.emit("empty cell", name)
+                continue
+            self.emit("cell", name)
+            self.value(content, f"{where}: the closure variable '{name}'")
 
     def code(self, code: types.CodeType, where: str) -> set[str]:
         """Describe ``code`` and its nested code; the names it may read as globals."""
@@ -307,9 +312,11 @@ def model_key(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any]) -> tu
     (None, why the model cannot be described soundly)."""
     describer = _Describer()
     try:
-        for path, module in model.named_modules(remove_duplicate=True):
-            describer.emit("module", path)
+        modules = list(model.named_modules(remove_duplicate=True))
+        for _, module in modules:  # known before any hook or global refers to one of them
             describer._once(module)
+        for path, module in modules:
+            describer.emit("module", path)
             describer.module(module, path)
         seen: dict[int, str] = {}
         for name, tensor in [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]:

@@ -88,6 +88,8 @@ def _infer(model: torch.nn.Module, cache: Path, x: torch.Tensor, **options: Any)
     opts = poptorch.Options().enableExecutableCaching(str(cache))
     if "device_iterations" in options:
         opts.deviceIterations(options["device_iterations"])
+    if "half_float_casting" in options:  # applied by hooks on the model while it is captured
+        opts.Precision.halfFloatCasting(options["half_float_casting"])
     wrapper = poptorch.inferenceModel(model, opts)
     return wrapper(x), wrapper
 
@@ -146,6 +148,8 @@ def test_changed_source_shape_or_option_misses(tmp_path: Path, monkeypatch: pyte
     assert run(module, torch.randn(8, 6))  # another input shape
     assert run(module, torch.randn(8, 6), device_iterations=2)  # another compile option
     assert not run(module, torch.randn(8, 6), device_iterations=2)
+    assert run(module, torch.randn(8, 6), device_iterations=2,
+               half_float_casting=poptorch.HalfFloatCastingBehavior.HalfUpcastToFloat)
 
 
 def test_changed_line_numbers_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
