@@ -32,7 +32,7 @@ from .cpp_text import HELPERS, MAIN, RANDOM_SEED
 from .errors import CodegenError
 
 _PTYPES = {"f32": "FLOAT", "f16": "HALF", "i32": "INT", "ui32": "UNSIGNED_INT", "i64": "LONGLONG", "i1": "BOOL", "i8": "CHAR"}
-_SKIPPED = {"poplar.variable", "poplar.host_stream", "poplar.constant"}  # declared in the graph part
+_SKIPPED = {"poplar.variable", "poplar.host_stream", "poplar.constant", "poplar.remote_buffer"}  # declared in the graph part
 # the ops this module emits itself: the graph, its declarations and the program structure
 STRUCTURAL_OPS = frozenset({"poplar.graph", "poplar.function", "poplar.program_sequence", "poplar.program_repeat", "poplar.program_if",
                             "poplar.program_call", "poplar.program_copy", "poplar.program_stream_copy",
@@ -279,6 +279,8 @@ class _GraphEmitter:
                 body_lines += self._constant(op)
             elif name == "poplar.host_stream":
                 body_lines += self._stream(op)
+            elif name == "poplar.remote_buffer":
+                body_lines += self._remote_buffer(op)
         out += ["  " + line if line else "" for line in body_lines]
         out.append("")
         out.append("  // The variables the host provides (#poplar.interface), as host writes.")
@@ -372,6 +374,17 @@ class _GraphEmitter:
         self.used.add(var)
         fifo = "addHostToDeviceFIFO" if direction == "host_to_device" else "addDeviceToHostFIFO"
         return [f"poplar::DataStream {var} = graph.{fifo}({_cstr(name)}, poplar::{_PTYPES[element]}, {elements});"]
+
+    def _remote_buffer(self, op: Any) -> list[str]:
+        name, repeats = self.attr(op, "name"), self.attr(op, "repeats")
+        shaped = ir.RankedTensorType(ir.TypeAttr(op.operation.attributes["type"]).value)
+        element = str(shaped.element_type)
+        if element not in _PTYPES:
+            raise CodegenError(f"remote buffer '{name}' of element type {element} has no Poplar type in the emitter")
+        var = self.fresh("r_" + _sanitize(name) + "_")
+        return [f"// remote buffer '{name}': {repeats} x {list(shaped.shape)} in streaming memory",
+                f"poplar::RemoteBuffer {var} = graph.addRemoteBuffer({_cstr(name)}, poplar::{_PTYPES[element]}, "
+                f"{math.prod(shaped.shape)}, {repeats});"]
 
     def _transfers(self, block: Any) -> dict[str, int]:
         """How many times one run of the main program copies each stream (repeat counts

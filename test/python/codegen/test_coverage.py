@@ -8,8 +8,6 @@ from ipu_mlir.compiler.codegen import emitted_op_names
 from ipu_mlir.dialects.poplar.base import PoplarOp
 
 WITHOUT_EMISSION = {
-    # remote buffers
-    "remote_buffer",
     # linear algebra
     "poplin_determinant", "poplin_eig",
     "poplin_eigh", "poplin_geqrf", "poplin_householder_product", "poplin_inverse", "poplin_ldl_factor",
