@@ -3,8 +3,8 @@
 product as log-step scans of ``popops::addInPlace`` / ``mulInPlace``, the cumulative maximum and
 minimum as log-step scans of (value, index) pairs with ``popops::map`` selects, the cumulative
 log-sum-exp as a log-step scan of the stable log-add-exp, searchsorted as a count of the
-elements below each value. Registered in
-``compute.EMITTERS``."""
+elements below each value, the order statistics from a sorted copy of the line. Registered
+in ``compute.EMITTERS``."""
 
 from __future__ import annotations
 
@@ -209,3 +209,79 @@ def emit_search_sorted(cx: Any, op: Any) -> list[str]:
             f"poplar::Tensor {below} = popops::map({g}, pe::Cast({compare}, poplar::INT), {{{seq}, {values}}}, {prog}, {cx.debug(op, 'compare')});",
             f"poplar::Tensor {cx.define(result)} = popops::cast({g}, popops::reduce({g}, {below}, poplar::INT, {{{rank}}}, "
             f"popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'count')}), poplar::{cx.ptype(result)}, {prog}, {cx.debug(op)});"]
+
+
+@emits("poplar.popops_order_statistic")
+def emit_order_statistic(cx: Any, op: Any) -> list[str]:
+    """kth_value / median / nan_median: ``popops::sortKeyValueInPlace`` of a copy of the line
+    with its positions, then the sorted line's element at the statistic's place (for
+    nan_median a place that depends on the line's count of numbers: picked with a
+    ``popops::map`` select and a sum). A median of a line holding NaN is NaN at its first
+    NaN. Of repeated values, the position is the sort's (torch's own is its selection
+    algorithm's). ``mode`` is refused."""
+    x = op.operands[0]
+    values, indices = op.results
+    statistic, dim, k = cx.attr(op, "statistic"), cx.attr(op, "dim"), cx.attr(op, "k")
+    shape = cx.shape(x)
+    if statistic == "mode":
+        raise CodegenError(f"{cx.where(op)}: torch.mode has no emission yet (its value and position rules need a "
+                           "run-length count of the sorted line)")
+    g, prog, ptype = cx.graph(op), cx.prog, cx.ptype(x)
+    out_shape = cx.shape(values)
+    if not shape:
+        return [f"poplar::Tensor {cx.define(values)} = {cx.name(x)};",
+                f"poplar::Tensor {cx.define(indices)} = {g}.addConstant<int>(poplar::{cx.ptype(indices)}, {{}}, 0, {cx.debug(op, 'index')});",
+                f"mapLinearly({g}, {cx.name(indices)}, 0, 1);"]
+    size, rank = shape[dim], len(shape)
+    reduced = [s for d, s in enumerate(shape) if d != dim]
+    data, positions, keys, at = cx.fresh("data"), cx.fresh("positions"), cx.fresh("keys"), cx.fresh("at")
+    along = f"{positions}.reshape({_dims([size if d == dim else 1 for d in range(rank)])})"
+    for d, n in enumerate(shape):
+        along += f".broadcast({n}, {d})" if d != dim and n != 1 else ""
+    lines = [f"static const int {data}[] = {{{', '.join(map(str, range(size)))}}};",
+             f"poplar::Tensor {positions} = {g}.addConstant<int>(poplar::INT, {{{size}}}, {data}, {cx.debug(op, 'positions')});",
+             f"mapLinearly({g}, {positions}, 0, 1);"]
+    for name, source, kind in ((keys, cx.name(x), ptype), (at, along, "INT")):
+        lines += [f"poplar::Tensor {name} = {g}.addVariable(poplar::{kind}, {_dims(shape)}, {cx.debug(op, name)});",
+                  f"mapLinearly({g}, {name}, 0, 1);",
+                  f"{prog}.add(poplar::program::Copy({source}, {name}));"]
+    lines += [f"popops::sortKeyValueInPlace({g}, {keys}, {at}, {dim}, {prog}, {cx.debug(op, 'sort')});  // NaN sorts last"]
+    value, index = cx.fresh("value"), cx.fresh("index")
+    floating = ptype in ("FLOAT", "HALF")
+    if statistic in ("kth_value", "median"):
+        place = k - 1 if statistic == "kth_value" else (size - 1) // 2
+        lines += [f"poplar::Tensor {value} = {keys}.slice({place}, {place + 1}, {dim}).reshape({_dims(reduced)});",
+                  f"poplar::Tensor {index} = {at}.slice({place}, {place + 1}, {dim}).reshape({_dims(reduced)});"]
+        if statistic == "median" and floating:
+            last, first = cx.fresh("last"), cx.fresh("firstNaN")
+            nan = "pe::UnaryOp(pe::UnaryOpType::IS_NAN, pe::_2)"
+            lines += ["// a line holding NaN: NaN (its last sorted key) at the position of its first NaN",
+                      f"poplar::Tensor {last} = {keys}.slice({size - 1}, {size}, {dim}).reshape({_dims(reduced)});",
+                      f"poplar::Tensor {first} = popops::reduce({g}, popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_2, "
+                      f"pe::Const({size}), pe::UnaryOp(pe::UnaryOpType::IS_NAN, pe::_1)), {{{cx.name(x)}, {along}}}, {prog}, {cx.debug(op, 'nan')}), "
+                      f"poplar::INT, {{{dim}}}, popops::ReduceParams(popops::Operation::MIN), {prog}, {cx.debug(op, 'nan')});",
+                      f"{value} = popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_2, pe::_1, {nan}), {{{value}, {last}}}, {prog}, "
+                      f"{cx.debug(op, 'nan')});",
+                      f"{index} = popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_3, pe::_1, {nan}), {{{index}, {last}, {first}}}, "
+                      f"{prog}, {cx.debug(op, 'nan')});"]
+    elif statistic == "nan_median":
+        count, target = cx.fresh("numbers"), cx.fresh("place")
+        number = "pe::Cast(pe::UnaryOp(pe::UnaryOpType::LOGICAL_NOT, pe::UnaryOp(pe::UnaryOpType::IS_NAN, pe::_1)), poplar::INT)"
+        chosen = "pe::BinaryOp(pe::BinaryOpType::EQUAL, pe::_2, pe::_3)"
+        place = f"{target}.expand({{{dim}}})" + (f".broadcast({size}, {dim})" if size != 1 else "")
+        lines += ["// the lower median of the line's numbers: the sorted line's element at (numbers - 1) / 2 (0 when all are NaN)",
+                  f"poplar::Tensor {count} = popops::reduce({g}, popops::map({g}, {number}, {{{cx.name(x)}}}, {prog}, {cx.debug(op, 'numbers')}), "
+                  f"poplar::INT, {{{dim}}}, popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'numbers')});",
+                  f"poplar::Tensor {target} = popops::map({g}, pe::BinaryOp(pe::BinaryOpType::MAXIMUM, pe::BinaryOp(pe::BinaryOpType::DIVIDE, "
+                  f"pe::BinaryOp(pe::BinaryOpType::SUBTRACT, pe::_1, pe::Const(1)), pe::Const(2)), pe::Const(0)), {{{count}}}, {prog}, {cx.debug(op, 'place')});",
+                  f"poplar::Tensor {value} = popops::reduce({g}, popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_1, "
+                  f"pe::Const(0.0f), {chosen}), {{{keys}, {along}, {place}}}, {prog}, {cx.debug(op, 'value')}), poplar::{ptype}, {{{dim}}}, "
+                  f"popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'value')});",
+                  f"poplar::Tensor {index} = popops::reduce({g}, popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_1, "
+                  f"pe::Const(0), {chosen}), {{{at}, {along}, {place}}}, {prog}, {cx.debug(op, 'index')}), poplar::INT, {{{dim}}}, "
+                  f"popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'index')});"]
+    else:
+        raise CodegenError(f"{cx.where(op)}: statistic '{statistic}' has no emission")
+    return lines + [f"poplar::Tensor {cx.define(values)} = {value}.reshape({_dims(out_shape)});",
+                    f"poplar::Tensor {cx.define(indices)} = popops::cast({g}, {index}, poplar::{cx.ptype(indices)}, {prog}, "
+                    f"{cx.debug(op, 'indices')}).reshape({_dims(out_shape)});"]

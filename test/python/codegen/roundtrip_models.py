@@ -136,8 +136,8 @@ class Sorting(nn.Module):
     smallest), the running maximum / minimum with positions (an integer scan with ties), the
     running log-sum-exp (values whose exp overflows a float), histograms (histc with a range and
     with the data's, histogram with a range and density) and searchsorted / bucketize (one
-    line and a line per row, left and right); values on a grid that hits the bin edges and
-    repeats boundaries."""
+    line and a line per row, left and right), kthvalue, median and nanmedian (lines with NaN);
+    values on a grid that hits the bin edges and repeats boundaries."""
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         up, up_at = torch.sort(x, dim=1)
@@ -148,7 +148,13 @@ class Sorting(nn.Module):
         least, least_at = torch.cummin((x * 2).to(torch.int32), 0)  # equal values: the last position
         return (up, up_at, down, down_at, torch.cumsum(x, 1), torch.cumprod((x * 3).to(torch.int32), 0),
                 top, top_at, low, low_at, high, high_at, least, least_at, torch.logcumsumexp(x * 60, 1),
-                torch.logcumsumexp(x, 0), *self.histograms((x * 4).round() / 4))
+                torch.logcumsumexp(x, 0), *self.histograms((x * 4).round() / 4), *self.statistics(x))
+
+    @staticmethod
+    def statistics(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        holes = torch.where(x > 1.0, float("nan"), x)  # lines with and without NaN (none all NaN: its position is a tie)
+        return (*torch.kthvalue(x, 2, dim=1), *torch.median(x, dim=0), *torch.median(holes, dim=1, keepdim=True),
+                *torch.nanmedian(holes, dim=1))
 
     @staticmethod
     def histograms(grid: torch.Tensor) -> tuple[torch.Tensor, ...]:

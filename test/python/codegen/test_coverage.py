@@ -17,8 +17,6 @@ WITHOUT_EMISSION = {
     "poplin_dft_c2c", "poplin_dft_c2r", "poplin_dft_r2c", "view_as_complex", "view_as_real",
     # scans, histograms and segment reductions
     "popops_segment_reduce", "popops_segment_reduce_grad",
-    # sorting
-    "popops_order_statistic",
 }
 
 
