@@ -56,7 +56,8 @@ class ElementWise(nn.Module):
     flow (poptorch.cond taking either branch, and inside a poptorch.for_loop: a condition that
     changes between iterations) and accumulating products (addmm with a broadcast row and
     scales, baddbmm, addmv with beta 0 over a NaN accumulator) and factorisations (Cholesky
-    lower and upper, triangular solves on either side, the Cholesky solve and inverse)."""
+    lower and upper, triangular solves on either side, the Cholesky solve and inverse; LU with
+    pivoting, its solve, inverse, determinant and the linear solve of vectors and matrices)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -76,7 +77,14 @@ class ElementWise(nn.Module):
         lower, upper = torch.linalg.cholesky(spd), torch.linalg.cholesky(spd, upper=True)
         return (lower, upper, torch.linalg.solve_triangular(upper, x, upper=True),
                 torch.linalg.solve_triangular(lower, x.T, upper=False, left=False, unitriangular=True),
-                torch.cholesky_solve(x, lower), torch.cholesky_solve(x, upper, upper=True), torch.cholesky_inverse(lower))
+                torch.cholesky_solve(x, lower), torch.cholesky_solve(x, upper, upper=True), torch.cholesky_inverse(lower),
+                *self.lu(x))
+
+    def lu(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        square = torch.stack([x[:, :3], x[:, 1:] * 2.0])  # [2, 3, 3]: pivoting rows
+        lu, pivots = torch.linalg.lu_factor(square)
+        return (lu, pivots, torch.linalg.lu_solve(lu, pivots, x[:, :2].expand(2, 3, 2)), torch.linalg.inv(square),
+                torch.linalg.det(square), torch.linalg.solve(square, x[:, 0].expand(2, 3)), torch.linalg.solve(square[0], x))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         y = torch.cat([x.flip(1), x * 2.0], 1)
