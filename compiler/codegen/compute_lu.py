@@ -2,7 +2,7 @@
 Poplar program of PopLibs calls, one step per column (``popops::argMax`` picks the first
 largest ``|a[i, k]|``, ``multiSlice`` / ``multiUpdate`` swap the rows, ``popops::mapInPlace``
 scales L's column and updates the trailing matrix, as LAPACK's ``getf2``), and the solve,
-inverse and determinants built on it (the pivots' row swaps applied to the right-hand side,
+inverse, determinants and unpacking built on it (the pivots' row swaps applied to the right-hand side,
 then ``poplin::triangularSolve`` with L and U). Square matrices only; a singular matrix's
 factors follow the formulas (inf / NaN), where LAPACK stops scaling. Registered in
 ``compute.EMITTERS``."""
@@ -229,3 +229,83 @@ def emit_lu_solve(cx: Any, op: Any) -> list[str]:
               f"poplar::Tensor {piv} = popops::cast({g}, {cx.name(pivots)}.reshape({_dims([batches, n])}), poplar::INT, {prog}, {cx.debug(op, 'pivots')});"]
     solve_lines, x = _solve_lu(cx, op, factor, piv, base, batches, n, f"{cx.name(b)}.reshape({_dims([batches, n, cols])})", cols)
     return lines + solve_lines + [f"poplar::Tensor {cx.define(op.results[0])} = {x}.reshape({_dims(cx.shape(op.results[0]))});"]
+
+
+@emits("poplar.poplin_sign_log_determinant")
+def emit_sign_log_determinant(cx: Any, op: Any) -> list[str]:
+    """As torch: the sign is the product of the signs of U's diagonal and the permutation's
+    sign, ``logabsdet`` the sum of the logs of the diagonal's absolute values."""
+    a = op.operands[0]
+    sign, logabsdet, lu, pivots = op.results
+    batch, batches, n = _square(cx, op, a)
+    lines, lu_t, piv_t, _, _ = _factor(cx, op, a)
+    perm_lines, perm = _permutation_sign(cx, op, piv_t, batches, n)
+    g, prog = cx.graph(op), cx.prog
+    diag = f"{lu_t}.reshape({{{batches}, {n * n}}}).subSample({n + 1}, 1)"
+    signs = f"popops::map({g}, pe::UnaryOp(pe::UnaryOpType::SIGNUM, pe::_1), {{{diag}}}, {prog}, {cx.debug(op, 'sign')})"
+    logs = f"popops::map({g}, pe::UnaryOp(pe::UnaryOpType::LOGARITHM, pe::UnaryOp(pe::UnaryOpType::ABSOLUTE, pe::_1)), {{{diag}}}, {prog}, {cx.debug(op, 'log')})"
+    return lines + perm_lines + [
+        f"poplar::Tensor {cx.define(sign)} = popops::mul({g}, popops::reduce({g}, {signs}, poplar::FLOAT, {{1}}, "
+        f"popops::ReduceParams(popops::Operation::MUL), {prog}, {cx.debug(op, 'sign')}), {perm}, {prog}, {cx.debug(op, 'sign')})"
+        f".reshape({_dims(batch)});",
+        f"poplar::Tensor {cx.define(logabsdet)} = popops::reduce({g}, {logs}, poplar::FLOAT, {{1}}, popops::ReduceParams(popops::Operation::ADD), "
+        f"{prog}, {cx.debug(op, 'log')}).reshape({_dims(batch)});",
+        f"poplar::Tensor {cx.define(lu)} = {lu_t}.reshape({_dims(cx.shape(lu))});",
+        f"poplar::Tensor {cx.define(pivots)} = popops::cast({g}, {piv_t}, poplar::{cx.ptype(pivots)}, {prog}, {cx.debug(op, 'pivots')})"
+        f".reshape({_dims(cx.shape(pivots))});"]
+
+
+def _mask(cx: Any, op: Any, n: int, keep: Any, stem: str) -> tuple[list[str], str]:
+    data, mask = cx.fresh("data"), cx.fresh(stem)
+    g = cx.graph(op)
+    values = ", ".join("true" if keep(i, j) else "false" for i in range(n) for j in range(n))
+    return [f"static const bool {data}[] = {{{values}}};",
+            f"poplar::Tensor {mask} = {g}.addConstant<bool>(poplar::BOOL, {{{n}, {n}}}, {data}, {cx.debug(op, stem)});",
+            f"mapLinearly({g}, {mask}, 0, 1);"], mask
+
+
+@emits("poplar.poplin_lu_unpack")
+def emit_lu_unpack(cx: Any, op: Any) -> list[str]:
+    """``l`` and ``u`` select the packed factor's triangles (L's diagonal ones); ``p`` is the
+    identity with the pivots' row swaps applied in order, transposed (a = p l u)."""
+    lu, pivots = op.operands
+    p, l_factor, u = op.results
+    batch, batches, n = _square(cx, op, lu)
+    g, prog = cx.graph(op), cx.prog
+    lines: list[str] = []
+    full = batch + [n, n]
+    if cx.attr(op, "unpack_data"):
+        lower_lines, lower = _mask(cx, op, n, lambda i, j: i > j, "strictlyLower")
+        eye_lines, eye = _mask(cx, op, n, lambda i, j: i == j, "diagonal")
+        upper_lines, upper = _mask(cx, op, n, lambda i, j: i <= j, "upper")
+        view = lambda mask: broadcast_view(mask, [n, n], full)  # noqa: E731
+        lines += lower_lines + eye_lines + upper_lines + [
+            f"poplar::Tensor {cx.define(l_factor)} = popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_1, "
+            f"pe::TernaryOp(pe::TernaryOpType::SELECT, pe::Const(1.0f), pe::Const(0.0f), pe::_3), pe::_2), "
+            f"{{{cx.name(lu)}, {view(lower)}, {view(eye)}}}, {prog}, {cx.debug(op, 'l')});",
+            f"poplar::Tensor {cx.define(u)} = popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_1, pe::Const(0.0f), pe::_2), "
+            f"{{{cx.name(lu)}, {view(upper)}}}, {prog}, {cx.debug(op, 'u')});"]
+    else:
+        for value in (l_factor, u):
+            lines.append(f"poplar::Tensor {cx.define(value)} = {g}.addVariable(poplar::{cx.ptype(value)}, {_dims(cx.shape(value))}, "
+                         f"{cx.debug(op, 'empty')});  // not unpacked")
+    if cx.attr(op, "unpack_pivots"):
+        base_lines, base = _row_base(cx, op, batches, n)
+        eye_lines, eye = _identity(cx, op, n, batches)
+        rows, piv = cx.fresh("permuted"), cx.fresh("pivots")
+        lines += base_lines + eye_lines + [
+            f"poplar::Tensor {rows} = {g}.addVariable(poplar::FLOAT, {_dims([batches, n, n])}, {cx.debug(op, 'p')});",
+            f"mapLinearly({g}, {rows}, 0, 1);",
+            f"{prog}.add(poplar::program::Copy({eye}, {rows}));",
+            f"poplar::Tensor {piv} = popops::cast({g}, {cx.name(pivots)}.reshape({_dims([batches, n])}), poplar::INT, {prog}, {cx.debug(op, 'pivots')});",
+            "// the identity's rows swapped by the pivots in order is p^T",
+            f"for (unsigned k = 0; k < {n}; ++k) {{",
+            f"  poplar::Tensor pivot = popops::map({g}, pe::BinaryOp(pe::BinaryOpType::SUBTRACT, pe::Cast(pe::_1, poplar::INT), pe::Const(1)), "
+            f"{{{piv}.slice(k, k + 1, 1).reshape({{{batches}}})}}, {prog}, {cx.debug(op, 'pivot')});",
+            *_swap_rows(cx, op, f"{rows}.reshape({{{batches * n}, {n}}})", base, "pivot", "  "),
+            "}",
+            f"poplar::Tensor {cx.define(p)} = {rows}.dimShuffle({{0, 2, 1}}).reshape({_dims(cx.shape(p))});"]
+    else:
+        lines.append(f"poplar::Tensor {cx.define(p)} = {g}.addVariable(poplar::{cx.ptype(p)}, {_dims(cx.shape(p))}, {cx.debug(op, 'empty')});"
+                     "  // not unpacked")
+    return lines

@@ -57,7 +57,8 @@ class ElementWise(nn.Module):
     changes between iterations) and accumulating products (addmm with a broadcast row and
     scales, baddbmm, addmv with beta 0 over a NaN accumulator) and factorisations (Cholesky
     lower and upper, triangular solves on either side, the Cholesky solve and inverse; LU with
-    pivoting, its solve, inverse, determinant and the linear solve of vectors and matrices)."""
+    pivoting, its unpacking, solve, inverse, determinants and the linear solve of vectors and
+    matrices)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -84,7 +85,8 @@ class ElementWise(nn.Module):
         square = torch.stack([x[:, :3], x[:, 1:] * 2.0])  # [2, 3, 3]: pivoting rows
         lu, pivots = torch.linalg.lu_factor(square)
         return (lu, pivots, torch.linalg.lu_solve(lu, pivots, x[:, :2].expand(2, 3, 2)), torch.linalg.inv(square),
-                torch.linalg.det(square), torch.linalg.solve(square, x[:, 0].expand(2, 3)), torch.linalg.solve(square[0], x))
+                torch.linalg.det(square), torch.linalg.solve(square, x[:, 0].expand(2, 3)), torch.linalg.solve(square[0], x),
+                *torch.linalg.slogdet(square), *torch.lu_unpack(lu, pivots))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         y = torch.cat([x.flip(1), x * 2.0], 1)
