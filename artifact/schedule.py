@@ -20,7 +20,7 @@ import html
 from torch_mlir import ir
 
 from ipu_mlir.dialects.pipeline import ScheduleKind, plan_of
-from ipu_mlir.dialects.poplar import interface_of, memory_plan_of
+from ipu_mlir.dialects.poplar import interface_of, memory_plan_of, streaming_of
 
 
 def pipelined_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, int]]]:
@@ -125,21 +125,85 @@ class ScheduleSummary:
     training: bool
     peak_bytes: dict[int, int] | None  # None without a memory plan
     note: str | None = None  # e.g. why a pipelined plan runs micro-batch by micro-batch
+    remote: dict[int, RemoteTraffic] = dataclasses.field(default_factory=dict)  # streaming memory by IPU
+
+    def _remote_line(self) -> str:
+        if not self.remote:
+            return ""
+        return "streaming memory: " + ", ".join(traffic.line(ipu) for ipu, traffic in self.remote.items())
 
     def text(self) -> str:
         text = render_text(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+        if self.remote:
+            text += self._remote_line() + "\n"
         return text + (f"note: {self.note}\n" if self.note else "")
 
     def html(self) -> str:
         page = render_html(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+        if self.remote:
+            page = page.replace("</body>", f"<p>{html.escape(self._remote_line())}</p></body>")
         return page.replace("</body>", f"<p>note: {html.escape(self.note)}</p></body>") if self.note else page
 
 
 def memory_report(graph: ir.Operation) -> dict[int, dict[str, int]]:
     """Each IPU's bytes (variables, temporaries, stash, total) from the graph's memory
-    plan (poplar-plan-memory); empty without one."""
+    plan (poplar-plan-memory), and ``streaming``: the bytes of its remote buffers in
+    streaming memory (``#poplar.streaming_memory``, not part of the on-chip total); empty without a plan."""
     plan = memory_plan_of(graph)
-    return {} if plan is None else {entry.ipu: entry.to_dict() for entry in plan.ipus}
+    streaming = streaming_of(graph)
+    return {} if plan is None else {entry.ipu: entry.to_dict() | {"streaming": streaming.get(entry.ipu, 0)}
+                                    for entry in plan.ipus}
+
+
+@dataclasses.dataclass(frozen=True)
+class RemoteTraffic:
+    """Streaming memory of one IPU: its remote buffers' bytes and the remote loads and stores
+    (``poplar.program_remote_load`` / ``_store``) of one step and of one update."""
+
+    streaming_bytes: int
+    step_loads: int
+    step_stores: int
+    update_loads: int = 0
+    update_stores: int = 0
+
+    def line(self, ipu: int) -> str:
+        text = f"IPU{ipu} {self.streaming_bytes:,} B; per step {self.step_loads} loads, {self.step_stores} stores"
+        if self.update_loads or self.update_stores:
+            text += f"; per update {self.update_loads} loads, {self.update_stores} stores"
+        return text
+
+
+def remote_traffic(graph: ir.Operation, step: str, update: str | None) -> dict[int, RemoteTraffic]:
+    """Each IPU's streaming memory and the remote copies its ``step`` and ``update`` functions make."""
+    functions = {ir.StringAttr(op.operation.attributes["name"]).value: op.operation
+                 for op in graph.regions[0].blocks[0].operations if op.operation.name == "poplar.function"}
+    buffers = {ir.StringAttr(op.operation.attributes["name"]).value: _ipu(op.operation)
+               for op in graph.regions[0].blocks[0].operations if op.operation.name == "poplar.remote_buffer"}
+
+    def count(name: str | None) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        if name is None or name not in functions:
+            return found
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name in ("poplar.program_remote_load", "poplar.program_remote_store"):
+                ipu = buffers.get(ir.StringAttr(op.attributes["buffer"]).value, 0)
+                found.setdefault(ipu, [0, 0])[op.name.endswith("store")] += 1
+            return ir.WalkResult.ADVANCE
+
+        functions[name].walk(visit)
+        return found
+
+    step_counts, update_counts = count(step), count(update)
+    return {ipu: RemoteTraffic(size, *step_counts.get(ipu, [0, 0]), *update_counts.get(ipu, [0, 0]))
+            for ipu, size in sorted(streaming_of(graph).items())}
+
+
+def _ipu(op: ir.Operation) -> int:
+    for key in ("ipu", "pipeline.ipu"):
+        if key in op.attributes:
+            return ir.IntegerAttr(op.attributes[key]).value
+    return 0
 
 
 def summarize(graph: ir.Operation) -> ScheduleSummary:
@@ -163,7 +227,8 @@ def summarize(graph: ir.Operation) -> ScheduleSummary:
         (plan.kind, list(plan.stage_ipus), plan.forward_stages)
     memory = memory_plan_of(graph)
     return ScheduleSummary(str(kind), stage_ipus, forward, _micro_batches(main, interface.step), interface.update is not None,
-                           {entry.ipu: entry.total for entry in memory.ipus} if memory else None)
+                           {entry.ipu: entry.total for entry in memory.ipus} if memory else None,
+                           remote=remote_traffic(graph, interface.step, interface.update))
 
 
 def _micro_batches(main: ir.Operation, step: str) -> int:

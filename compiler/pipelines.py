@@ -25,6 +25,7 @@ from .transforms.poplar_build_program import BuildProgram
 from .transforms.poplar_estimate_cycles import EstimateCycles
 from .transforms.poplar_fuse_linear import FuseLinear
 from .transforms.poplar_map_tiles import MapTiles
+from .transforms.poplar_place_tensors import PlaceTensors
 from .transforms.poplar_plan_in_place import PlanInPlace
 from .transforms.poplar_plan_memory import PlanMemory
 from .transforms.poplar_share_buffers import ShareBuffers
@@ -65,6 +66,9 @@ class CompileOptions:
         reads it. Other weights are one value over all replicas.
       broadcast_buffers: with replicas, every replica takes replica 0's buffers after each
         update (BatchNorm statistics stay in sync, Options.broadcastBuffers).
+      tensor_locations: where each tensor class lives (Options.TensorLocations): "weight",
+        "optimizer", "accumulator", "activation" -> TensorLocationSettings.to_dict(); the
+        driver writes them on the module (#poplar.tensor_locations) for poplar-place-tensors.
     """
 
     device_iterations: int = 1
@@ -84,6 +88,7 @@ class CompileOptions:
     replication_factor: int = 1
     replica_groups: dict[str, tuple[str, int]] = dataclasses.field(default_factory=dict)
     broadcast_buffers: bool = True
+    tensor_locations: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 
 def compile_pipeline(options: CompileOptions, *, training: bool) -> list[PipelineStep]:
@@ -124,6 +129,10 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         # stash/restore of activations (or their recomputation).
         PipelineSchedule(recompute=options.recompute and training, device_iterations=options.device_iterations,
                          gradient_accumulation=options.gradient_accumulation if training else 0),
+        # Variables of off-chip tensor classes (Options.TensorLocations) move to remote
+        # buffers, loaded before use and stored after update; before the memory plan,
+        # which counts them on chip only while loaded.
+        PlaceTensors(io_tiles=options.io_tiles),
         # Tile mapping, then memory per IPU from sizes and liveness (compile error if too big).
         MapTiles(tiles_per_ipu=target.tiles_per_ipu, min_bytes_per_tile=target.min_bytes_per_tile),
         PlanMemory(bytes_per_tile=target.bytes_per_tile, tiles_per_ipu=target.tiles_per_ipu, io_tiles=options.io_tiles,

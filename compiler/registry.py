@@ -21,6 +21,7 @@ _PASSES: dict[str, str] = {
     "ipu-assign-stages": "ipu_assign_stages:AssignStages",
     "poplar-build-program": "poplar_build_program:BuildProgram",
     "pipeline-schedule": "pipeline_schedule:PipelineSchedule",
+    "poplar-place-tensors": "poplar_place_tensors:PlaceTensors",
     "poplar-map-tiles": "poplar_map_tiles:MapTiles",
     "poplar-plan-memory": "poplar_plan_memory:PlanMemory",
     "poplar-fuse-linear": "poplar_fuse_linear:FuseLinear",

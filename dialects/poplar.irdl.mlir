@@ -29,12 +29,139 @@ module {
       %1 = irdl.base "#builtin.integer" 
       irdl.parameters(kind: %0, size: %1)
     }
+    irdl.attribute @tensor_location {
+      %0 = irdl.base "#builtin.integer" 
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      %5 = irdl.base "#builtin.integer" 
+      irdl.parameters(on_chip: %0, min_elements_for_off_chip: %1, sharded: %2, min_elements_for_sharding: %3, io_tiles_to_load: %4, io_tiles_to_store: %5)
+    }
+    irdl.attribute @tensor_locations {
+      %0 = irdl.base @poplar::@tensor_location 
+      %1 = irdl.base @poplar::@tensor_location 
+      %2 = irdl.base @poplar::@tensor_location 
+      %3 = irdl.base @poplar::@tensor_location 
+      irdl.parameters(weight: %0, optimizer: %1, accumulator: %2, activation: %3)
+    }
+    irdl.attribute @ipu_streaming {
+      %0 = irdl.base "#builtin.integer" 
+      %1 = irdl.base "#builtin.integer" 
+      irdl.parameters(ipu: %0, bytes: %1)
+    }
+    irdl.attribute @streaming_memory {
+      %0 = irdl.base "#builtin.array" 
+      irdl.parameters(ipus: %0)
+    }
     irdl.operation @program_if {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(condition: %0)
       %1 = irdl.region
       %2 = irdl.region
       irdl.regions(then_body: %1, else_body: %2)
+    }
+    irdl.operation @custom_op {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      %7 = irdl.base "!builtin.tensor" 
+      irdl.operands(input0: variadic %0, input1: variadic %1, input2: variadic %2, input3: variadic %3, input4: variadic %4, input5: variadic %5, input6: variadic %6, input7: variadic %7)
+      %8 = irdl.base "#builtin.string" 
+      %9 = irdl.base "#builtin.string" 
+      %10 = irdl.base "#builtin.integer" 
+      %11 = irdl.base "#builtin.dictionary" 
+      irdl.attributes {"op_name" = %8, "domain" = %9, "domain_version" = %10, "op_attributes" = %11}
+      %12 = irdl.base "!builtin.tensor" 
+      %13 = irdl.base "!builtin.tensor" 
+      %14 = irdl.base "!builtin.tensor" 
+      %15 = irdl.base "!builtin.tensor" 
+      %16 = irdl.base "!builtin.tensor" 
+      %17 = irdl.base "!builtin.tensor" 
+      %18 = irdl.base "!builtin.tensor" 
+      %19 = irdl.base "!builtin.tensor" 
+      irdl.results(output0: variadic %12, output1: variadic %13, output2: variadic %14, output3: variadic %15, output4: variadic %16, output5: variadic %17, output6: variadic %18, output7: variadic %19)
+    }
+    irdl.operation @custom_op_grad {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      %7 = irdl.base "!builtin.tensor" 
+      %8 = irdl.base "!builtin.tensor" 
+      %9 = irdl.base "!builtin.tensor" 
+      %10 = irdl.base "!builtin.tensor" 
+      %11 = irdl.base "!builtin.tensor" 
+      %12 = irdl.base "!builtin.tensor" 
+      %13 = irdl.base "!builtin.tensor" 
+      %14 = irdl.base "!builtin.tensor" 
+      %15 = irdl.base "!builtin.tensor" 
+      %16 = irdl.base "!builtin.tensor" 
+      %17 = irdl.base "!builtin.tensor" 
+      %18 = irdl.base "!builtin.tensor" 
+      %19 = irdl.base "!builtin.tensor" 
+      %20 = irdl.base "!builtin.tensor" 
+      %21 = irdl.base "!builtin.tensor" 
+      %22 = irdl.base "!builtin.tensor" 
+      %23 = irdl.base "!builtin.tensor" 
+      irdl.operands(input0: variadic %0, input1: variadic %1, input2: variadic %2, input3: variadic %3, input4: variadic %4, input5: variadic %5, input6: variadic %6, input7: variadic %7, output0: variadic %8, output1: variadic %9, output2: variadic %10, output3: variadic %11, output4: variadic %12, output5: variadic %13, output6: variadic %14, output7: variadic %15, grad_output0: variadic %16, grad_output1: variadic %17, grad_output2: variadic %18, grad_output3: variadic %19, grad_output4: variadic %20, grad_output5: variadic %21, grad_output6: variadic %22, grad_output7: variadic %23)
+      %24 = irdl.base "#builtin.string" 
+      %25 = irdl.base "#builtin.string" 
+      %26 = irdl.base "#builtin.integer" 
+      %27 = irdl.base "#builtin.dictionary" 
+      %28 = irdl.base "#builtin.dense_array" 
+      irdl.attributes {"op_name" = %24, "domain" = %25, "domain_version" = %26, "op_attributes" = %27, "differentiable" = %28}
+      %29 = irdl.base "!builtin.tensor" 
+      %30 = irdl.base "!builtin.tensor" 
+      %31 = irdl.base "!builtin.tensor" 
+      %32 = irdl.base "!builtin.tensor" 
+      %33 = irdl.base "!builtin.tensor" 
+      %34 = irdl.base "!builtin.tensor" 
+      %35 = irdl.base "!builtin.tensor" 
+      %36 = irdl.base "!builtin.tensor" 
+      irdl.results(grad_input0: variadic %29, grad_input1: variadic %30, grad_input2: variadic %31, grad_input3: variadic %32, grad_input4: variadic %33, grad_input5: variadic %34, grad_input6: variadic %35, grad_input7: variadic %36)
+    }
+    irdl.operation @program_host_call {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      %3 = irdl.base "!builtin.tensor" 
+      %4 = irdl.base "!builtin.tensor" 
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      %7 = irdl.base "!builtin.tensor" 
+      irdl.operands(input0: variadic %0, input1: variadic %1, input2: variadic %2, input3: variadic %3, input4: variadic %4, input5: variadic %5, input6: variadic %6, input7: variadic %7)
+      %8 = irdl.base "#builtin.string" 
+      irdl.attributes {"handle" = %8}
+      %9 = irdl.base "!builtin.tensor" 
+      %10 = irdl.base "!builtin.tensor" 
+      %11 = irdl.base "!builtin.tensor" 
+      %12 = irdl.base "!builtin.tensor" 
+      %13 = irdl.base "!builtin.tensor" 
+      %14 = irdl.base "!builtin.tensor" 
+      %15 = irdl.base "!builtin.tensor" 
+      %16 = irdl.base "!builtin.tensor" 
+      irdl.results(output0: variadic %9, output1: variadic %10, output2: variadic %11, output3: variadic %12, output4: variadic %13, output5: variadic %14, output6: variadic %15, output7: variadic %16)
+    }
+    irdl.operation @popnn_ctc_beam_search_decoder {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(log_probs: %0, lengths: %1)
+      %2 = irdl.base "#builtin.integer" 
+      %3 = irdl.base "#builtin.integer" 
+      %4 = irdl.base "#builtin.integer" 
+      irdl.attributes {"blank" = %2, "beam_width" = %3, "top_paths" = %4}
+      %5 = irdl.base "!builtin.tensor" 
+      %6 = irdl.base "!builtin.tensor" 
+      %7 = irdl.base "!builtin.tensor" 
+      irdl.results(probabilities: %5, path_lengths: %6, paths: %7)
     }
     irdl.operation @gcl_all_reduce {
       %0 = irdl.base "!builtin.tensor" 
@@ -968,6 +1095,18 @@ module {
       irdl.attributes {"dims" = %1}
       %2 = irdl.base "!builtin.tensor" 
       irdl.results(result: %2)
+    }
+    irdl.operation @program_remote_load {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(tensor: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"buffer" = %1}
+    }
+    irdl.operation @program_remote_store {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(tensor: %0)
+      %1 = irdl.base "#builtin.string" 
+      irdl.attributes {"buffer" = %1}
     }
   }
 }

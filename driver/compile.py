@@ -109,6 +109,25 @@ def _attach_strategy(module: ir.Module, options: CompileOptions, training: bool)
             gradient_accumulation=options.gradient_accumulation)
 
 
+def _attach_tensor_locations(module: ir.Module, options: CompileOptions) -> None:
+    """Write where each tensor class lives (``options.tensor_locations``) on the module as
+    ``#poplar.tensor_locations``, for poplar-place-tensors."""
+    if not options.tensor_locations:
+        return
+    from ipu_mlir.dialects.poplar import TENSOR_LOCATIONS_ATTR, TensorLocation, TensorLocations
+
+    def location(settings: dict[str, Any]) -> TensorLocation:
+        on_chip = settings.get("on_chip")
+        return TensorLocation(-1 if on_chip is None else int(on_chip), settings.get("min_elements_for_off_chip", 2),
+                              bool(settings.get("replicated_tensor_sharding", False)),
+                              settings.get("min_elements_for_replicated_tensor_sharding", 8192),
+                              bool(settings.get("io_tiles_to_load", False)), bool(settings.get("io_tiles_to_store", False)))
+
+    locations = TensorLocations(**{kind: location(settings) for kind, settings in options.tensor_locations.items()})
+    with module.context, ir.Location.unknown(module.context):
+        module.operation.attributes[TENSOR_LOCATIONS_ATTR] = locations.attr()
+
+
 def _attach_replica_groups(module: ir.Module, options: CompileOptions) -> None:
     """Write each grouped weight's replica group (``options.replica_groups``) on its
     parameter argument as ``ipu.replica_group``, for ipu-insert-training."""
@@ -261,6 +280,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
             func.attributes[OPTIMIZER_ATTR] = optimizer.attribute()
     _attach_strategy(module, options, training=training)
     _attach_replica_groups(module, options)
+    _attach_tensor_locations(module, options)
     if prekey is not None and not _storable(captured, training, name):
         prekey = None
     if cache is not None and cache.usable and prekey is None:  # the post-capture key

@@ -32,6 +32,7 @@ from ipu_mlir.dialects.poplar import (
     interface_of,
     variable_kind,
 )
+from ipu_mlir.dialects.poplar import remote_buffer_of
 from ipu_mlir.dialects.poplar import POPLAR_VIEWS, PRINT_FORMAT_ATTR
 from ipu_mlir.dialects.poplar.planning import floating_point_exceptions
 from ipu_mlir.dialects.poplar.program_order import scheduled_ops
@@ -78,6 +79,12 @@ class Program:
         self._devices: dict[int, torch.device] = {}
         self._placed = False  # IPUs placed on chosen devices: tensors move at IPU boundaries
         self._placed_constants: dict[tuple[int, torch.device], torch.Tensor] = {}
+        # Streaming memory: each remote buffer's IPU, the buffer of each off-chip variable,
+        # and each IPU's remote store for the current run (see environment()).
+        self.remote_buffers: dict[str, int] = {}
+        self.homes: dict[str, str] = {}
+        self._remote: dict[int, dict[str, torch.Tensor]] = {}
+        self._remote_types: dict[str, tuple[list[int], torch.dtype]] = {}
         self.main: list[Step] = []
         self.io: HostIO | None = None
         # Random ops: seeded by poptorch from Options.randomSeed (set_seed); each call of a
@@ -118,6 +125,8 @@ class Program:
                 slot = self._slot(op.results[0])
                 self._variable_slots[info.name] = slot
                 self._variable_of_slot[slot] = info
+                if remote_buffer_of(op) is not None:
+                    self.homes[info.name] = remote_buffer_of(op)
             elif name == "poplar.constant":
                 self._constants.append((self._slot(op.results[0]), constant_tensor(op.attributes["value"], op.results[0].type), ipu_of(op)))
             elif name == "poplar.host_stream":
@@ -130,7 +139,10 @@ class Program:
             elif name == "poplar.program_sequence" and attr(op, "name") == main_name:
                 main_op = op
             elif name == "poplar.remote_buffer":
-                raise KernelError("remote buffers (streaming memory) are not executed by the IPU Model yet")
+                self.remote_buffers[attr(op, "name")] = ipu_of(op)
+                element = ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value)
+                self._remote_types[attr(op, "name")] = ([attr(op, "repeats"), *element.shape] if attr(op, "repeats") > 1
+                                                        else list(element.shape), torch_dtype(element.element_type))
             else:
                 raise KernelError(f"{location_label(op.location)}: '{name}' cannot appear at graph level")
         for op in block.operations:
@@ -139,7 +151,7 @@ class Program:
                 self._decode_function(op)
         # Variables that outlive a run (not the per-run inputs, outputs and activations).
         self._persistent_slots = [(name, slot) for name, slot in self._variable_slots.items()
-                                  if self.variables[name].kind.outlives_a_run]
+                                  if self.variables[name].kind.outlives_a_run and name not in self.homes]
         self._output_streams = [s.name for s in self.streams.values() if s.direction == StreamDirection.DEVICE_TO_HOST]
         if main_op is None:
             raise KernelError(f"the graph has no 'poplar.program_sequence' named \"{main_name}\"")
@@ -182,15 +194,18 @@ class Program:
         # Last use of each temporary within this block, to free it early.
         last_use: dict[int, int] = {}
         defined_here: set[int] = set()
+        loaded_here: set[int] = set()  # off-chip variables: on chip from their load to their last use
         for index, op in enumerate(ops):
             for operand in operands_within(op):
                 last_use[self._slot(operand)] = index
             for result in op.results:
                 defined_here.add(self._slot(result))
+            if op.name == "poplar.program_remote_load":
+                loaded_here.add(self._slot(op.operands[0]))
         kills: dict[int, list[int]] = {}
         constants = {slot for slot, _, _ in self._constants} | {self._slot(op.results[0]) for op in ops if op.name == "poplar.constant"}
         for slot, index in last_use.items():
-            if slot in defined_here and slot not in self._variable_of_slot and slot not in constants:
+            if (slot in defined_here and slot not in self._variable_of_slot and slot not in constants) or slot in loaded_here:
                 kills.setdefault(index, []).append(slot)
         steps = []
         for index, op in enumerate(ops):
@@ -238,10 +253,14 @@ class Program:
             return self._decode_stash(op)
         if name in ("pipeline.send", "pipeline.recv"):
             return self._decode_channel(op)
+        if name in ("pipeline.remote_store", "pipeline.remote_load"):
+            return self._decode_phase_move(op)
         if name == "poplar.program_stream_copy":
             return self._decode_stream_copy(op)
         if name == "poplar.program_copy":
             return self._decode_copy(op)
+        if name in ("poplar.program_remote_load", "poplar.program_remote_store"):
+            return self._decode_remote_copy(op)
         if name == "poplar.popops_scaled_add_to":
             return self._decode_scaled_add_to(op)
         if name.startswith("poplar.gcl_"):  # collectives: among the replicas (runtime/replicas.py)
@@ -354,6 +373,20 @@ class Program:
             return self._copy_to_ipu(self._slot(op.operands[0]), channel, attr(op, "dst_ipu"))
         return st.take(channel, self._slot(op.results[0]))
 
+    def _decode_phase_move(self, op: ir.Operation) -> Step:
+        """Phased execution: a ``pipeline.remote_store`` copies a value into streaming memory
+        (its own tensor, held in the run's environment: the on-chip value can then be freed),
+        a ``pipeline.remote_load`` copies it back onto the IPU ``ipu_id`` of its reader."""
+        held = self._slot(("remote", attr(op, "buffer")))
+        if op.name == "pipeline.remote_store":
+            value = self._slot(op.operands[0])
+
+            def remote_store(env: list) -> None:
+                env[held] = env[value].clone()
+
+            return remote_store
+        return self._copy_to_ipu(held, self._slot(op.results[0]), attr(op, "ipu_id"))
+
     def _copy_to_ipu(self, src: int, dst: int, ipu: int) -> Step:
         """A step giving IPU ``ipu`` its own copy of slot ``src`` in slot ``dst`` (on its device)."""
         program = self
@@ -415,6 +448,25 @@ class Program:
 
         return copy
 
+    def _decode_remote_copy(self, op: ir.Operation) -> Step:
+        """A load copies the remote buffer into a new on-chip buffer of the variable (freed
+        after its last use in the block); a store copies the variable into the buffer."""
+        slot, buffer = self._slot(op.operands[0]), attr(op, "buffer")
+        if buffer not in self.remote_buffers:
+            raise KernelError(f"{location_label(op.location)}: remote buffer \"{buffer}\" is not declared in the graph")
+        ipu = self.remote_buffers[buffer]
+        program = self
+        if op.name == "poplar.program_remote_load":
+            def remote_load(env: list) -> None:
+                env[slot] = program._remote[ipu][buffer].clone()
+
+            return remote_load
+
+        def remote_store(env: list) -> None:
+            program._remote[ipu][buffer].copy_(env[slot])
+
+        return remote_store
+
     def _pipelined_loop(self, op: ir.Operation, count: int) -> Step | None:
         """A loop whose body calls a staged function, then only moves its outputs, runs
         as a pipeline over ``count`` micro-batches (see :mod:`runtime.pipeline_executor`)."""
@@ -441,9 +493,19 @@ class Program:
     # -- running --------------------------------------------------------------------
     def environment(self, stores: dict[int, DeviceStore]) -> list:
         env: list[Any] = [None] * len(self._slots)
+        self._remote = {ipu: store.remote for ipu, store in stores.items()}
+        homed = set(self.homes.values())
+        for buffer, ipu in self.remote_buffers.items():  # buffers of no variable start at zero
+            if buffer not in homed and buffer not in stores[ipu].remote:
+                shape, dtype = self._remote_types[buffer]
+                stores[ipu].remote[buffer] = torch.zeros(shape, dtype=dtype, device=stores[ipu].device)
         for name, slot in self._variable_slots.items():
             info = self.variables[name]
             store = stores[info.ipu]
+            if name in self.homes:  # off chip: in its remote buffer until a load
+                store.bind_remote(info, self.homes[name])
+                env[slot] = None
+                continue
             tensor = store.tensors.get(name)
             if tensor is None:
                 tensor = store.allocate(info)

@@ -26,7 +26,8 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects.pipeline import plan_of
 from ipu_mlir.dialects.pipeline_attrs import STAGE_ATTR, ipu_of
-from ipu_mlir.dialects.poplar import MEMORY_ATTR, POPLAR_VIEWS, IpuMemory, MemoryPlan
+from ipu_mlir.dialects.poplar import MEMORY_ATTR, POPLAR_VIEWS, STREAMING_ATTR, IpuMemory, MemoryPlan, streaming_attr
+from ipu_mlir.dialects.poplar import REMOTE_BUFFER_ATTR, variable_kind
 from ipu_mlir.dialects.poplar.planning import (
     AVAILABLE_MEMORY_ATTR,
     PARTIALS_TYPE_ATTR,
@@ -71,10 +72,15 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
     ops = [op.operation for op in block.operations]
     roots: dict[ir.Value, list[ir.Value]] = {}  # view result -> the values it aliases
     last_use: dict[ir.Value, int] = {}
+    uses: dict[ir.Value, list[int]] = {}  # off-chip variables: where each load's copy is used
+    loads: dict[ir.Value, list[int]] = {}
     for index, op in enumerate(ops):
         for operand in operands_within(op):
             for root in roots.get(operand, [operand]):
                 last_use[root] = index
+                uses.setdefault(root, []).append(index)
+        if op.name == "poplar.program_remote_load":
+            loads.setdefault(op.operands[0], []).append(index)
         if op.name in POPLAR_VIEWS:  # views alias their inputs: they keep them alive
             roots[op.results[0]] = [root for operand in op.operands for root in roots.get(operand, [operand])]
     live: dict[int, int] = {}
@@ -103,6 +109,14 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
                 entry.listed.add(result)
                 entry.largest.append((size, _describe(op)))
             ending.setdefault(last_use.get(result, index), []).append((ipu, size))
+            peak[ipu] = max(peak.get(ipu, 0), live[ipu])
+        if op.name == "poplar.program_remote_load":  # an off-chip variable: on chip until its last use here
+            variable = op.operands[0]
+            ipu, size = ipu_of(variable.owner), tensor_bytes(variable.type)
+            live[ipu] = live.get(ipu, 0) + size
+            following = [at for at in loads[variable] if at > index]
+            until = following[0] if following else len(ops)
+            ending.setdefault(max(at for at in uses[variable] if index <= at < until), []).append((ipu, size))
             peak[ipu] = max(peak.get(ipu, 0), live[ipu])
         if op.name in PLANNED_OPS:  # its partials beyond its results, while it runs
             ipu = ipu_of(op)
@@ -151,13 +165,23 @@ class PlanMemory(ModulePass):
             functions: dict[str, ir.Block] = {}
             main = None
             io_buffers: dict[int, list[tuple[int, str]]] = {}
+            streaming: dict[int, int] = {}  # bytes of remote buffers (poplar-place-tensors)
+            by_kind: dict[int, dict[str, int]] = {}  # on-chip variable bytes by kind, for the advice
             for op in graph.regions[0].blocks[0].operations:
                 op = op.operation
                 if op.name == "poplar.host_stream" and overlap_of(op).io_buffers:
                     size = tensor_bytes(ir.TypeAttr(op.attributes["type"]).value) * overlap_of(op).io_buffers
                     io_buffers.setdefault(ipu_of(op), []).append((size, ir.StringAttr(op.attributes["name"]).value))
+                elif op.name == "poplar.remote_buffer":
+                    repeats = ir.IntegerAttr(op.attributes["repeats"]).value
+                    size = tensor_bytes(ir.TypeAttr(op.attributes["type"]).value) * repeats
+                    streaming[ipu_of(op)] = streaming.get(ipu_of(op), 0) + size
+                elif op.name == "poplar.variable" and REMOTE_BUFFER_ATTR in op.attributes:
+                    continue  # in streaming memory; on chip only from a remote load to its last use
                 elif op.name == "poplar.variable":
                     size = tensor_bytes(op.results[0].type)
+                    kinds = by_kind.setdefault(ipu_of(op), {})
+                    kinds[variable_kind(op).value] = kinds.get(variable_kind(op).value, 0) + size
                     entry = usage.setdefault(ipu_of(op), IpuUsage())
                     entry.variables += size
                     entry.largest.append((size, _describe(op)))
@@ -181,17 +205,20 @@ class PlanMemory(ModulePass):
                 if entry.total > capacity:
                     largest = sorted(entry.largest, reverse=True)[:5]
                     listing = ", ".join(f"{what} ({size} bytes)" for size, what in largest)
+                    advice = _location_advice(by_kind.get(ipu, {}), entry.total - capacity)
                     diag.error(graph, (
                         f"the program does not fit on IPU {ipu}: it needs {entry.total} bytes "
                         f"({entry.variables} in variables, {entry.temporaries} at the peak of live temporaries"
                         + (f", {entry.stash} stashed for micro-batches in flight" if entry.stash else "") + ") "
-                        f"but an IPU has {capacity} bytes. Largest tensors: {listing}. "
+                        f"but an IPU has {capacity} bytes. Largest tensors: {listing}. " + advice +
                         "To fit: place tensors off chip (Options.TensorLocations), split the model over more IPUs "
                         "(poptorch.Block / BeginBlock with ShardedExecution or PipelinedExecution), use phased execution, "
                         "or reduce the micro-batch size."))
             plan = MemoryPlan.build([IpuMemory(ipu, entry.variables, entry.temporaries, entry.stash)
                                      for ipu, entry in usage.items()])
             graph.attributes[MEMORY_ATTR] = plan.attr()
+            if streaming:
+                graph.attributes[STREAMING_ATTR] = streaming_attr(streaming)
 
 
     def _record_defaults(self, graph: ir.Operation) -> None:
@@ -226,6 +253,26 @@ class PlanMemory(ModulePass):
                                   f"{io_capacity} bytes: allocate more with Options.TensorLocations.numIOTiles, or "
                                   "overlap fewer or smaller tensors (OverlapMode.OverlapAccumulationLoop keeps one "
                                   "copy, OverlapDeviceIterationLoop two)")
+
+
+_SETTERS = {"optimizer_state": "setOptimizerLocation", "weight": "setWeightLocation",
+            "accumulator": "setAccumulatorLocation"}
+
+
+def _location_advice(by_kind: dict[str, int], excess: int) -> str:
+    """The TensorLocations settings that would move enough bytes off chip, alone or together."""
+    movable = sorted(((size, kind) for kind, size in by_kind.items() if kind in _SETTERS), reverse=True)
+    chosen: list[tuple[int, str]] = []
+    for size, kind in movable:
+        if sum(s for s, _ in chosen) >= excess:
+            break
+        chosen.append((size, kind))
+    if not chosen or sum(s for s, _ in chosen) < excess:
+        return ""
+    calls = " and ".join(f"Options.TensorLocations.{_SETTERS[kind]}(poptorch.TensorLocationSettings()"
+                         f".useOnChipStorage(False)) ({kind.replace('_', ' ')}: {size} bytes)" for size, kind in chosen)
+    return f"Moving {calls} to streaming memory would free enough: the program would need less than the IPU has " \
+           "(the moved tensors are loaded on chip only while used). "
 
 
 def _pipelined_step(graph: ir.Operation) -> ir.Block | None:

@@ -14,7 +14,7 @@ Op names mirror the C++ API with the namespace joined by an underscore
 ``poplar::program::Copy``): IRDL, which defines our dialects, allows no dot inside an
 op name. The ops live in one module per Poplar library (``graph``: the graph, its data
 and programs; ``popops`` (and ``popops_indexing``: indexed updates and scatters; ``popops_scan``: cumulative sums, products, log-sum-exps, maxima and minima; ``popops_sort``: sort, top-k, order statistics and searchsorted; ``popops_histogram``: histograms and segment reductions), ``poplin`` (and ``poplin_linalg``: matrix
-factorisations; ``poplin_linalg_solve``: solves, inverses, determinants), ``popnn``, ``poprand``, ``gcl`` (collectives across replicas, within ``#poplar.comm_group`` groups); ``views``: the
+factorisations; ``poplin_linalg_solve``: solves, inverses, determinants), ``popnn``, ``poprand``, ``gcl`` (collectives across replicas, within ``#poplar.comm_group`` groups); ``custom``: custom ops, host calls and the CTC decoder; ``views``: the
 methods of ``poplar::Tensor``, and ``POPLAR_VIEWS``, the one list of their names); this package re-exports all of them, with the graph's
 typed attributes (``attributes``: ``#poplar.interface``, ``#poplar.memory_plan``) and the
 dialect's enumerations (``enums``: variable kinds, stream directions, sync kinds, copy
@@ -42,6 +42,8 @@ from .attributes import (
 from .base import Poplar, PoplarOp, Tensor, TensorResult, broadcast_shapes
 from .control import IfOp
 from .enums import CommGroupKind, CopyMode, OutputMode, StreamDirection, SyncKind, VariableKind
+from .custom import MAX_VALUES as CUSTOM_MAX_VALUES
+from .custom import CtcBeamSearchDecoderOp, CustomOp, CustomOpGradOp, HostCallOp
 from .gcl import (
     GROUP_ATTR,
     REDUCTIONS,
@@ -151,6 +153,19 @@ from .popops_scan import (
 from .popops_sort import ORDER_STATISTICS, OrderStatisticOp, SearchSortedOp, SortKeyValueOp, TopKOp
 from .poprand import DropoutOp, NormalOp, UniformOp
 from .views import POPLAR_VIEWS, BroadcastOp, ConcatOp, DimShuffleOp, ReshapeOp, ReverseOp, SliceOp
+from .streaming import (
+    REMOTE_BUFFER_ATTR,
+    STREAMING_ATTR,
+    TENSOR_LOCATIONS_ATTR,
+    RemoteLoadOp,
+    RemoteStoreOp,
+    TensorLocation,
+    TensorLocations,
+    remote_buffer_of,
+    streaming_attr,
+    streaming_of,
+    tensor_locations_of,
+)
 
 
 def register_traits() -> None:
@@ -180,5 +195,8 @@ __all__ = [
     "MatrixExpOp", "OrmqrOp", "PseudoInverseOp", "QrOp", "SignLogDeterminantOp", "SolveOp", "SvdOp", "TriangularSolveOp",
     "GROUP_ATTR", "REDUCTIONS", "AllGatherOp", "CommGroup", "CommGroupAttr", "CommGroupKind", "CrossReplicaBroadcastOp",
     "ReduceScatterOp", "comm_group_of", "replication_factor_of",
+    "CUSTOM_MAX_VALUES", "CtcBeamSearchDecoderOp", "CustomOp", "CustomOpGradOp", "HostCallOp",
+    "REMOTE_BUFFER_ATTR", "STREAMING_ATTR", "TENSOR_LOCATIONS_ATTR", "RemoteLoadOp", "RemoteStoreOp", "TensorLocation",
+    "TensorLocations", "remote_buffer_of", "streaming_attr", "streaming_of", "tensor_locations_of",
     "broadcast_shapes", "map_expression_args", "parse_map_expression", "register_traits",
 ]

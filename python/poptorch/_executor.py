@@ -171,12 +171,12 @@ class PoplarExecutor(CountersMixin):
         ipu = self._compiled.program.variables[name].ipu
         grouping = _replica_grouping.owner(self, name)
         if grouping is None:
-            return self._replica_stores[0][ipu].tensors[name]
+            return self._replica_stores[0][ipu].get(name)
         replicas = _Replicas.of(self._options)
         if replicas.ranks is not None:
             raise RuntimeError(f"'{name}' is grouped across replicas (replicaGrouping), and reading it back from "
                                "replicas of several processes is not supported; read it with one process")
-        values = {rank: stores[ipu].tensors[name] for rank, stores in zip(replicas.global_ranks, self._replica_stores,
+        values = {rank: stores[ipu].get(name) for rank, stores in zip(replicas.global_ranks, self._replica_stores,
                                                                            strict=True)}
         return _replica_grouping.join(grouping, values, replicas.total)
 
@@ -332,6 +332,7 @@ class PoplarExecutor(CountersMixin):
             self.copyWeightsToHostIfNeeded()
             self._download_optimizer_state()
         _host_sync.sync_host(self._user_model)  # a training wrapper of the same model may be newer
+        first_upload = self._replica_stores is None
         if self._replica_stores is None:
             num_ipus = self._compiled.program.num_ipus
             unused = sorted(ipu for ipu in self._options.ipu_model_devices if ipu is not None and ipu >= num_ipus)
@@ -341,6 +342,10 @@ class PoplarExecutor(CountersMixin):
             placed = bool(self._options.ipu_model_devices)
             self._replica_stores = [{ipu: DeviceStore(ipu, self._options.ipu_model_device(ipu) if placed else None)
                                      for ipu in range(num_ipus)} for _ in self._compiled.program.ranks]
+        if first_upload and _Replicas.of(self._options).ranks is not None:
+            from . import _distributed
+
+            _distributed.broadcast_weights(self)  # every process starts from process 0's weights
         named = self._named_tensors()
         for kind, name in self._arguments():
             if kind in (RoleKind.PARAMETER, RoleKind.BUFFER, RoleKind.CONSTANT):
@@ -437,6 +442,10 @@ class PoplarExecutor(CountersMixin):
         seed = self._options.random_seed
         if seed is None:
             seed = int(torch.randint(0, 2**62, ()).item())
+            if _Replicas.of(self._options).ranks is not None:
+                from . import _distributed
+
+                seed = _distributed.agree_seed(self._options, seed)  # process 0's
         self._compiled.program.set_seed(seed)
         if self._pending_rng_state is not None:  # set with rng_state, or loaded from a file
             self._compiled.program.set_rng_state(self._pending_rng_state)
@@ -695,11 +704,10 @@ class PoplarExecutor(CountersMixin):
         from . import _replica_grouping
 
         _replica_grouping.check(self, replicas.total)
-        if replicas.ranks is not None:
-            raise ValueError(
-                f"Options.Distributed: {self._options.Distributed.numProcesses} processes were configured, but "
-                "distributed execution across processes is not available yet; run one process with "
-                f"replicationFactor({replicas.total}) instead, or call Options.Distributed.disable()")
+        if replicas.ranks is not None:  # several processes: torch.distributed carries the collectives
+            from . import _distributed
+
+            _distributed.connect(self._options)
         micro_args, micro_kwargs = pytree.tree_map(lambda t: self._micro(t, factor), (args, kwargs))
         mode = self._options.resolved_output_mode(self._training)
         settings: dict[str, Any] = {
@@ -715,6 +723,8 @@ class PoplarExecutor(CountersMixin):
             "replication_factor": replicas.total,
             "replica_groups": _replica_grouping.compile_groups(self),
             "broadcast_buffers": self._options.broadcast_buffers,
+            # Where weights, optimizer state and accumulators live (poplar-place-tensors).
+            "tensor_locations": self._options.TensorLocations._placed(),
         }
         if self._options.ipu_target is not None:  # Options.setIpuTarget: the cost model's IPU
             from ipu_mlir.support.target import target_named
@@ -755,6 +765,8 @@ class PoplarExecutor(CountersMixin):
                 self._compiled = compile_program(self._model, micro_args, micro_kwargs, CompileOptions(**settings),
                                                  description, cache_dir=self._options.executable_cache_dir,
                                                  replica_ranks=replicas.ranks)
+        if replicas.ranks is not None:
+            _distributed.attach_exchange(self, replicas.local)
         self._argument_roles = [(RoleKind.parse(kind, "argument kind"), name) for kind, name in self._compiled.arguments]
         check_anchors(self, self._factor(), self._training)  # Options.anchorTensor names exist (_anchors.py)
         if self._options._Popart.recompute_pipeline and (
@@ -1026,8 +1038,8 @@ def _strategy_data(options: Options) -> dict[str, Any]:
     from ipu_mlir.driver import AutoStage as CompiledAutoStage
     from ipu_mlir.driver import StrategyKind
 
-    from .enums import AutoStage
-    from .execution_strategy import PipelinedExecution, ShardedExecution
+    from .enums import AutoStage, Liveness
+    from .execution_strategy import ParallelPhasedExecution, PipelinedExecution, SerialPhasedExecution, ShardedExecution
 
     strategy = options.execution_strategy
     data: dict[str, Any] = {"replication_factor": options.replication_factor,
@@ -1035,15 +1047,24 @@ def _strategy_data(options: Options) -> dict[str, Any]:
     if strategy is None:
         data.update(kind=StrategyKind.PIPELINED, auto_stage=CompiledAutoStage.SAME_AS_IPU, stages=[])
         return data
+    if isinstance(strategy, (SerialPhasedExecution, ParallelPhasedExecution)):  # stages phase by phase
+        stages = [(stage, phase.phase_id) for phase in strategy.phases for stage in phase.stages]
+        data.update(
+            kind=StrategyKind.SERIAL_PHASED if isinstance(strategy, SerialPhasedExecution) else StrategyKind.PARALLEL_PHASED,
+            auto_stage=CompiledAutoStage.SAME_AS_IPU,
+            stages=[{"blocks": list(stage.blocks), "ipu": -1 if stage.ipu_id is None else int(stage.ipu_id)}
+                    for stage, _ in stages],
+            phases=[phase for _, phase in stages],
+            liveness={Liveness.AlwaysLive: "always_live", Liveness.OffChipAfterFwd: "off_chip_after_fwd",
+                      Liveness.OffChipAfterFwdNoOverlap: "off_chip_after_fwd_no_overlap",
+                      Liveness.OffChipAfterEachPhase: "off_chip_after_each_phase"}[strategy.tensors_liveness],
+            separate_backward_phase=strategy.separate_backward_phase,
+        )
+        return data
     if isinstance(strategy, PipelinedExecution):
         kind = StrategyKind.PIPELINED
-    elif isinstance(strategy, ShardedExecution):
-        kind = StrategyKind.SHARDED
     else:
-        raise ValueError(
-            f"{type(strategy).__name__}: phased execution is not available in the IPU Model yet; "
-            "use PipelinedExecution or ShardedExecution"
-        )
+        kind = StrategyKind.SHARDED
     auto = strategy.auto_stage
     data.update(
         kind=kind,

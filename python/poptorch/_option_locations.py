@@ -168,7 +168,8 @@ class _TensorLocationOptions(_OptionGroup):
                 f"the activation settings."
             )
         self._locations[kind] = location._stored_copy()
-        _ignored(f"TensorLocations.{method}", location)
+        if kind == "activation":  # the others are read by poplar-place-tensors
+            _ignored(f"TensorLocations.{method}", location)
         return self
 
     def setActivationLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802
@@ -211,6 +212,12 @@ class _TensorLocationOptions(_OptionGroup):
     def accumulator_location(self) -> TensorLocationSettings:
         """Read-only view of the accumulator settings."""
         return self._locations["accumulator"]._view()
+
+    def _placed(self) -> dict[str, dict[str, Any]]:
+        """The classes whose settings differ from the defaults, as the compiler reads them."""
+        default = TensorLocationSettings().to_dict()
+        return {kind: settings.to_dict() for kind, settings in self._locations.items()
+                if settings.to_dict() != default}
 
     def _to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {"num_io_tiles": self._num_io_tiles}

@@ -86,9 +86,12 @@ SETTERS: dict[str, tuple[tuple, str]] = {
     "Distributed.disable": ((), "test_options.py::test_distributed_reads_openmpi_variables_and_custom_ones"),
     "TensorLocations.numIOTiles": ((32,), "api/test_planning_hints.py::test_io_tiles_are_taken_from_the_compute_tiles"),
     "TensorLocations.setActivationLocation": ((OFF_CHIP,), WARNS),
-    "TensorLocations.setWeightLocation": ((OFF_CHIP,), WARNS),
-    "TensorLocations.setOptimizerLocation": ((OFF_CHIP,), WARNS),
-    "TensorLocations.setAccumulatorLocation": ((OFF_CHIP,), WARNS),
+    "TensorLocations.setWeightLocation": (
+        (OFF_CHIP,), "locations/test_tensor_locations.py::test_off_chip_class_moves_to_streaming_memory_same_numbers"),
+    "TensorLocations.setOptimizerLocation": (
+        (OFF_CHIP,), "locations/test_tensor_locations.py::test_off_chip_class_moves_to_streaming_memory_same_numbers"),
+    "TensorLocations.setAccumulatorLocation": (
+        (OFF_CHIP,), "locations/test_tensor_locations.py::test_off_chip_class_moves_to_streaming_memory_same_numbers"),
     "Jit.traceModel": ((True,), WARNS),
     # autoRecomputation recomputes pipelined activations; an unknown key warns (test_options.py).
     "_Popart.set": (("autoRecomputation", 3), "test_recompute.py::test_recomputation_over_more_stages_matches_sharded"),

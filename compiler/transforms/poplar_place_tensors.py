@@ -1,0 +1,238 @@
+"""poplar-place-tensors: variables whose class lives off chip move to streaming memory.
+
+Input: a ``poplar.graph`` after ``poplar-build-program`` / ``pipeline-schedule``, and the
+module's ``#poplar.tensor_locations`` (written by the driver from
+``Options.TensorLocations``; none: everything stays on chip). Output: each weight,
+optimizer-state or accumulator variable whose class is off chip (and which has at least
+``min_elements_for_off_chip`` elements) gets a ``poplar.remote_buffer`` named
+``remote.<variable>`` and ``poplar.remote_buffer = "remote.<variable>"``; every program
+that uses it loads it (``poplar.program_remote_load``) just before its first use and, if
+it may write it, stores it (``poplar.program_remote_store``) just after its last use, so
+it is on chip only in between (``poplar-plan-memory`` counts it there).
+
+Where the load goes: in the innermost block whose uses it must cover. A block whose uses
+of the variable are all inside calls or nested programs (a ``program_repeat`` calling the
+step, the ``update`` function) hands each of them its own load and store; a block with a
+direct use loads before its first user and stores after its last.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from torch_mlir import ir
+
+from ipu_mlir.dialects.poplar import POPLAR_VIEWS, REMOTE_BUFFER_ATTR, TensorLocations, tensor_locations_of, variable_kind
+from ipu_mlir.dialects.poplar.program_order import graphs_of
+from ipu_mlir.support.ir_build import i64, string
+from ipu_mlir.support.ir_walk import operands_within
+
+from ..pass_base import Diagnostics, ModulePass, PassOptionError
+
+IO_TILES_ATTR = "poplar.io_tiles"  # unit attribute on a remote load / store through the I/O tiles
+_REMOTE_PREFIX = "remote."
+_GAP = 8  # ops without a use of an off-chip variable after which it is reloaded rather than kept
+
+
+def _elements(value: ir.Value) -> int:
+    count = 1
+    for dim in ir.RankedTensorType(value.type).shape:
+        count *= dim
+    return count
+
+
+def _callees(op: ir.Operation) -> list[str]:
+    """The functions ``op`` calls, directly or in its nested programs."""
+    found: list[str] = []
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        if inner.name == "poplar.program_call":
+            found.append(ir.StringAttr(inner.attributes["callee"]).value)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return found
+
+
+def _writes(op: ir.Operation, value: ir.Value) -> bool:
+    """Whether ``op`` (or an op nested in it) may write ``value``: it is an operand of an op
+    without results (program ops and in-place updates), except as a copy's source or a
+    device-to-host stream's element. Conservative: a read counted as a write costs a store."""
+    found = False
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        if inner.results or inner.name in ("poplar.program_remote_load", "poplar.program_remote_store",
+                                           "poplar.program_print_tensor"):
+            return ir.WalkResult.ADVANCE
+        operands = list(inner.operands)
+        if inner.name == "poplar.program_copy":
+            operands = operands[1:]
+        if value in operands:
+            found = True
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return found
+
+
+class _Placer:
+    """Inserts the loads and stores of the off-chip variables of one graph."""
+
+    def __init__(self, graph: ir.Operation, io_tiles: int) -> None:
+        self.functions: dict[str, ir.Block] = {}
+        for op in graph.regions[0].blocks[0].operations:
+            if op.operation.name == "poplar.function":
+                self.functions[ir.StringAttr(op.operation.attributes["name"]).value] = op.operation.regions[0].blocks[0]
+        self._uses: dict[tuple[str, ir.Value], bool] = {}
+        self._done: set[tuple[str, ir.Value]] = set()
+        self.io_tiles = io_tiles
+
+    def function_uses(self, name: str, value: ir.Value, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether function ``name`` uses ``value``, directly or through its calls."""
+        key = (name, value)
+        if key not in self._uses:
+            block = self.functions.get(name)
+            used = False
+            if block is not None and name not in seen:
+                used = any(self.op_uses(op.operation, value, seen | {name}) for op in block.operations)
+            self._uses[key] = used
+        return self._uses[key]
+
+    def op_uses(self, op: ir.Operation, value: ir.Value, seen: frozenset[str] = frozenset()) -> bool:
+        if value in operands_within(op):
+            return True
+        return any(self.function_uses(callee, value, seen) for callee in _callees(op))
+
+    def place(self, block: ir.Block, value: ir.Value, buffer: str, load_io: bool, store_io: bool) -> None:
+        ops = [op.operation for op in block.operations]
+        aliases = {value}  # the variable and the views of it made in this block: a view reads its buffer
+        positions = []
+        for index, op in enumerate(ops):
+            if any(operand in aliases for operand in operands_within(op)):
+                positions.append(index)
+                if op.name in POPLAR_VIEWS:
+                    aliases.update(op.results)
+            elif any(self.function_uses(callee, value) for callee in _callees(op)):
+                positions.append(index)
+        if not positions:
+            return
+        users = [ops[index] for index in positions]
+        direct = any(value in operands_within(op) for op in users)
+        if not direct:  # only calls and nested programs use it: each loads and stores its own
+            for op in users:
+                if op.name == "poplar.program_call":
+                    callee = ir.StringAttr(op.attributes["callee"]).value
+                    if (callee, value) not in self._done:
+                        self._done.add((callee, value))
+                        self.place(self.functions[callee], value, buffer, load_io, store_io)
+                else:
+                    for region in op.regions:
+                        for inner in region.blocks:
+                            self.place(inner, value, buffer, load_io, store_io)
+            return
+        # One load per run of uses: more than _GAP ops without a use in between free the
+        # on-chip copy (stored first if the run wrote it) until the next run loads it again.
+        runs = [[positions[0]]]
+        for index in positions[1:]:
+            if index - runs[-1][-1] > _GAP:
+                runs.append([])
+            runs[-1].append(index)
+        for run in runs:
+            self._load_and_store([ops[index] for index in run], value, buffer, load_io, store_io)
+
+    def _load_and_store(self, users: list[ir.Operation], value: ir.Value, buffer: str, load_io: bool,
+                        store_io: bool) -> None:
+        first, last = users[0], users[-1]
+        written = any(_writes(op, value) or any(self.function_writes(c, value) for c in _callees(op)) for op in users)
+        with ir.InsertionPoint(first):
+            load = ir.Operation.create("poplar.program_remote_load", operands=[value],
+                                       attributes={"buffer": string(buffer)})
+        if load_io:
+            load.attributes[IO_TILES_ATTR] = ir.UnitAttr.get()
+        _copy_stage(first, load)
+        if written:
+            with ir.InsertionPoint(last):
+                store = ir.Operation.create("poplar.program_remote_store", operands=[value],
+                                            attributes={"buffer": string(buffer)})
+            store.move_after(last)
+            if store_io:
+                store.attributes[IO_TILES_ATTR] = ir.UnitAttr.get()
+            _copy_stage(last, store)
+
+    def function_writes(self, name: str, value: ir.Value, seen: frozenset[str] = frozenset()) -> bool:
+        block = self.functions.get(name)
+        if block is None or name in seen:
+            return False
+        return any(_writes(op.operation, value) or any(self.function_writes(c, value, seen | {name})
+                                                        for c in _callees(op.operation))
+                   for op in block.operations)
+
+
+def _copy_stage(source: ir.Operation, target: ir.Operation) -> None:
+    """A load or store runs in the pipeline stage (and on the IPU) of the op it serves."""
+    for name in ("pipeline.stage", "pipeline.ipu"):
+        if name in source.attributes:
+            target.attributes[name] = source.attributes[name]
+
+
+@dataclasses.dataclass(frozen=True)
+class PlaceTensors(ModulePass):
+    """Move the variables of off-chip tensor classes to streaming memory, loaded before use and stored after update.
+
+    Reads ``poplar.tensor_locations`` (``#poplar.tensor_locations``) on the module.
+
+    Arguments:
+      io-tiles: tiles of each IPU set aside for I/O (TensorLocations.numIOTiles); loads or
+        stores through the I/O tiles need some (default 0).
+    """
+
+    name: ClassVar[str] = "poplar-place-tensors"
+    io_tiles: int = 0
+
+    def run(self, module: ir.Operation, diag: Diagnostics) -> None:
+        if self.io_tiles < 0:
+            raise PassOptionError(f"pass '{self.name}': io-tiles must be >= 0, got {self.io_tiles}")
+        try:
+            locations = tensor_locations_of(module)
+        except ValueError as error:
+            diag.error(module, str(error))
+            return
+        if locations == TensorLocations():
+            return
+        for graph in graphs_of(module):
+            self._place_graph(graph, locations, diag)
+
+    def _place_graph(self, graph: ir.Operation, locations: TensorLocations, diag: Diagnostics) -> None:
+        placer = _Placer(graph, self.io_tiles)
+        main = None
+        variables = []
+        for op in graph.regions[0].blocks[0].operations:
+            op = op.operation
+            if op.name == "poplar.program_sequence":
+                main = op
+            elif op.name == "poplar.variable" and REMOTE_BUFFER_ATTR not in op.attributes:
+                location = locations.of_kind(variable_kind(op))
+                if location is not None and location.off_chip(_elements(op.results[0])):
+                    variables.append((op, location))
+        if main is None or not variables:
+            return
+        for op, location in variables:
+            if (location.io_tiles_to_load or location.io_tiles_to_store) and self.io_tiles == 0:
+                diag.error(graph, f"{variable_kind(op).value} tensors are loaded or stored through I/O tiles "
+                                  "(TensorLocationSettings.useIOTilesToLoad / useIOTilesToStore) but no I/O tiles "
+                                  "are allocated: set Options.TensorLocations.numIOTiles(32) or more")
+                return
+        for op, location in variables:
+            name = ir.StringAttr(op.attributes["name"]).value
+            buffer = _REMOTE_PREFIX + name
+            with ir.InsertionPoint(op):
+                remote = ir.Operation.create("poplar.remote_buffer", attributes={
+                    "name": string(buffer), "type": ir.TypeAttr.get(op.results[0].type), "repeats": i64(1)})
+            remote.move_after(op)
+            if "ipu" in op.attributes:
+                remote.attributes["pipeline.ipu"] = op.attributes["ipu"]
+            op.attributes[REMOTE_BUFFER_ATTR] = string(buffer)
+            placer.place(main.regions[0].blocks[0], op.results[0], buffer,
+                         location.io_tiles_to_load, location.io_tiles_to_store)

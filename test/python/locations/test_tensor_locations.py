@@ -1,0 +1,113 @@
+"""Options.TensorLocations (SEMANTICS "Tensor locations"): weights, optimizer state and
+accumulators of an off-chip class live in streaming memory (remote buffers), loaded on chip
+before use and stored after update. The memory plan moves bytes from chip to streaming
+memory and the numbers stay those of eager PyTorch."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import poptorch
+from helpers import FP32
+
+STEPS = 3
+
+
+class Regression(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.net = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.Tanh(), torch.nn.Linear(32, 4))
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.net(x)
+        return out, F.mse_loss(out, y)
+
+
+def _batches(count: int, batch: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    generator = torch.Generator().manual_seed(1)
+    return [(torch.randn(batch, 8, generator=generator), torch.randn(batch, 4, generator=generator))
+            for _ in range(count)]
+
+
+def _eager(model: torch.nn.Module, batches: list, accumulation: int) -> tuple[torch.nn.Module, list[torch.Tensor]]:
+    model = copy.deepcopy(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    losses = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        parts = [model(xs, ys)[1] for xs, ys in zip(x.chunk(accumulation), y.chunk(accumulation), strict=True)]
+        torch.stack(parts).mean().backward()
+        optimizer.step()
+        losses.append(torch.stack(parts).detach())
+    return model, losses
+
+
+def _train(placement: dict[str, poptorch.TensorLocationSettings], accumulation: int = 1):
+    model = Regression()
+    reference, eager_losses = _eager(model, _batches(STEPS, 4 * accumulation), accumulation)
+    options = poptorch.Options()
+    if accumulation > 1:
+        options.Training.gradientAccumulation(accumulation)
+    for kind, settings in placement.items():
+        getattr(options.TensorLocations, f"set{kind}Location")(settings)
+    training = poptorch.trainingModel(model, options, optimizer=poptorch.optim.Adam(model.parameters(), lr=0.01))
+    losses = []
+    for x, y in _batches(STEPS, 4 * accumulation):
+        losses.append(training(x, y)[1])
+    training.copyWeightsToHost()
+    for name, value in reference.state_dict().items():
+        torch.testing.assert_close(model.state_dict()[name], value, **FP32, msg=f"weight {name}")
+    for got, want in zip(losses, eager_losses, strict=True):
+        torch.testing.assert_close(got.reshape(-1)[-1], want[-1], **FP32)
+    memory = training._compiled.memory_per_ipu()[0]
+    streaming = memory["streaming"]
+    text = training._compiled.ir_text() if callable(getattr(training._compiled, "ir_text", None)) else ""
+    return memory, streaming, text
+
+
+OFF_CHIP = poptorch.TensorLocationSettings().useOnChipStorage(False)
+
+
+@pytest.mark.parametrize("kind", ["Weight", "Optimizer"])
+def test_off_chip_class_moves_to_streaming_memory_same_numbers(kind: str) -> None:
+    on_chip, on_chip_streaming, _ = _train({})
+    off_chip, streaming, text = _train({kind: OFF_CHIP})
+    assert on_chip_streaming == 0
+    weights = (8 * 32 + 32 + 32 * 4 + 4) * 4
+    # The off-chip class is in streaming memory (Adam: two moments per weight, step counts stay
+    # on chip: below minElementsForOffChip's default of 2 elements)...
+    assert streaming == (weights if kind == "Weight" else 2 * weights)
+    # ...and no longer always on chip: variables shrink by that much, loads are temporaries.
+    assert off_chip["variables"] == on_chip["variables"] - streaming
+    assert off_chip["total"] < on_chip["total"]
+    assert "poplar.program_remote_load" in text and "poplar.program_remote_store" in text
+
+
+def test_off_chip_accumulators_with_gradient_accumulation() -> None:
+    on_chip, _, _ = _train({}, accumulation=2)
+    off_chip, streaming, _ = _train({"Accumulator": OFF_CHIP}, accumulation=2)
+    assert streaming == (8 * 32 + 32 + 32 * 4 + 4) * 4  # one accumulator per weight
+    assert off_chip["variables"] == on_chip["variables"] - streaming
+
+
+def test_min_elements_for_off_chip_keeps_small_tensors_on_chip() -> None:
+    settings = poptorch.TensorLocationSettings().useOnChipStorage(False).minElementsForOffChip(100)
+    _, streaming, _ = _train({"Weight": settings})
+    assert streaming == (8 * 32 + 32 * 4) * 4  # the two matrices; the biases (32, 4) stay on chip
+
+
+def test_io_tiles_to_load_need_io_tiles() -> None:
+    model = Regression()
+    options = poptorch.Options()
+    options.TensorLocations.setOptimizerLocation(
+        poptorch.TensorLocationSettings().useOnChipStorage(False).useIOTilesToLoad(True))
+    training = poptorch.trainingModel(model, options, optimizer=poptorch.optim.Adam(model.parameters(), lr=0.01))
+    x, y = _batches(1, 4)[0]
+    with pytest.raises(Exception, match=r"useIOTilesToLoad / useIOTilesToStore\) but no I/O tiles are allocated: "
+                                        r"set Options.TensorLocations.numIOTiles\(32\)"):
+        training(x, y)
