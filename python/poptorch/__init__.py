@@ -28,6 +28,7 @@ from .execution_strategy import (
 )
 from .ops import (
     NameScope,
+    ctc_beam_search_decoder,
     dynamic_slice,
     identity_loss,
     ipu_print_tensor,
@@ -41,6 +42,8 @@ from .ops import (
 )
 from ._multiconv import MultiConv, set_overlap_for_input, set_overlap_for_output
 from ._control_flow import cond, for_loop
+from ._cpu import CPU
+from ._custom_ops import custom_op, register_custom_op
 from .options import Options, TensorLocationSettings
 
 __version__ = "3.4.0+ipu_mlir.0.1.0"
@@ -87,6 +90,7 @@ __all__ = [
     "BeginBlock",
     "Block",
     "BlockFunction",
+    "CPU",
     "DataLoader",
     "ExecutionStrategy",
     "NameScope",
@@ -100,7 +104,10 @@ __all__ = [
     "Stage",
     "TensorLocationSettings",
     "cond",
+    "ctc_beam_search_decoder",
+    "custom_op",
     "for_loop",
+    "register_custom_op",
     "identity_loss",
     "inferenceModel",
     "trainingModel",

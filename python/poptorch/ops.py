@@ -230,3 +230,41 @@ class NameScope(contextlib.AbstractContextManager):
         self._context.__exit__(*exc)
 
 
+
+
+def ctc_beam_search_decoder(probs: torch.Tensor, lengths: torch.Tensor, blank: int = 0, beam_width: int = 100,
+                            top_paths: int = 1) -> list[torch.Tensor]:
+    """The ``top_paths`` most likely label sequences of each batch element by CTC prefix beam
+    search, and their log probabilities.
+
+    ``probs`` are log probabilities ``[input_length, batch_size, num_classes]``; ``lengths``
+    ``[batch_size]`` the valid time steps of each element; class ``blank`` is CTC's blank;
+    ``beam_width`` prefixes are kept after each step. Returns ``[probabilities, lengths,
+    paths]``: log probabilities ``[batch_size, top_paths]`` (most likely first; -inf where an
+    input has fewer paths), path lengths ``[batch_size, top_paths]`` (int32) and decoded paths
+    ``[batch_size, top_paths, input_length]`` (int32, padded with ``blank``). On the IPU it is
+    one ``poplar.popnn_ctc_beam_search_decoder``.
+
+    >>> log_probs, path_lengths, paths = poptorch.ctc_beam_search_decoder(x.log_softmax(2), lengths, top_paths=2)
+    """
+    label = "ctc_beam_search_decoder"
+    if not isinstance(probs, torch.Tensor) or probs.dim() != 3 or not probs.dtype.is_floating_point:
+        raise TypeError(f"{label}: probs must be a float tensor [input_length, batch_size, num_classes], got "
+                        f"{tuple(probs.shape) if isinstance(probs, torch.Tensor) else type(probs).__name__}")
+    if not isinstance(lengths, torch.Tensor) or tuple(lengths.shape) != (probs.shape[1],) \
+            or lengths.dtype.is_floating_point or lengths.dtype.is_complex or lengths.dtype == torch.bool:
+        raise TypeError(f"{label}: lengths must be an integer tensor of shape [{probs.shape[1]}] (batch_size), got "
+                        f"{lengths!r}")
+    for name, value, low, high in (("blank", blank, 0, probs.shape[2] - 1), ("beam_width", beam_width, 1, None),
+                                   ("top_paths", top_paths, 1, beam_width)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{label}: {name} must be an int, got {type(value).__name__}")
+        if value < low or (high is not None and value > high):
+            bound = f"in [{low}, {high}]" if high is not None else f"at least {low}"
+            raise ValueError(f"{label}: {name} must be {bound}, got {value}"
+                             f"{' (top_paths <= beam_width)' if name == 'top_paths' else ''}")
+    from ipu_mlir.compiler.frontend import host_ops
+
+    if _tracing():
+        return list(host_ops.ctc_beam_search_decoder(probs, lengths, blank, beam_width, top_paths))
+    return list(host_ops.ctc_decode(probs, lengths, blank, beam_width, top_paths))

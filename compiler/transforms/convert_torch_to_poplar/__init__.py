@@ -21,6 +21,7 @@ from ...pass_base import Diagnostics, ModulePass
 from . import (
     backward,
     control_flow,
+    custom,
     data_movement,
     distances,
     elementwise,
@@ -47,7 +48,7 @@ from . import (
 
 FAMILIES = (elementwise, reductions, data_movement, indexing, linear, linalg, distances, embedding_bag, fft, normalization,
             pooling, fractional_pool, losses, random, backward, sorting, padding, resampling, im2col, grid_sample, ipu_ops,
-            special, histograms, control_flow)
+            special, histograms, control_flow, custom)
 
 # Torch scalars: users read them as constants (``Lowering.const``); they produce no tensor.
 _SCALAR_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.none",

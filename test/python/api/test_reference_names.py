@@ -11,9 +11,7 @@ import pytest
 from api.reference_names import reference_names, reference_path, resolves
 
 KNOWN_MISSING = frozenset({
-    "poptorch.CPU", "poptorch.CPU.execute", "poptorch.CPU.registerPersistentData",  # host callbacks
     "poptorch.VariableRetrievalMode.replicaGrouping",  # a weight-tensor method; needs replication
-    "poptorch.ctc_beam_search_decoder", "poptorch.custom_op",
 })
 
 pytestmark = pytest.mark.skipif(reference_path() is None, reason="the API reference (seed 003) is not present")
