@@ -53,8 +53,12 @@ def _train(placement: dict[str, poptorch.TensorLocationSettings], accumulation: 
     options = poptorch.Options()
     if accumulation > 1:
         options.Training.gradientAccumulation(accumulation)
-    for kind, settings in placement.items():
-        getattr(options.TensorLocations, f"set{kind}Location")(settings)
+    if "Weight" in placement:
+        options.TensorLocations.setWeightLocation(placement["Weight"])
+    if "Optimizer" in placement:
+        options.TensorLocations.setOptimizerLocation(placement["Optimizer"])
+    if "Accumulator" in placement:
+        options.TensorLocations.setAccumulatorLocation(placement["Accumulator"])
     training = poptorch.trainingModel(model, options, optimizer=poptorch.optim.Adam(model.parameters(), lr=0.01))
     losses = []
     for x, y in _batches(STEPS, 4 * accumulation):
