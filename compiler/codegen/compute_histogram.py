@@ -13,16 +13,21 @@ each element in. Registered in ``compute.EMITTERS``.
 Refused by name: ``histogramdd``, weights, and ``histogram`` without a range (its edges are
 a fused multiply-add ``linspace`` of the data's extremes, which ``popops::map`` cannot
 reproduce exactly).
+
+``popops_segment_reduce`` (``torch.segment_reduce``) is here too: each element's segment is
+counted from the segment ends, then the elements reduce with ``multiUpdateAdd`` /
+``multiUpdateMax`` into a table of segments.
 """
 
 from __future__ import annotations
 
+import math
 import struct
 from typing import Any
 
 from torch_mlir import ir
 
-from .compute import emits
+from .compute import _dims, emits
 from .errors import CodegenError
 from .map_expr import _float_literal
 
@@ -151,3 +156,86 @@ def _histogram(cx: Any, op: Any, bins: int, bounds: list[float], given: Any) -> 
                   f"{{{out}, {total}, {edges}.slice(1, {bins + 1}), {edges}.slice(0, {bins})}}, {prog}, {cx.debug(op, 'density')});"]
     lines.append(f"poplar::Tensor {cx.define(edges_result)} = {edges};")
     return lines
+
+
+@emits("poplar.popops_segment_reduce")
+def emit_segment_reduce(cx: Any, op: Any) -> list[str]:
+    """Each element's segment is the count of segment ends at or below its position (the ends
+    a sum of the lengths, or the offsets after the first); the elements then reduce into a
+    table of [lines x segments] rows with ``popops::multiUpdateAdd`` (sum, mean) or
+    ``multiUpdateMax`` (max; min as the maximum of negated values) from ``initial`` or the
+    reduction's identity. A mean divides by the segment's length (torch adds ``initial`` to
+    the sum first; an empty segment is ``initial``, or NaN). ``prod`` is refused."""
+    data, segments = op.operands
+    reduce, kind, axis, initial = cx.attr(op, "reduce"), cx.attr(op, "segments_by"), cx.attr(op, "axis"), cx.attr(op, "initial")
+    if reduce == "prod":
+        raise CodegenError(f"{cx.where(op)}: a product segment reduction has no emission (PopLibs has no multiplying "
+                           "multiUpdate); use sum, mean, max or min")
+    if cx.ptype(data) != "FLOAT":
+        raise CodegenError(f"{cx.where(op)} of {cx.ptype(data)} elements has no emission (emitted: FLOAT)")
+    shape, seg_shape = cx.shape(data), cx.shape(segments)
+    lead, length, rest = math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])
+    count = seg_shape[-1] - (1 if kind == "offsets" else 0)
+    g, prog = cx.graph(op), cx.prog
+    seg = f"popops::cast({g}, {cx.name(segments)}.reshape({{{lead}, {seg_shape[-1]}}}), poplar::FLOAT, {prog}, {cx.debug(op, 'segments')})"
+    ends, sizes, ids, mask, data_c, pos, base = (cx.fresh(n) for n in ("ends", "sizes", "segmentOf", "mask", "data", "positions", "lineBase"))
+    lines = [f"poplar::Tensor {sizes}, {ends};"]
+    if kind == "lengths":
+        values = ", ".join("true" if j <= s else "false" for s in range(count) for j in range(count))
+        lines += [f"{sizes} = {seg};",
+                  f"static const bool {mask}Data[] = {{{values}}};",
+                  f"poplar::Tensor {mask} = {g}.addConstant<bool>(poplar::BOOL, {{{count}, {count}}}, {mask}Data, {cx.debug(op, 'mask')});",
+                  f"mapLinearly({g}, {mask}, 0, 1);",
+                  "// the segments' ends: sums of the lengths up to each",
+                  f"{ends} = popops::reduce({g}, popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::_1, pe::Const(0.0f), pe::_2), "
+                  f"{{{sizes}.expand({{1}}).broadcast({count}, 1), {mask}.expand({{0}}).broadcast({lead}, 0)}}, {prog}, {cx.debug(op, 'ends')}), "
+                  f"poplar::FLOAT, {{2}}, popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'ends')});"]
+    else:
+        offsets = cx.fresh("offsets")
+        lines += [f"poplar::Tensor {offsets} = {seg};",
+                  f"{ends} = {offsets}.slice(1, {count + 1}, 1);",
+                  f"{sizes} = popops::sub({g}, {ends}, {offsets}.slice(0, {count}, 1), {prog}, {cx.debug(op, 'sizes')});"]
+    lines += [f"static const float {pos}Data[] = {{{', '.join(f'{p}.0f' for p in range(length))}}};",
+              f"poplar::Tensor {pos} = {g}.addConstant<float>(poplar::FLOAT, {{{length}}}, {pos}Data, {cx.debug(op, 'positions')});",
+              f"mapLinearly({g}, {pos}, 0, 1);",
+              f"static const int {base}Data[] = {{{', '.join(str(i * count) for i in range(lead))}}};",
+              f"poplar::Tensor {base} = {g}.addConstant<int>(poplar::INT, {{{lead}, 1}}, {base}Data, {cx.debug(op, 'lines')});",
+              f"mapLinearly({g}, {base}, 0, 1);",
+              "// each element's row in the table: its line's first row + the count of segment ends at or below its position",
+              f"poplar::Tensor {ids} = popops::cast({g}, popops::add({g}, popops::reduce({g}, popops::map({g}, pe::Cast(pe::BinaryOp("
+              f"pe::BinaryOpType::LESS_THAN_EQUAL, pe::_1, pe::_2), poplar::INT), {{{ends}.expand({{1}}).broadcast({length}, 1), "
+              f"{pos}.expand({{0, 2}}).broadcast({lead}, 0).broadcast({count}, 2)}}, {prog}, {cx.debug(op, 'segment')}), poplar::INT, {{2}}, "
+              f"popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'segment')}), {base}.broadcast({length}, 1), {prog}, "
+              f"{cx.debug(op, 'segment')}), poplar::UNSIGNED_INT, {prog}, {cx.debug(op, 'segment')}).reshape({{{lead * length}, 1}});"]
+    identity = {"sum": 0.0, "mean": 0.0, "max": float("-inf"), "min": float("-inf")}[reduce]
+    start = initial[0] if initial and reduce != "mean" else identity
+    if reduce == "min" and initial:
+        start = -initial[0]
+    table, rows = cx.fresh("table"), cx.fresh("rows")
+    plan = f"{{0}}, {{1}}, {prog}, popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)}"
+    lines += [f"poplar::Tensor {table} = {g}.addVariable(poplar::FLOAT, {{{lead * count}, {rest}}}, {cx.debug(op, 'table')});",
+              f"mapLinearly({g}, {table}, 0, 1);",
+              f"popops::mapInPlace({g}, pe::Const({_float_literal(start)}), {{{table}}}, {prog}, {cx.debug(op, 'start')});",
+              f"poplar::Tensor {rows} = {cx.name(data)}.reshape({{{lead * length}, 1, {rest}}});"]
+    if reduce in ("sum", "mean"):
+        scale = cx.fresh("scale")
+        lines += [f"poplar::Tensor {scale} = {g}.addConstant<float>(poplar::FLOAT, {{}}, 1.0f, {cx.debug(op, 'scale')});",
+                  f"mapLinearly({g}, {scale}, 0, 1);",
+                  f"popops::multiUpdateAdd({g}, {table}, {rows}, {ids}, {scale}, {plan});"]
+    elif reduce == "max":
+        lines.append(f"popops::multiUpdateMax({g}, {table}, {rows}, {ids}, {plan});")
+    else:
+        negate = "pe::UnaryOp(pe::UnaryOpType::NEGATE, pe::_1)"
+        lines += ["// min(a, x) = -max(-a, -x): PopLibs has no minimum update",
+                  f"popops::multiUpdateMax({g}, {table}, popops::map({g}, {negate}, {{{rows}}}, {prog}, {cx.debug(op, 'negate')}), {ids}, {plan});",
+                  f"popops::mapInPlace({g}, {negate}, {{{table}}}, {prog}, {cx.debug(op, 'negate')});"]
+    if reduce == "mean":
+        by = f"{sizes}.reshape({{{lead * count}, 1}}).broadcast({rest}, 1)"
+        if initial:
+            expr = (f"pe::TernaryOp(pe::TernaryOpType::SELECT, pe::Const({_float_literal(initial[0])}), pe::BinaryOp(pe::BinaryOpType::DIVIDE, "
+                    f"pe::BinaryOp(pe::BinaryOpType::ADD, pe::_1, pe::Const({_float_literal(initial[0])})), pe::_2), "
+                    f"pe::BinaryOp(pe::BinaryOpType::EQUAL, pe::_2, pe::Const(0.0f)))")
+        else:
+            expr = "pe::BinaryOp(pe::BinaryOpType::DIVIDE, pe::_1, pe::_2)"
+        lines.append(f"popops::mapInPlace({g}, {expr}, {{{table}, {by}}}, {prog}, {cx.debug(op, 'mean')});")
+    return lines + [f"poplar::Tensor {cx.define(op.results[0])} = {table}.reshape({_dims(cx.shape(op.results[0]))});"]

@@ -117,13 +117,17 @@ class Lookup(nn.Module):
 class Indexing(nn.Module):
     """torch.gather, index_select along dim 1, index_add / index_copy, average pooling
     with padding not counted, and the scatters: scatter, scatter_add and scatter_reduce
-    (amax with, amin and sum without the input's elements; indices repeat)."""
+    (amax with, amin and sum without the input's elements; indices repeat) and segment
+    reductions (max per row of lengths, mean with an initial value, min, sum by offsets;
+    empty segments)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.register_buffer("gathered", torch.tensor([[[8, 0, 4, 4]] * 3, [[1, 2, 3, 7]] * 3]))
         self.register_buffer("selected", torch.tensor([2, 0]))
         self.register_buffer("spread", torch.tensor([[0, 3], [1, 4]]))
+        self.register_buffer("lengths", torch.tensor([[1, 0, 3, 2], [2, 2, 2, 0], [6, 0, 0, 0]]))
+        self.register_buffer("offsets", torch.tensor([0, 2, 2, 6]))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         pooled = F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False).flatten(2)  # [2, 3, 9]
@@ -137,7 +141,12 @@ class Indexing(nn.Module):
                    pooled.scatter_reduce(2, at, x[:, 0, :2, :3], "amax"),
                    pooled.scatter_reduce(2, at, x[:, 1, :2, :3], "amin", include_self=False),
                    pooled.scatter_reduce(0, at.clamp(max=1), x[:, 2, :2, :3], "sum", include_self=False)]
-        return picked, added, copied, scattered, *reduced
+        rows, columns = x[0, :, :, 0], x[1, 0]  # [3, 6] segmented along dim 1 per row, [6, 6] along dim 0
+        segments = [torch.segment_reduce(rows, "max", lengths=self.lengths, axis=1),
+                    torch.segment_reduce(columns, "mean", lengths=self.lengths[0], axis=0, initial=0.5),
+                    torch.segment_reduce(columns, "min", lengths=self.lengths[0], axis=0),
+                    torch.segment_reduce(columns, "sum", offsets=self.offsets, axis=0, initial=1.0)]
+        return picked, added, copied, scattered, *reduced, *segments
 
 
 class Sorting(nn.Module):
