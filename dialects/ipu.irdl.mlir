@@ -42,7 +42,10 @@ module {
       %5 = irdl.base "#builtin.integer" 
       %6 = irdl.base "#builtin.integer" 
       %7 = irdl.base "#builtin.integer" 
-      irdl.parameters(kind: %0, auto_stage: %1, stages: %2, training: %3, device_iterations: %4, gradient_accumulation: %5, replication_factor: %6, auto_round_num_ipus: %7)
+      %8 = irdl.base "#builtin.dense_array" 
+      %9 = irdl.base "#builtin.string" 
+      %10 = irdl.base "#builtin.integer" 
+      irdl.parameters(kind: %0, auto_stage: %1, stages: %2, training: %3, device_iterations: %4, gradient_accumulation: %5, replication_factor: %6, auto_round_num_ipus: %7, phases: %8, liveness: %9, separate_backward_phase: %10)
     }
     irdl.operation @for_loop {
       %0 = irdl.base "#builtin.string" 

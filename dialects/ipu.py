@@ -20,9 +20,10 @@ from torch_mlir.dialects import ext
 
 from ipu_mlir.support.ir_build import boolean, i64, string
 
-from ._base import Rules
+from ._base import I64ArrayAttr, Rules
 from .print_format import read_print_format
 from .poplar.planning import HostOverlap, MultiConvPlan, PartialsType
+from .pipeline import Liveness
 from .ipu_base import Ipu, IpuOp, check_arity, check_same_type, static_rank
 from .ipu_enums import (
     AdamVariant,
@@ -202,10 +203,13 @@ class StageAttr(Ipu.Attribute, name="stage"):
 class StrategyAttr(Ipu.Attribute, name="strategy"):
     """The execution strategy of a step, as ``ipu-assign-stages`` reads it.
 
-    ``#ipu.strategy<"pipelined", "same_as_ipu", [#ipu.stage<...>, ...], false, 4 : i64, 1 : i64, 1 : i64, false>``:
+    ``#ipu.strategy<"pipelined", "same_as_ipu", [#ipu.stage<...>, ...], false, 4 : i64, 1 : i64, 1 : i64, false, array<i64>, "always_live", false>``:
     kind (:class:`StrategyKind`), auto_stage (:class:`AutoStage`, used when there are no
     explicit stages), the explicit stages, training, device iterations, gradient
-    accumulation, replication factor and ``autoRoundNumIPUs``. Set by the driver from
+    accumulation, replication factor and ``autoRoundNumIPUs``; for the phased kinds, the
+    phase of each explicit stage (``array<i64>``, empty otherwise), where tensors stay
+    between phases (``pipeline.Liveness``) and whether the backward pass has phases of its
+    own (``useSeparateBackwardPhase``). Set by the driver from
     ``Options.setExecutionStrategy`` (default: pipelined, same_as_ipu, no stages).
     """
 
@@ -217,6 +221,9 @@ class StrategyAttr(Ipu.Attribute, name="strategy"):
     gradient_accumulation: ir.IntegerAttr
     replication_factor: ir.IntegerAttr
     auto_round_num_ipus: ir.IntegerAttr
+    phases: I64ArrayAttr
+    liveness: ir.StringAttr
+    separate_backward_phase: ir.IntegerAttr
 
     @classmethod
     def build(
@@ -230,8 +237,12 @@ class StrategyAttr(Ipu.Attribute, name="strategy"):
         gradient_accumulation: int = 1,
         replication_factor: int = 1,
         auto_round_num_ipus: bool = False,
+        phases: Sequence[int] = (),
+        liveness: Liveness | str = Liveness.ALWAYS_LIVE,
+        separate_backward_phase: bool = False,
     ) -> Self:
-        """The attribute from plain values; ``stages`` are (block ids, IPU or -1) pairs."""
+        """The attribute from plain values; ``stages`` are (block ids, IPU or -1) pairs,
+        ``phases`` the phase of each stage (phased kinds only)."""
         stage_attrs = [
             StageAttr.get(ir.ArrayAttr.get([string(b) for b in blocks]), i64(ipu)) for blocks, ipu in stages
         ]
@@ -244,6 +255,9 @@ class StrategyAttr(Ipu.Attribute, name="strategy"):
             i64(gradient_accumulation),
             i64(replication_factor),
             boolean(auto_round_num_ipus),
+            ir.DenseI64ArrayAttr.get([int(p) for p in phases]),
+            string(Liveness.parse(liveness, f"'{STRATEGY_ATTR}' liveness").value),
+            boolean(separate_backward_phase),
         )
 
 
@@ -259,6 +273,13 @@ class Strategy:
     gradient_accumulation: int
     replication_factor: int
     auto_round_num_ipus: bool
+    phases: tuple[int, ...] = ()  # the phase of each explicit stage (phased kinds)
+    liveness: Liveness = Liveness.ALWAYS_LIVE
+    separate_backward_phase: bool = False
+
+    @property
+    def phased(self) -> bool:
+        return self.kind in (StrategyKind.SERIAL_PHASED, StrategyKind.PARALLEL_PHASED)
 
     @classmethod
     def from_attr(cls, attr: ir.Attribute) -> Self:
@@ -270,6 +291,16 @@ class Strategy:
             if not isinstance(stage, StageAttr) or not all(isinstance(b, ir.StringAttr) for b in ir.ArrayAttr(stage.blocks)):
                 raise ValueError(f"{where} stage #{index} must be an #ipu.stage<[block ids], ipu>, got {stage}")
             stages.append((tuple(ir.StringAttr(b).value for b in ir.ArrayAttr(stage.blocks)), ir.IntegerAttr(stage.ipu).value))
+        phases = tuple(ir.DenseI64ArrayAttr(attr.phases))
+        kind = StrategyKind.parse(ir.StringAttr(attr.kind).value, f"{where} kind")
+        if kind in (StrategyKind.SERIAL_PHASED, StrategyKind.PARALLEL_PHASED):
+            if len(phases) != len(stages) or not stages:
+                raise ValueError(f"{where} a phased strategy needs explicit stages and the phase of each, got "
+                                 f"{len(stages)} stage(s) and phases {list(phases)}")
+            if any(b < a for a, b in zip(phases, phases[1:])) or phases[0] != 0 or any(b - a > 1 for a, b in zip(phases, phases[1:])):
+                raise ValueError(f"{where} stage phases must start at 0 and rise by at most 1 from stage to stage, got {list(phases)}")
+        elif phases:
+            raise ValueError(f"{where} phases are only for the phased kinds, got {list(phases)} for '{kind.value}'")
         counts = {name: ir.IntegerAttr(getattr(attr, name)).value
                   for name in ("device_iterations", "gradient_accumulation", "replication_factor")}
         for name, value in counts.items():
@@ -281,6 +312,9 @@ class Strategy:
             tuple(stages),
             bool(ir.IntegerAttr(attr.training).value),
             auto_round_num_ipus=bool(ir.IntegerAttr(attr.auto_round_num_ipus).value),
+            phases=phases,
+            liveness=Liveness.parse(ir.StringAttr(attr.liveness).value, f"{where} liveness"),
+            separate_backward_phase=bool(ir.IntegerAttr(attr.separate_backward_phase).value),
             **counts,
         )
 

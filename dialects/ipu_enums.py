@@ -35,10 +35,14 @@ class RoleKind(IpuEnum):
 
 
 class StrategyKind(IpuEnum):
-    """The execution strategy (``poptorch.PipelinedExecution`` / ``ShardedExecution``)."""
+    """The execution strategy (``poptorch.PipelinedExecution`` / ``ShardedExecution`` /
+    ``SerialPhasedExecution`` / ``ParallelPhasedExecution``); the phased values are the
+    ``pipeline.ScheduleKind`` they become."""
 
     PIPELINED = "pipelined"
     SHARDED = "sharded"
+    SERIAL_PHASED = "phased_serial"
+    PARALLEL_PHASED = "phased_parallel"
 
 
 class AutoStage(IpuEnum):

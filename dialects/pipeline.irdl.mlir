@@ -3,6 +3,12 @@
 // Use: torch-mlir-opt --irdl-file=dialects/pipeline.irdl.mlir <file>
 module {
   irdl.dialect @pipeline {
+    irdl.attribute @phases {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.integer" 
+      %2 = irdl.base "#builtin.dense_array" 
+      irdl.parameters(liveness: %0, forward_phases: %1, stage_phases: %2)
+    }
     irdl.attribute @plan {
       %0 = irdl.base "#builtin.string" 
       %1 = irdl.base "#builtin.integer" 

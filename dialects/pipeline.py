@@ -55,6 +55,67 @@ class ScheduleKind(DialectEnum):
         return self in (ScheduleKind.PHASED_SERIAL, ScheduleKind.PHASED_PARALLEL)
 
 
+class Liveness(DialectEnum):
+    """Where tensors crossing a phase boundary stay (``poptorch.Liveness``; ``#pipeline.phases``)."""
+
+    ALWAYS_LIVE = "always_live"  # on the IPU (an inter-IPU copy when the reader is on another IPU)
+    OFF_CHIP_AFTER_FWD = "off_chip_after_fwd"  # forward values read by the backward pass go off chip
+    OFF_CHIP_AFTER_FWD_NO_OVERLAP = "off_chip_after_fwd_no_overlap"  # the same, loads just before their reader
+    OFF_CHIP_AFTER_EACH_PHASE = "off_chip_after_each_phase"  # every value read in a later phase goes off chip
+
+
+PHASES_ATTR = "pipeline.phases"  # #pipeline.phases on a phased step function
+PHASE_ATTR = "pipeline.phase"  # i64 on an op of a phased step: its phase (pipeline-schedule)
+
+
+class PhasesAttr(Pipeline.Attribute, name="phases"):
+    """The phases of a phased step: ``#pipeline.phases<"always_live", 2 : i64, array<i64: 0, 1, 3, 2>>``.
+
+    Parameters: the tensors' :class:`Liveness`, the number of forward phases, and the
+    phase of each stage of the ``#pipeline.plan`` (forward stages first, then the
+    backward stage of each forward stage in reverse order). Backward phases follow
+    SEMANTICS: forward phases 0, 1, 2 run backward as 4, 3, 2 (the last one shared), or
+    6, 5, 4 with a separate backward phase. Set by ``ipu-assign-stages`` on the function
+    and carried to the step by ``poplar-build-program``; read by ``pipeline-schedule``.
+    """
+
+    liveness: ir.StringAttr
+    forward_phases: ir.IntegerAttr
+    stage_phases: I64ArrayAttr
+
+
+@dataclasses.dataclass(frozen=True)
+class Phases:
+    """What ``#pipeline.phases`` says, checked (see :class:`PhasesAttr`)."""
+
+    liveness: Liveness
+    forward_phases: int
+    stage_phases: tuple[int, ...]
+
+    def attr(self) -> PhasesAttr:
+        return PhasesAttr.get(string(self.liveness.value), i64(self.forward_phases),
+                              ir.DenseI64ArrayAttr.get(list(self.stage_phases)))
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute) -> Self:
+        where = f"'{PHASES_ATTR}'"
+        if not isinstance(attr, PhasesAttr):
+            raise ValueError(f"{where} must be a #pipeline.phases<liveness, forward_phases, stage_phases>, got {attr}")
+        liveness = Liveness.parse(ir.StringAttr(attr.liveness).value, f"{where} liveness")
+        forward = ir.IntegerAttr(attr.forward_phases).value
+        stage_phases = tuple(ir.DenseI64ArrayAttr(attr.stage_phases))
+        if forward < 1:
+            raise ValueError(f"{where} forward_phases must be >= 1, got {forward}")
+        if any(phase < 0 for phase in stage_phases):
+            raise ValueError(f"{where} stage_phases must be >= 0, got {list(stage_phases)}")
+        return cls(liveness, forward, stage_phases)
+
+
+def phases_of(op: ir.Operation) -> Phases | None:
+    """The op's ``#pipeline.phases`` (a phased step function's), or None; ValueError if malformed."""
+    return Phases.from_attr(op.attributes[PHASES_ATTR]) if PHASES_ATTR in op.attributes else None
+
+
 class PlanAttr(Pipeline.Attribute, name="plan"):
     """The stage plan of a step function: ``#pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64: 0, 1, 0>>``.
 

@@ -120,6 +120,14 @@ class AssignStages(ModulePass):
                 block_ipu.setdefault(user_id, ipu)
         if diag.failed:
             return
+        if strategy.phased:
+            from ..phase_plan import assign_phases  # the phased strategies' stages and phases
+
+            assign_phases(func, ops, strategy, order, block_ipu, self._annotate, diag)
+            if not diag.failed:
+                self._check_shared_weights(func, diag)
+                del func.attributes[STRATEGY_ATTR]
+            return
         stage_of, ipu_of = self._stages(func, strategy, order, block_ipu, diag)
         if diag.failed:
             return
@@ -226,8 +234,13 @@ class AssignStages(ModulePass):
         return stage_of, ipu_of
 
     def _annotate(self, func: ir.Operation, ops: list[ir.Operation], stage_of: dict[str, int], ipu_of: dict[str, int],
-                  index_of: dict[int, int], p: int, diag: Diagnostics) -> None:
-        current_stage, current_ipu = 0, 0
+                  index_of: dict[int, int], p: int, diag: Diagnostics, backward_of=None,
+                  outside_ipu: int = 0) -> None:
+        """``backward_of(i)``: the stage of the backward ops of forward stage i (default
+        2p - 2 - i, the last forward stage shared); ``outside_ipu``: the IPU of the ops
+        before the first block."""
+        backward_of = backward_of or (lambda index: 2 * p - 2 - index)
+        current_stage, current_ipu = 0, outside_ipu
         seen_block = False
         # Forward ops before the first block run in stage 0 on IPU 0, their backward ops
         # (the same seq_nr) in the last stage, 2p - 2, on IPU 0.
@@ -239,10 +252,10 @@ class AssignStages(ModulePass):
             if block is not None and block[0] in stage_of:
                 forward_index = index_of[stage_of[block[0]]]
                 ipu = ipu_of[block[0]]
-                stage = 2 * p - 2 - forward_index if backward else forward_index
+                stage = backward_of(forward_index) if backward else forward_index
                 seen_block = True
             elif backward and block is None and meta.seq_nr(op) in outside:
-                stage, ipu = 2 * p - 2, 0
+                stage, ipu = backward_of(0), outside_ipu
             elif backward and block is None and (latest := _latest_producer(op)) is not None:
                 # A gradient op of no block (autograd summing the gradients of a value
                 # used in several blocks) runs once its last operand is ready.
@@ -250,7 +263,7 @@ class AssignStages(ModulePass):
             elif seen_block or backward:
                 stage, ipu = current_stage, current_ipu  # follow the code around it
             else:
-                stage, ipu = 0, 0  # before the first block: stage 0 on IPU 0
+                stage, ipu = 0, outside_ipu  # before the first block: stage 0 (on IPU 0 unless phased)
             if backward and (latest := _latest_producer(op)) is not None and latest[0] > stage:
                 # A gradient summed over several uses (a skip connection) is tagged with
                 # one use's block by autograd; it can only run once every operand is ready.

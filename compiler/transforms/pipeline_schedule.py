@@ -47,6 +47,7 @@ from ipu_mlir.support.ir_build import boolean, i64, string
 from ipu_mlir.support.ir_walk import operands_within
 
 from ..pass_base import Diagnostics, ModulePass
+from ..phase_moves import schedule_phases
 from ..poplar_execution import producer as defining_op
 
 
@@ -102,6 +103,15 @@ class PipelineSchedule(ModulePass):
         stage_ipus = list(plan.stage_ipus)
         if labels and max(labels.values()) >= len(stage_ipus):
             diag.error(step, f"pipeline-schedule: an op is in stage {max(labels.values())} but the plan has {len(stage_ipus)} stages")
+            return
+        if plan.kind.is_phased:  # phases one after another, crossing values moved as the liveness says
+            try:
+                phases = pipeline_d.phases_of(step)
+                if phases is None:
+                    raise ValueError(f"a phased plan needs '{pipeline_d.PHASES_ATTR}' (ipu-assign-stages sets it)")
+                schedule_phases(step, plan, phases)
+            except ValueError as error:
+                diag.error(step, f"pipeline-schedule: {error}")
             return
         if plan.pipelined:
             ops.sort(key=lambda op: _int(op, STAGE_ATTR))  # stable: program order within a stage

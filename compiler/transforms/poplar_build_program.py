@@ -19,7 +19,7 @@ from torch_mlir import ir
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, ROLE_ATTR, UPDATE_FUNC, RoleKind, read_roles
-from ipu_mlir.dialects.pipeline import Plan, plan_of, set_plan
+from ipu_mlir.dialects.pipeline import PHASES_ATTR, Plan, plan_of, set_plan
 from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import OutputMode, StreamDirection, SyncKind, VariableKind
 from ipu_mlir.dialects.poplar.planning import FP_EXCEPTIONS_ATTR, OVERLAP_ATTR, FloatingPointException
@@ -221,6 +221,8 @@ class BuildProgram(ModulePass):
         _place_on_ipus(graph_block, variables)
         if plan is not None:
             _attach_plan(step.operation, plan)
+            if PHASES_ATTR in main.attributes:  # phased execution: the phase of each stage (pipeline-schedule)
+                step.operation.attributes[PHASES_ATTR] = main.attributes[PHASES_ATTR]
         with loc, ir.InsertionPoint(graph_block):
             sequence = build(pd.SequenceOp, string(interface.main))
         self._build_main(sequence.operation.regions[0].blocks.append(), loc, interface, anchors, sums, every_step)

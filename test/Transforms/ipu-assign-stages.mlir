@@ -9,7 +9,7 @@
 // CHECK: %[[B:.*]] = "torch.aten.tanh"(%[[A]]) {ipu.block = #ipu.block<"b1", 1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
 // CHECK: "torch.aten.neg"(%[[B]]) {ipu.block = #ipu.block<"b1", 1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
 // CHECK: }) {pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 2 : i64, 2 : i64, array<i64>>} : () -> ()
-func.func @same_as_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 2 : i64, 1 : i64, 1 : i64, false>} {
+func.func @same_as_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 2 : i64, 1 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64}>["l1"("model.py":2:1)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64}>["l1"("model.py":3:1)])
@@ -26,7 +26,7 @@ func.func @same_as_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> a
 // CHECK: "torch.aten.neg"(%{{.*}}) {ipu.block = #ipu.block<"C", 1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 2 : i64}
 // CHECK: "torch.aten.exp"(%{{.*}}) {ipu.block = #ipu.block<"D", -1 : i64>, pipeline.ipu = 3 : i64, pipeline.stage = 3 : i64}
 // CHECK: }) {pipeline.plan = #pipeline.plan<"pipelined", 4 : i64, 4 : i64, 4 : i64, array<i64>>} : () -> ()
-func.func @auto_increment(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "auto_increment", [], false, 4 : i64, 1 : i64, 1 : i64, false>} {
+func.func @auto_increment(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "auto_increment", [], false, 4 : i64, 1 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A", ipu_id = 0 : i64}>["a"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B", ipu_id = 0 : i64}>["b"("model.py":2:1)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "C", ipu_id = 1 : i64}>["c"("model.py":3:1)])
@@ -43,7 +43,7 @@ func.func @auto_increment(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32
 // CHECK: "torch.aten.tanh"(%{{.*}}) {ipu.block = #ipu.block<"B", 1 : i64>, pipeline.ipu = 0 : i64, pipeline.stage = 1 : i64}
 // CHECK: "torch.aten.neg"(%{{.*}}) {ipu.block = #ipu.block<"C", 1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 2 : i64}
 // CHECK: }) {pipeline.plan = #pipeline.plan<"pipelined", 3 : i64, 3 : i64, 2 : i64, array<i64>>} : () -> ()
-func.func @explicit_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [#ipu.stage<["A"], 1 : i64>, #ipu.stage<["B"], 0 : i64>, #ipu.stage<["C"], -1 : i64>], false, 3 : i64, 1 : i64, 1 : i64, false>} {
+func.func @explicit_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [#ipu.stage<["A"], 1 : i64>, #ipu.stage<["B"], 0 : i64>, #ipu.stage<["C"], -1 : i64>], false, 3 : i64, 1 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A", ipu_id = 0 : i64}>["a"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B", ipu_id = 1 : i64}>["b"("model.py":2:1)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "C", ipu_id = 1 : i64}>["c"("model.py":3:1)])
@@ -58,7 +58,7 @@ func.func @explicit_ipu(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> 
 // CHECK: "torch.aten.tanh"(%{{.*}}) {ipu.block = #ipu.block<"B", -1 : i64>, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64}
 // CHECK: "torch.aten.neg"(%{{.*}}) {ipu.block = #ipu.block<"C", -1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
 // CHECK: }) {pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 2 : i64, 2 : i64, array<i64>>} : () -> ()
-func.func @blocks_in_one_stage(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [#ipu.stage<["A", "B"], 0 : i64>, #ipu.stage<["C"], 1 : i64>], false, 2 : i64, 1 : i64, 1 : i64, false>} {
+func.func @blocks_in_one_stage(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [#ipu.stage<["A", "B"], 0 : i64>, #ipu.stage<["C"], 1 : i64>], false, 2 : i64, 1 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "A"}>["a"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "B"}>["b"("model.py":2:1)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "C"}>["c"("model.py":3:1)])
@@ -73,7 +73,7 @@ func.func @blocks_in_one_stage(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2
 // CHECK: "torch.aten.relu"(%arg0) {ipu.block = #ipu.block<"b1", 1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
 // CHECK: "torch.aten.tanh"(%{{.*}}) {ipu.block = #ipu.block<"b0", 0 : i64>, pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64}
 // CHECK: }) {pipeline.plan = #pipeline.plan<"sharded", 2 : i64, 2 : i64, 2 : i64, array<i64>>} : () -> ()
-func.func @sharded(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1 : i64, false>} {
+func.func @sharded(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64}>["l1"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":2:1)])
   return %1 : !torch.vtensor<[2],f32>
@@ -90,7 +90,7 @@ func.func @sharded(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attri
 // CHECK: "torch.constant.int"() <{value = 2 : i64}> {pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
 // CHECK: "torch.aten.add.Tensor"(%{{.*}}) {ipu.block = #ipu.block<"head", 1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
 // CHECK: }) {pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 2 : i64, 2 : i64, array<i64>>} : () -> ()
-func.func @before_first_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 2 : i64, 1 : i64, 1 : i64, false>} {
+func.func @before_first_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 2 : i64, 1 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %int1 = torch.constant.int 1 loc(fused<{seq_nr = 0 : i64}>["embed"("model.py":1:1)])
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{seq_nr = 1 : i64}>["embed"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "head", ipu_id = 1 : i64, seq_nr = 2 : i64}>["head"("model.py":2:1)])
@@ -113,7 +113,7 @@ func.func @before_first_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2]
 // CHECK: %[[B0:.*]] = "torch.aten.mul.Tensor"(%[[B1]], %[[F0]]) {ipu.block = #ipu.block<"b0", 0 : i64>, pipeline.ipu = 0 : i64, pipeline.stage = 4 : i64}
 // CHECK: "torch.aten.exp"(%[[B0]]) {ipu.block = #ipu.block<"b0", 0 : i64>, pipeline.ipu = 0 : i64, pipeline.stage = 4 : i64}
 // CHECK: }) {pipeline.plan = #pipeline.plan<"pipelined", 3 : i64, 5 : i64, 4 : i64, array<i64>>} : () -> ()
-func.func @training(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], true, 1 : i64, 5 : i64, 1 : i64, false>} {
+func.func @training(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], true, 1 : i64, 5 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64, seq_nr = 1 : i64}>["l0"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64, seq_nr = 2 : i64}>["l1"("model.py":2:1)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", ipu_id = 3 : i64, seq_nr = 3 : i64}>["l2"("model.py":3:1)])
@@ -132,7 +132,7 @@ func.func @training(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attr
 // CHECK: "torch.aten.tanh"(%{{.*}}) {ipu.block = #ipu.block<"b1", 1 : i64>, pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
 // CHECK: "torch.aten.neg"(%{{.*}}) {ipu.block = #ipu.block<"b2", 2 : i64>, pipeline.ipu = 2 : i64, pipeline.stage = 2 : i64}
 // CHECK: }) {pipeline.plan = #pipeline.plan<"pipelined", 3 : i64, 3 : i64, 4 : i64, array<i64>>} : () -> ()
-func.func @auto_round(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 3 : i64, 1 : i64, 1 : i64, true>} {
+func.func @auto_round(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], false, 3 : i64, 1 : i64, 1 : i64, true, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64}>["l1"("model.py":2:1)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", ipu_id = 2 : i64}>["l2"("model.py":3:1)])
@@ -144,7 +144,7 @@ func.func @auto_round(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> at
 // With replication the rounding is on R x (IPUs per replica): 2 x 3 = 6 -> 8, so 4 per replica.
 // CHECK-LABEL: sym_name = "auto_round_replicated"
 // CHECK: }) {pipeline.plan = #pipeline.plan<"sharded", 3 : i64, 3 : i64, 4 : i64, array<i64>>} : () -> ()
-func.func @auto_round_replicated(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 2 : i64, true>} {
+func.func @auto_round_replicated(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 2 : i64, true, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64}>["l1"("model.py":2:1)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", ipu_id = 2 : i64}>["l2"("model.py":3:1)])
@@ -164,7 +164,7 @@ func.func @auto_round_replicated(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<
 // CHECK: %[[B0:.*]] = "torch.aten.mul.Tensor"(%[[B1]], %[[F0]]) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64}
 // CHECK: "torch.aten.exp"(%[[F0]]) {pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64}
 // CHECK: }) {pipeline.plan = #pipeline.plan<"pipelined", 2 : i64, 3 : i64, 2 : i64, array<i64>>} : () -> ()
-func.func @training_before_first_block(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], true, 1 : i64, 3 : i64, 1 : i64, false>} {
+func.func @training_before_first_block(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], true, 1 : i64, 3 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{seq_nr = 1 : i64}>["embed"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "head", ipu_id = 1 : i64, seq_nr = 2 : i64}>["head"("model.py":2:1)])
   %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, ipu_block = "head", ipu_id = 1 : i64, seq_nr = 2 : i64}>["head"("model.py":2:1)])
@@ -183,7 +183,7 @@ func.func @training_before_first_block(%x: !torch.vtensor<[2],f32>) -> (!torch.v
 // CHECK: "torch.aten.neg"{{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64
 // CHECK: "torch.aten.add.Tensor"{{.*}}ipu.block = #ipu.block<"b1", 1 : i64>, pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64
 // CHECK: "torch.aten.sub.Tensor"{{.*}}{pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64}
-func.func @training_gradient_sum(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], true, 1 : i64, 3 : i64, 1 : i64, false>} {
+func.func @training_gradient_sum(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) attributes {ipu.strategy = #ipu.strategy<"pipelined", "same_as_ipu", [], true, 1 : i64, 3 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %int1 = torch.constant.int 1
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64, seq_nr = 1 : i64}>["b0"("model.py":1:1)])
   %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", ipu_id = 1 : i64, seq_nr = 2 : i64}>["b1"("model.py":2:1)])

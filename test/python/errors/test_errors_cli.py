@@ -105,7 +105,7 @@ def test_unknown_pass_option() -> None:
 
 
 STAGES_HEADER = ('func.func @f(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = '
-                 '#ipu.strategy<"pipelined", "same_as_ipu", [], false, 2 : i64, 1 : i64, 1 : i64, true>} {\n')
+                 '#ipu.strategy<"pipelined", "same_as_ipu", [], false, 2 : i64, 1 : i64, 1 : i64, true, array<i64>, "always_live", false>} {\n')
 
 
 def _stages_input(ipu_id: int) -> str:
