@@ -10,9 +10,21 @@ import pytest
 
 from api.reference_names import reference_names, reference_path, resolves
 
-KNOWN_MISSING = frozenset({
-    "poptorch.VariableRetrievalMode.replicaGrouping",  # a weight-tensor method; needs replication
-})
+KNOWN_MISSING: frozenset[str] = frozenset()
+
+# The reference documents replicaGrouping() right after VariableRetrievalMode, so the parse
+# files it there; it is a method of a wrapped model's weight tensors ("Call this function on
+# a weight tensor after applying a PopTorch wrapper"), checked on one.
+WEIGHT_METHODS = {"poptorch.VariableRetrievalMode.replicaGrouping": "replicaGrouping"}
+
+
+def _weight_method_resolves(name: str) -> bool:
+    import torch
+
+    import poptorch
+
+    wrapped = poptorch.inferenceModel(torch.nn.Linear(2, 2))
+    return callable(getattr(wrapped.weight, WEIGHT_METHODS[name], None))
 
 pytestmark = pytest.mark.skipif(reference_path() is None, reason="the API reference (seed 003) is not present")
 
@@ -28,7 +40,8 @@ def test_reference_parses_to_its_public_names():
 
 def test_every_reference_name_resolves():
     names = reference_names(reference_path().read_text())
-    missing = [name for name in names if not resolves(name)]
+    missing = [name for name in names
+               if not (_weight_method_resolves(name) if name in WEIGHT_METHODS else resolves(name))]
     print(f"{len(names) - len(missing)} of {len(names)} reference names resolve")
     assert sorted(set(missing) - KNOWN_MISSING) == []
     assert sorted(KNOWN_MISSING - set(missing)) == [], "these exist now: remove them from KNOWN_MISSING"
