@@ -201,3 +201,56 @@ func.func @huge_replication(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":180:5)])
   return %0 : !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// expected-error @+1 {{ParallelPhasedExecution: phase 1 is odd but runs stages on IPU(s) [0]; parallel phases alternate between two IPU groups, even phases on even IPUs and odd phases on odd IPUs: give phase 1 odd IPUs with strategy.phase(1).ipus(...), or use SerialPhasedExecution}}
+func.func @wrong_parity(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"phased_parallel", "same_as_ipu", [#ipu.stage<["b0"], 0 : i64>, #ipu.stage<["b1"], 0 : i64>, #ipu.stage<["b2"], 0 : i64>], true, 1 : i64, 1 : i64, 1 : i64, false, array<i64: 0, 1, 2>, "always_live", false>} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %3 = torch.aten.neg %2 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %4 = torch.aten.mul.Tensor %3, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %5 = torch.aten.mul.Tensor %4, %0 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  return %5 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// expected-error @+1 {{SerialPhasedExecution: phase 1 runs on IPUs [1] but phase 0 on IPUs [0]; serial phases all run on one group of IPUs: give phase 1 the same IPUs with strategy.phase(1).ipus(...), or use ParallelPhasedExecution}}
+func.func @serial_groups(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"phased_serial", "same_as_ipu", [#ipu.stage<["b0"], 0 : i64>, #ipu.stage<["b1"], 1 : i64>, #ipu.stage<["b2"], 0 : i64>], true, 1 : i64, 1 : i64, 1 : i64, false, array<i64: 0, 1, 2>, "always_live", false>} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %3 = torch.aten.neg %2 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %4 = torch.aten.mul.Tensor %3, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %5 = torch.aten.mul.Tensor %4, %0 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  return %5 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// expected-error @+1 {{SerialPhasedExecution: phase 0 puts its stages [['b0'], ['b1']] on IPUs [0, 0], but the stages of a phase run in parallel, each on its own IPU: give them different IPUs with strategy.phase(0).ipus(...), or put their blocks in one Stage}}
+func.func @one_ipu_two_stages(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"phased_serial", "same_as_ipu", [#ipu.stage<["b0"], 0 : i64>, #ipu.stage<["b1"], 0 : i64>, #ipu.stage<["b2"], 0 : i64>], true, 1 : i64, 1 : i64, 1 : i64, false, array<i64: 0, 0, 1>, "always_live", false>} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %3 = torch.aten.neg %2 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %4 = torch.aten.mul.Tensor %3, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %5 = torch.aten.mul.Tensor %4, %0 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  return %5 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// expected-error @+2 {{SerialPhasedExecution: block 'b2' is in no phase; add it to a Stage of a Phase}}
+// expected-error @+1 {{SerialPhasedExecution: phase 2 names block 'b9', which the model does not have (its blocks: 'b0', 'b1', 'b2'); use the user_id of a poptorch.Block / BeginBlock of the model}}
+func.func @unknown_block(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"phased_serial", "same_as_ipu", [#ipu.stage<["b0"], 0 : i64>, #ipu.stage<["b1"], 0 : i64>, #ipu.stage<["b9"], 0 : i64>], true, 1 : i64, 1 : i64, 1 : i64, false, array<i64: 0, 1, 2>, "always_live", false>} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %3 = torch.aten.neg %2 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %4 = torch.aten.mul.Tensor %3, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %5 = torch.aten.mul.Tensor %4, %0 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  return %5 : !torch.vtensor<[2],f32>
+}

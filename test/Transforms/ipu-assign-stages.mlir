@@ -193,3 +193,45 @@ func.func @training_gradient_sum(%x: !torch.vtensor<[2],f32>) -> (!torch.vtensor
   %5 = torch.aten.sub.Tensor %2, %3, %int1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.int -> !torch.vtensor<[2],f32> loc(fused<{bwd = true}>["b1"("model.py":2:1)])
   return %4, %5 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// SerialPhasedExecution training: three phases of one stage each on IPU 0 (b0, b1, b2).
+// Each backward op of forward stage i gets its own stage 2S - 1 - i (S = 3), and the
+// phases say where each stage runs: forward 0, 1, 2, backward 2, 1, 0 -> phases 2, 3, 4
+// (the last forward phase shared, SEMANTICS: 0, 1, 2 -> 4, 3, 2).
+// CHECK-LABEL: sym_name = "serial_phased"
+// CHECK: "torch.aten.relu"(%arg0) {{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64}
+// CHECK: "torch.aten.neg"(%{{.*}}) {{.*}}"b2"{{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 2 : i64}
+// CHECK: "torch.aten.neg"(%{{.*}}) {{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 3 : i64}
+// CHECK: "torch.aten.mul.Tensor"(%{{.*}}) {{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 4 : i64}
+// CHECK: "torch.aten.mul.Tensor"(%{{.*}}) {{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 5 : i64}
+// CHECK: }) {pipeline.phases = #pipeline.phases<"off_chip_after_fwd", 3 : i64, array<i64: 0, 1, 2, 2, 3, 4>>, pipeline.plan = #pipeline.plan<"phased_serial", 3 : i64, 6 : i64, 1 : i64, array<i64>>} : () -> ()
+func.func @serial_phased(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"phased_serial", "same_as_ipu", [#ipu.stage<["b0"], 0 : i64>, #ipu.stage<["b1"], 0 : i64>, #ipu.stage<["b2"], 0 : i64>], true, 1 : i64, 1 : i64, 1 : i64, false, array<i64: 0, 1, 2>, "off_chip_after_fwd", false>} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %3 = torch.aten.neg %2 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %4 = torch.aten.mul.Tensor %3, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %5 = torch.aten.mul.Tensor %4, %0 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  return %5 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// ParallelPhasedExecution with a separate backward phase: phases alternate IPUs 0, 1, 0,
+// and the backward of phases 0, 1, 2 runs in phases 6, 5, 4 (2N - k), none shared.
+// CHECK-LABEL: sym_name = "parallel_phased_separate"
+// CHECK: "torch.aten.relu"(%arg0) {{.*}}pipeline.ipu = 0 : i64, pipeline.stage = 0 : i64}
+// CHECK: "torch.aten.tanh"(%{{.*}}) {{.*}}pipeline.ipu = 1 : i64, pipeline.stage = 1 : i64}
+// CHECK: "torch.aten.mul.Tensor"(%{{.*}}) {{.*}}pipeline.ipu = 1 : i64, pipeline.stage = 4 : i64}
+// CHECK: }) {pipeline.phases = #pipeline.phases<"always_live", 3 : i64, array<i64: 0, 1, 2, 4, 5, 6>>, pipeline.plan = #pipeline.plan<"phased_parallel", 3 : i64, 6 : i64, 2 : i64, array<i64>>} : () -> ()
+func.func @parallel_phased_separate(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"phased_parallel", "same_as_ipu", [#ipu.stage<["b0"], 0 : i64>, #ipu.stage<["b1"], 1 : i64>, #ipu.stage<["b2"], 0 : i64>], true, 1 : i64, 1 : i64, 1 : i64, false, array<i64: 0, 1, 2>, "always_live", true>} {
+  %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b1", seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %2 = torch.aten.neg %1 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b2", seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %3 = torch.aten.neg %2 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 3 : i64}>["l2"("model.py":3:1)])
+  %4 = torch.aten.mul.Tensor %3, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 2 : i64}>["l1"("model.py":2:1)])
+  %5 = torch.aten.mul.Tensor %4, %0 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{bwd = true, seq_nr = 1 : i64}>["l0"("model.py":1:1)])
+  return %5 : !torch.vtensor<[2],f32>
+}

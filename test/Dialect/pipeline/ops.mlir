@@ -59,6 +59,13 @@ func.func @planned(%x: tensor<4xf32>) -> tensor<4xf32> attributes {pipeline.plan
 func.func @placed(%x: tensor<4xf32>) -> tensor<4xf32> attributes {pipeline.plan = #pipeline.plan<"sharded", 3 : i64, 3 : i64, 4 : i64, array<i64: 0, 3, 1>>} {
   return %x : tensor<4xf32>
 }
+// A phased training step (#pipeline.phases next to the plan): 2 forward phases of one stage
+// each, their backward stages in phases 1 and 2 (the last forward phase shared).
+// MOVE-LABEL: sym_name = "phased"
+// MOVE: }) {pipeline.phases = #pipeline.phases<"off_chip_after_each_phase", 2 : i64, array<i64: 0, 1, 1, 2>>, pipeline.plan = #pipeline.plan<"phased_serial", 2 : i64, 4 : i64, 1 : i64, array<i64>>} : () -> ()
+func.func @phased(%x: tensor<4xf32>) -> tensor<4xf32> attributes {pipeline.phases = #pipeline.phases<"off_chip_after_each_phase", 2 : i64, array<i64: 0, 1, 1, 2>>, pipeline.plan = #pipeline.plan<"phased_serial", 2 : i64, 4 : i64, 1 : i64, array<i64>>} {
+  return %x : tensor<4xf32>
+}
 // IRDL-NOT: error: {{(?!block with no terminator)}}
 
 // -----
