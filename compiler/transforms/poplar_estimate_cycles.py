@@ -27,7 +27,10 @@ IPU target (``support/target.py``, every constant documented with its source):
   the host link; a stream with a ``poplar.overlap`` is prefetched to (or drained from) the
   I/O tiles while the compute tiles work, so its copy is an exchange from those tiles;
 - ``program_sync``: one on-chip barrier (internal) or a cross-IPU one (external / global);
-- ``pipeline.remote_load`` / ``remote_store``: Streaming Memory latency + bytes at its bandwidth;
+- ``pipeline.remote_load`` / ``remote_store``, ``poplar.program_remote_load`` / ``_store``:
+  Streaming Memory latency + bytes at its bandwidth; one with ``poplar.io_tiles``
+  (TensorLocationSettings.useIOTilesToLoad / ToStore) goes through the I/O tiles, which
+  overlap the Streaming Memory transfer with compute: an exchange from those tiles;
 - collectives, over the g replicas of the op's ``#poplar.comm_group`` (rings over the
   IPU-Links, or the Gateway-Links when a group's replicas are in different IPU-PODs), plus a
   cross-IPU sync: ``gcl_all_reduce`` 2 (g - 1) / g of the bytes and a compute set,
@@ -163,7 +166,10 @@ class _Estimator:
         if name == "poplar.program_sync":
             kind = ir.StringAttr(op.attributes["kind"]).value
             return t.sync_cycles if kind == "internal" else t.external_sync_cycles
-        if name in ("pipeline.remote_load", "pipeline.remote_store"):
+        if name in ("pipeline.remote_load", "pipeline.remote_store", "poplar.program_remote_load",
+                    "poplar.program_remote_store"):
+            if "poplar.io_tiles" in op.attributes:  # the I/O tiles move it while the compute tiles work
+                return t.sync_cycles + self.exchange(sum(moved), self.tiles(sum(moved)))
             return t.streaming_latency_cycles + self.link(sum(moved), "streaming")
         if name in _COLLECTIVES:
             return self.collective(op)

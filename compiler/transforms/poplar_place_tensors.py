@@ -77,6 +77,20 @@ def _writes(op: ir.Operation, value: ir.Value) -> bool:
     return found
 
 
+class _BlockIndex:
+    """One block's ops, and which ops use each value (directly or in nested programs) or call
+    which functions: built once, so placing many variables stays linear in the block."""
+
+    def __init__(self, block: ir.Block) -> None:
+        self.ops = [op.operation for op in block.operations]
+        self.users: dict[ir.Value, list[int]] = {}
+        self.callees: list[list[str]] = []
+        for index, op in enumerate(self.ops):
+            for operand in set(operands_within(op)):
+                self.users.setdefault(operand, []).append(index)
+            self.callees.append(_callees(op))
+
+
 class _Placer:
     """Inserts the loads and stores of the off-chip variables of one graph."""
 
@@ -85,41 +99,60 @@ class _Placer:
         for op in graph.regions[0].blocks[0].operations:
             if op.operation.name == "poplar.function":
                 self.functions[ir.StringAttr(op.operation.attributes["name"]).value] = op.operation.regions[0].blocks[0]
-        self._uses: dict[tuple[str, ir.Value], bool] = {}
+        self._indexes: list[tuple[ir.Block, _BlockIndex]] = []
+        self._used: dict[str, set[ir.Value]] = {}
         self._done: set[tuple[str, ir.Value]] = set()
         self.io_tiles = io_tiles
 
-    def function_uses(self, name: str, value: ir.Value, seen: frozenset[str] = frozenset()) -> bool:
-        """Whether function ``name`` uses ``value``, directly or through its calls."""
-        key = (name, value)
-        if key not in self._uses:
-            block = self.functions.get(name)
-            used = False
-            if block is not None and name not in seen:
-                used = any(self.op_uses(op.operation, value, seen | {name}) for op in block.operations)
-            self._uses[key] = used
-        return self._uses[key]
+    def index(self, block: ir.Block) -> _BlockIndex:
+        """The block's index, built on first use. The loads and stores this pass inserts use
+        only their own (already placed) variable, so the index of the other ops stays valid."""
+        for known, index in self._indexes:
+            if known == block:
+                return index
+        index = _BlockIndex(block)
+        self._indexes.append((block, index))
+        return index
 
-    def op_uses(self, op: ir.Operation, value: ir.Value, seen: frozenset[str] = frozenset()) -> bool:
-        if value in operands_within(op):
-            return True
-        return any(self.function_uses(callee, value, seen) for callee in _callees(op))
+    def function_values(self, name: str, seen: frozenset[str] = frozenset()) -> set[ir.Value]:
+        """The values function ``name`` uses, directly or through its calls."""
+        if name not in self._used:
+            block = self.functions.get(name)
+            used: set[ir.Value] = set()
+            if block is not None and name not in seen:
+                index = self.index(block)
+                used.update(index.users)
+                for callees in index.callees:
+                    for callee in callees:
+                        used |= self.function_values(callee, seen | {name})
+            self._used[name] = used
+        return self._used[name]
+
+    def function_uses(self, name: str, value: ir.Value) -> bool:
+        return value in self.function_values(name)
 
     def place(self, block: ir.Block, value: ir.Value, buffer: str, load_io: bool, store_io: bool) -> None:
-        ops = [op.operation for op in block.operations]
-        aliases = {value}  # the variable and the views of it made in this block: a view reads its buffer
-        positions = []
-        for index, op in enumerate(ops):
-            if any(operand in aliases for operand in operands_within(op)):
-                positions.append(index)
-                if op.name in POPLAR_VIEWS:
-                    aliases.update(op.results)
-            elif any(self.function_uses(callee, value) for callee in _callees(op)):
-                positions.append(index)
-        if not positions:
+        index = self.index(block)
+        ops = index.ops
+        # The variable and the views of it made in this block: a view reads its buffer.
+        used = set(index.users.get(value, []))
+        pending = list(used)
+        while pending:
+            at = pending.pop()
+            if ops[at].name in POPLAR_VIEWS:
+                for result in ops[at].results:
+                    for later in index.users.get(result, []):
+                        if later not in used:
+                            used.add(later)
+                            pending.append(later)
+        direct = bool(index.users.get(value))
+        for at, callees in enumerate(index.callees):
+            if any(self.function_uses(callee, value) for callee in callees):
+                used.add(at)
+        if not used:
             return
-        users = [ops[index] for index in positions]
-        direct = any(value in operands_within(op) for op in users)
+        positions = sorted(used)
+        users = [ops[at] for at in positions]
         if not direct:  # only calls and nested programs use it: each loads and stores its own
             for op in users:
                 if op.name == "poplar.program_call":
@@ -135,12 +168,12 @@ class _Placer:
         # One load per run of uses: more than _GAP ops without a use in between free the
         # on-chip copy (stored first if the run wrote it) until the next run loads it again.
         runs = [[positions[0]]]
-        for index in positions[1:]:
-            if index - runs[-1][-1] > _GAP:
+        for at in positions[1:]:
+            if at - runs[-1][-1] > _GAP:
                 runs.append([])
-            runs[-1].append(index)
+            runs[-1].append(at)
         for run in runs:
-            self._load_and_store([ops[index] for index in run], value, buffer, load_io, store_io)
+            self._load_and_store([ops[at] for at in run], value, buffer, load_io, store_io)
 
     def _load_and_store(self, users: list[ir.Operation], value: ir.Value, buffer: str, load_io: bool,
                         store_io: bool) -> None:
