@@ -16,7 +16,9 @@ IPU, already made by ``poplar-build-program``) or goes through streaming memory,
 - ``off_chip_after_each_phase``: every value read in a later phase is stored after it is
   computed and loaded at the start of each later phase reading it.
 The original value then dies in the phase computing it, so the IPU holds a crossing value
-only in the phases that use it (the memory plan's temporaries).
+only in the phases that use it (the memory plan's temporaries). Each moved value has a
+``poplar.remote_buffer`` of its IPU (named ``phase<k>.<n>``, k the phase computing it), which
+the memory plan counts as streaming memory and the IPU Model holds in the IPU's off-chip store.
 """
 
 from __future__ import annotations
@@ -76,6 +78,11 @@ def schedule_phases(step: ir.Operation, plan: Plan, phases: Phases) -> None:
     # placed where a phase starts follows the stores of the phase before.
     for buffer, index, result, _ in moves:
         op = ops[index]
+        with op.location:  # the streaming memory holding the value: a remote buffer of its IPU
+            remote = ir.Operation.create("poplar.remote_buffer", attributes={
+                "name": string(buffer), "type": ir.TypeAttr.get(result.type), "repeats": i64(1),
+                IPU_ATTR: i64(ipu_of(op))}, ip=ir.InsertionPoint(step))
+        del remote
         after = ops[index + 1] if index + 1 < len(ops) else None
         store = build(pipeline_d.RemoteStoreOp, string(buffer), i64(ipu_of(op)), result, loc=op.location,
                       ip=ir.InsertionPoint(after) if after is not None else ir.InsertionPoint(block))

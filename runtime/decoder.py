@@ -374,18 +374,27 @@ class Program:
         return st.take(channel, self._slot(op.results[0]))
 
     def _decode_phase_move(self, op: ir.Operation) -> Step:
-        """Phased execution: a ``pipeline.remote_store`` copies a value into streaming memory
-        (its own tensor, held in the run's environment: the on-chip value can then be freed),
-        a ``pipeline.remote_load`` copies it back onto the IPU ``ipu_id`` of its reader."""
-        held = self._slot(("remote", attr(op, "buffer")))
+        """Phased execution: a ``pipeline.remote_store`` copies a value into its remote buffer
+        (in the off-chip store of the buffer's IPU), a ``pipeline.remote_load`` copies the
+        buffer onto the IPU ``ipu_id`` of its reader."""
+        buffer = attr(op, "buffer")
+        if buffer not in self.remote_buffers:
+            raise KernelError(f"{location_label(op.location)}: remote buffer \"{buffer}\" is not declared in the graph")
+        home, program = self.remote_buffers[buffer], self
         if op.name == "pipeline.remote_store":
             value = self._slot(op.operands[0])
 
             def remote_store(env: list) -> None:
-                env[held] = env[value].clone()
+                program._remote[home][buffer].copy_(env[value])
 
             return remote_store
-        return self._copy_to_ipu(held, self._slot(op.results[0]), attr(op, "ipu_id"))
+        result, ipu = self._slot(op.results[0]), attr(op, "ipu_id")
+
+        def remote_load(env: list) -> None:
+            stored = program._remote[home][buffer]
+            env[result] = stored.to(program._devices[ipu], copy=True) if program._placed else stored.clone()
+
+        return remote_load
 
     def _copy_to_ipu(self, src: int, dst: int, ipu: int) -> Step:
         """A step giving IPU ``ipu`` its own copy of slot ``src`` in slot ``dst`` (on its device)."""

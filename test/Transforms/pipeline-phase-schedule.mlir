@@ -31,8 +31,11 @@
 // OffChipAfterEachPhase: every value read in a later phase goes to streaming memory right
 // after it is computed and comes back at the start of each later phase reading it: h for
 // tanh (phase 1) and the backward (phase 2), g (phase 1) for phase 2. Both phase-2 loads
-// are prefetched before the phase's first op.
+// are prefetched before the phase's first op. Each moved value has a remote buffer on the
+// IPU computing it.
 // CHECK-LABEL: "poplar.graph"
+// CHECK: "poplar.remote_buffer"() {name = "phase0.0", pipeline.ipu = 0 : i64, repeats = 1 : i64, type = tensor<4xf32>}
+// CHECK: "poplar.remote_buffer"() {name = "phase1.1", pipeline.ipu = 0 : i64, repeats = 1 : i64, type = tensor<4xf32>}
 // CHECK: %[[H:.*]] = "poplar.popnn_nonlinearity"(%{{.*}}) {{.*}}kind = "relu"
 // CHECK-NEXT: "pipeline.remote_store"(%[[H]]) {buffer = "[[B:phase0.0]]", ipu_id = 0 : i64, pipeline.ipu = 0 : i64, pipeline.phase = 0 : i64, pipeline.stage = 0 : i64}
 // CHECK-NEXT: %[[L1:.*]] = "pipeline.remote_load"() {buffer = "[[B]]", ipu_id = 0 : i64, pipeline.ipu = 0 : i64, pipeline.phase = 1 : i64, pipeline.stage = 1 : i64} : () -> tensor<4xf32>

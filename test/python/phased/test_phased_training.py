@@ -136,6 +136,8 @@ def test_off_chip_liveness_lowers_the_peak_per_ipu(kind: str, ipus: int) -> None
     for ipu in range(ipus):
         assert off_chip[ipu]["total"] < live[ipu]["total"], (ipu, live, off_chip)
         assert off_chip[ipu]["variables"] == live[ipu]["variables"]  # only activations moved
+        # ... into the IPU's streaming memory, which AlwaysLive does not use
+        assert off_chip[ipu]["streaming"] > 0 and live[ipu].get("streaming", 0) == 0
 
 
 # -- errors ------------------------------------------------------------------------------
