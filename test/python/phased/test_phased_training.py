@@ -195,3 +195,40 @@ def test_phases_out_of_execution_order() -> None:
     with pytest.raises(RuntimeError, match=r"SerialPhasedExecution: block 'b1' of phase 0 runs after block 'b0' of "
                                            r"phase 1; phases run in order"):
         _compile(Chain(2), strategy)
+
+
+def test_phased_training_with_replicas_and_accumulation() -> None:
+    torch.manual_seed(0)
+    model = Chain(2)
+    reference = copy.deepcopy(model)
+    strategy = poptorch.ParallelPhasedExecution(["b0"], ["b1"])
+    strategy.phase(0).ipus(0)
+    strategy.phase(1).ipus(1)
+    strategy.setTensorsLiveness(poptorch.Liveness.OffChipAfterFwd)
+    options = poptorch.Options().replicationFactor(2)
+    options.Training.gradientAccumulation(2)
+    options.setExecutionStrategy(strategy)
+    training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
+    x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
+    training(x, y)  # 2 replicas x 2 micro-batches of 4
+    eager_accumulated_step(reference, torch.optim.SGD(reference.parameters(), lr=0.1), 4, x, y)
+    assert_parameters_close(model, reference)
+    training.destroy()
+
+
+def test_phased_inference_matches_eager() -> None:
+    torch.manual_seed(0)
+    model = Chain(2).eval()
+    strategy = poptorch.SerialPhasedExecution(["b0"], ["b1"])
+    for phase in range(2):
+        strategy.phase(phase).ipus(0)
+    strategy.setTensorsLiveness(poptorch.Liveness.OffChipAfterEachPhase)
+    options = poptorch.Options()
+    options.setExecutionStrategy(strategy)
+    inference = poptorch.inferenceModel(model, options)
+    x, y = torch.randn(4, 8), torch.randint(0, 3, (4,))
+    out, loss = inference(x, y)
+    expected_out, expected_loss = model(x, y)
+    torch.testing.assert_close(out, expected_out, **FP32)
+    torch.testing.assert_close(loss, expected_loss, **FP32)
+    assert '"pipeline.remote_load"' in _step_text(inference)
