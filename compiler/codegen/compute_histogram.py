@@ -158,16 +158,11 @@ def _histogram(cx: Any, op: Any, bins: int, bounds: list[float], given: Any) -> 
     return lines
 
 
-@emits("poplar.popops_segment_reduce")
-def emit_segment_reduce(cx: Any, op: Any) -> list[str]:
-    """Each element's segment is the count of segment ends at or below its position (the ends
-    a sum of the lengths, or the offsets after the first); the elements then reduce into a
-    table of [lines x segments] rows with ``popops::multiUpdateAdd`` (sum, mean) or
-    ``multiUpdateMax`` (max; min as the maximum of negated values) from ``initial`` or the
-    reduction's identity. A mean divides by the segment's length (torch adds ``initial`` to
-    the sum first; an empty segment is ``initial``, or NaN). ``prod`` is refused."""
-    data, segments = op.operands
-    reduce, kind, axis, initial = cx.attr(op, "reduce"), cx.attr(op, "segments_by"), cx.attr(op, "axis"), cx.attr(op, "initial")
+def _segment_rows(cx: Any, op: Any, data: Any, segments: Any) -> tuple[list[str], str, str, int, int, int, int]:
+    """The lines computing each element's row in the [lines x segments] table ([L * length, 1]
+    UNSIGNED_INT) and the segments' sizes ([lines, segments] FLOAT); returns them with the
+    names and (lines, length, rest, segments)."""
+    reduce, kind, axis = cx.attr(op, "reduce"), cx.attr(op, "segments_by"), cx.attr(op, "axis")
     if reduce == "prod":
         raise CodegenError(f"{cx.where(op)}: a product segment reduction has no emission (PopLibs has no multiplying "
                            "multiUpdate); use sum, mean, max or min")
@@ -178,7 +173,7 @@ def emit_segment_reduce(cx: Any, op: Any) -> list[str]:
     count = seg_shape[-1] - (1 if kind == "offsets" else 0)
     g, prog = cx.graph(op), cx.prog
     seg = f"popops::cast({g}, {cx.name(segments)}.reshape({{{lead}, {seg_shape[-1]}}}), poplar::FLOAT, {prog}, {cx.debug(op, 'segments')})"
-    ends, sizes, ids, mask, data_c, pos, base = (cx.fresh(n) for n in ("ends", "sizes", "segmentOf", "mask", "data", "positions", "lineBase"))
+    ends, sizes, ids, mask, pos, base = (cx.fresh(n) for n in ("ends", "sizes", "segmentOf", "mask", "positions", "lineBase"))
     lines = [f"poplar::Tensor {sizes}, {ends};"]
     if kind == "lengths":
         values = ", ".join("true" if j <= s else "false" for s in range(count) for j in range(count))
@@ -207,6 +202,21 @@ def emit_segment_reduce(cx: Any, op: Any) -> list[str]:
               f"{pos}.expand({{0, 2}}).broadcast({lead}, 0).broadcast({count}, 2)}}, {prog}, {cx.debug(op, 'segment')}), poplar::INT, {{2}}, "
               f"popops::ReduceParams(popops::Operation::ADD), {prog}, {cx.debug(op, 'segment')}), {base}.broadcast({length}, 1), {prog}, "
               f"{cx.debug(op, 'segment')}), poplar::UNSIGNED_INT, {prog}, {cx.debug(op, 'segment')}).reshape({{{lead * length}, 1}});"]
+    return lines, ids, sizes, lead, length, rest, count
+
+
+@emits("poplar.popops_segment_reduce")
+def emit_segment_reduce(cx: Any, op: Any) -> list[str]:
+    """Each element's segment is the count of segment ends at or below its position (the ends
+    a sum of the lengths, or the offsets after the first); the elements then reduce into a
+    table of [lines x segments] rows with ``popops::multiUpdateAdd`` (sum, mean) or
+    ``multiUpdateMax`` (max; min as the maximum of negated values) from ``initial`` or the
+    reduction's identity. A mean divides by the segment's length (torch adds ``initial`` to
+    the sum first; an empty segment is ``initial``, or NaN). ``prod`` is refused."""
+    data, segments = op.operands
+    reduce, initial = cx.attr(op, "reduce"), cx.attr(op, "initial")
+    lines, ids, sizes, lead, length, rest, count = _segment_rows(cx, op, data, segments)
+    g, prog = cx.graph(op), cx.prog
     identity = {"sum": 0.0, "mean": 0.0, "max": float("-inf"), "min": float("-inf")}[reduce]
     start = initial[0] if initial and reduce != "mean" else identity
     if reduce == "min" and initial:
@@ -239,3 +249,47 @@ def emit_segment_reduce(cx: Any, op: Any) -> list[str]:
             expr = "pe::BinaryOp(pe::BinaryOpType::DIVIDE, pe::_1, pe::_2)"
         lines.append(f"popops::mapInPlace({g}, {expr}, {{{table}, {by}}}, {prog}, {cx.debug(op, 'mean')});")
     return lines + [f"poplar::Tensor {cx.define(op.results[0])} = {table}.reshape({_dims(cx.shape(op.results[0]))});"]
+
+
+@emits("poplar.popops_segment_reduce_grad")
+def emit_segment_reduce_grad(cx: Any, op: Any) -> list[str]:
+    """Each element takes its segment's gradient (``popops::multiSlice`` of the gradient's
+    table rows): as is for sum, divided by the segment's length for mean; for max and min only
+    the elements equal to the segment's result (NaN equal to NaN) take it, split evenly among
+    them (their count per segment by ``multiUpdateAdd``) where it is positive, as eager's ATen
+    kernel does (a negative gradient goes whole to every tied element)."""
+    grad, output, data, segments = op.operands
+    reduce = cx.attr(op, "reduce")
+    lines, ids, sizes, lead, length, rest, count = _segment_rows(cx, op, data, segments)
+    g, prog = cx.graph(op), cx.prog
+    plan = f"{{0}}, {{1}}, {prog}, popops::SlicePlan(), poplar::OptionFlags(), {cx.debug(op)}"
+    table = f"{{{lead * count}, {rest}}}"
+    mine = cx.fresh("segmentGrad")
+    lines.append(f"poplar::Tensor {mine} = popops::multiSlice({g}, {cx.name(grad)}.reshape({table}), {ids}, {plan}).reshape({{{lead * length}, {rest}}});")
+    result = cx.define(op.results[0])
+    out_shape = _dims(cx.shape(op.results[0]))
+    if reduce == "sum":
+        return lines + [f"poplar::Tensor {result} = {mine}.reshape({out_shape});"]
+    if reduce == "mean":
+        size = f"popops::multiSlice({g}, {sizes}.reshape({{{lead * count}, 1}}), {ids}, {plan}).reshape({{{lead * length}, 1}}).broadcast({rest}, 1)"
+        return lines + [f"poplar::Tensor {result} = popops::div({g}, {mine}, {size}, {prog}, {cx.debug(op, 'mean')}).reshape({out_shape});"]
+    best, hits, ties, scale = cx.fresh("extremum"), cx.fresh("hits"), cx.fresh("ties"), cx.fresh("scale")
+    same = ("pe::Cast(pe::BinaryOp(pe::BinaryOpType::LOGICAL_OR, pe::BinaryOp(pe::BinaryOpType::EQUAL, pe::_1, pe::_2), "
+            "pe::BinaryOp(pe::BinaryOpType::LOGICAL_AND, pe::UnaryOp(pe::UnaryOpType::IS_NAN, pe::_1), pe::UnaryOp(pe::UnaryOpType::IS_NAN, pe::_2))), "
+            "poplar::FLOAT)")
+    return lines + [
+        "// the elements equal to their segment's result share its gradient evenly",
+        f"poplar::Tensor {best} = popops::multiSlice({g}, {cx.name(output)}.reshape({table}), {ids}, {plan}).reshape({{{lead * length}, {rest}}});",
+        f"poplar::Tensor {hits} = popops::map({g}, {same}, {{{cx.name(data)}.reshape({{{lead * length}, {rest}}}), {best}}}, {prog}, {cx.debug(op, 'hits')});",
+        f"poplar::Tensor {ties} = {g}.addVariable(poplar::FLOAT, {table}, {cx.debug(op, 'ties')});",
+        f"mapLinearly({g}, {ties}, 0, 1);",
+        f"popops::zero({g}, {ties}, {prog}, {cx.debug(op, 'ties')});",
+        f"poplar::Tensor {scale} = {g}.addConstant<float>(poplar::FLOAT, {{}}, 1.0f, {cx.debug(op, 'scale')});",
+        f"mapLinearly({g}, {scale}, 0, 1);",
+        f"popops::multiUpdateAdd({g}, {ties}, {hits}.reshape({{{lead * length}, 1, {rest}}}), {ids}, {scale}, {plan});",
+        "// as eager (ATen divides only where the gradient is positive): a negative gradient is not split",
+        f"poplar::Tensor {result} = popops::map({g}, pe::TernaryOp(pe::TernaryOpType::SELECT, pe::TernaryOp(pe::TernaryOpType::SELECT, "
+        f"pe::BinaryOp(pe::BinaryOpType::DIVIDE, pe::_2, pe::_3), pe::_2, pe::BinaryOp(pe::BinaryOpType::GREATER_THAN, pe::_2, pe::Const(0.0f))), "
+        f"pe::Const(0.0f), pe::BinaryOp(pe::BinaryOpType::NOT_EQUAL, pe::_1, pe::Const(0.0f))), "
+        f"{{{hits}, {mine}, popops::multiSlice({g}, {ties}, {ids}, {plan}).reshape({{{lead * length}, {rest}}})}}, {prog}, {cx.debug(op, 'share')})"
+        f".reshape({out_shape});"]

@@ -293,13 +293,39 @@ class EncoderWithLoss(nn.Module):
         return out, F.cross_entropy(out.reshape(-1, 10), target.reshape(-1), ignore_index=0)
 
 
+class SegmentsWithLoss(nn.Module):
+    """A training step through segment reductions (max, mean, min with an initial value, sum
+    by offsets) of weighted inputs: their gradients reach the weights (ties in max share it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shift = nn.Parameter(torch.zeros(6, 2))  # zero: the repeated rows below tie in max
+        self.weights = nn.ParameterList([nn.Parameter(torch.randn(6, 2)) for _ in range(3)])
+        self.lin = nn.Linear(2, 2)
+        self.register_buffer("lengths", torch.tensor([1, 3, 2]))
+        self.register_buffer("offsets", torch.tensor([0, 1, 4, 6]))
+        self.register_buffer("flip", torch.tensor([1.0, -1.0]))
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        w = self.weights
+        tied = torch.cat([x[:2], x[1:2], x[1:2], x[:2]]) + self.shift  # rows 1-3 (one segment) are equal
+        y = (torch.segment_reduce(tied, "max", lengths=self.lengths, axis=0)
+             + torch.segment_reduce(x * w[0], "mean", lengths=self.lengths, axis=0)
+             + torch.segment_reduce(x * w[1], "min", lengths=self.lengths, axis=0, initial=0.25)
+             + torch.segment_reduce(x * w[2], "sum", offsets=self.offsets, axis=0))
+        out = self.lin(y * self.flip)  # the two columns' gradients of opposite signs: eager splits only positive ones
+        return out, F.mse_loss(out, target)
+
+
 def build_training(name: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(0)
     if name == "cnn training step":
         return CNNWithLoss(), (torch.randn(2, 3, 8, 8), torch.tensor([1, 3]))
     if name == "transformer training step":
         return EncoderWithLoss(), (torch.tensor([[1, 7, 3, 3, 0], [9, 0, 3, 2, 5]]), torch.tensor([[2, 0, 4, 4, 1], [0, 8, 3, 6, 9]]))
+    if name == "segment training step":
+        return SegmentsWithLoss(), (torch.randn(6, 2), torch.randn(3, 2))
     raise ValueError(name)
 
 
-TRAINING_MODELS = ["cnn training step", "transformer training step"]
+TRAINING_MODELS = ["cnn training step", "transformer training step", "segment training step"]
