@@ -31,7 +31,7 @@ RUN_TIME_OPTIONS = frozenset({
     "random_seed", "use_ipu_model", "ipu_model_devices", "connection_type", "sync_pattern", "ipu_id",
     "offline_ipu_version", "executable_cache_dir", "profile_dir", "log_cycle_count", "log_dir", "max_repeat_logs",
     "model_name", "show_compilation_progress_bar", "relax_optimizer_attributes_checks", "Distributed.process_id",
-    "Distributed.num_processes",
+    "Distributed.num_processes", "Distributed.timeout",
 })
 
 

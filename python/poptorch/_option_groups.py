@@ -275,18 +275,25 @@ class _DistributedOptions(_OptionGroup):
 
     _prefix = "Options.Distributed"
     DEFAULT_ENV_VARS: ClassVar[tuple[str, str]] = ("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK")
+    TORCHRUN_ENV_VARS: ClassVar[tuple[str, str]] = ("WORLD_SIZE", "RANK")
+    TIMEOUT_ENV_VAR = "IPU_MLIR_DISTRIBUTED_TIMEOUT"
+    DEFAULT_TIMEOUT = 300.0  # seconds; runtime/distributed.py's DEFAULT_TIMEOUT
 
     def __init__(self, lock: _Lock) -> None:
         super().__init__(lock)
         self._process_id = 0
         self._num_processes = 1
-        self._read_env(*self.DEFAULT_ENV_VARS, label=f"{self._prefix} (default)")
+        self._timeout: float | None = None  # None: IPU_MLIR_DISTRIBUTED_TIMEOUT, else the default
+        if not self._read_env(*self.DEFAULT_ENV_VARS, label=f"{self._prefix} (default)"):
+            # torchrun's variables, when OpenMPI's are not set.
+            self._read_env(*self.TORCHRUN_ENV_VARS, label=f"{self._prefix} (torchrun)")
 
-    def _read_env(self, var_num_processes: str, var_process_id: str, label: str) -> None:
+    def _read_env(self, var_num_processes: str, var_process_id: str, label: str) -> bool:
+        """Read the pair of variables; False when neither is set."""
         raw_num = os.environ.get(var_num_processes)
         raw_id = os.environ.get(var_process_id)
         if raw_num is None and raw_id is None:
-            return
+            return False
         if raw_num is None or raw_id is None:
             missing = var_num_processes if raw_num is None else var_process_id
             raise ValueError(
@@ -303,6 +310,7 @@ class _DistributedOptions(_OptionGroup):
                     f"{label}: environment variable {var}={raw!r} is not an integer."
                 ) from None
         self._store(values[1], values[0], label)
+        return True
 
     def _store(self, process_id: Any, num_processes: Any, label: str) -> None:
         num = _int_arg(label, num_processes, 1, "The number of processes must be 1 or more.")
@@ -334,6 +342,33 @@ class _DistributedOptions(_OptionGroup):
         self._process_id, self._num_processes = 0, 1
         return self
 
+    def setTimeout(self, seconds: float) -> _DistributedOptions:  # noqa: N802 - ipu-mlir's addition
+        """How long a process waits for its peers (at the start, the weight broadcast and each
+        collective) before failing with an error naming those that did not arrive. Default:
+        the IPU_MLIR_DISTRIBUTED_TIMEOUT environment variable, else 300 s."""
+        label = self._writable("setTimeout")
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0:
+            raise ValueError(f"{label}: the timeout must be a positive number of seconds, got {seconds!r}.")
+        self._timeout = float(seconds)
+        return self
+
+    @property
+    def timeout(self) -> float:
+        """Seconds a process waits for its peers (setTimeout, IPU_MLIR_DISTRIBUTED_TIMEOUT, 300)."""
+        if self._timeout is not None:
+            return self._timeout
+        raw = os.environ.get(self.TIMEOUT_ENV_VAR)
+        if raw is None:
+            return self.DEFAULT_TIMEOUT
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if not value > 0:
+            raise ValueError(f"{self._prefix}: environment variable {self.TIMEOUT_ENV_VAR}={raw!r} is not a positive "
+                             "number of seconds.")
+        return value
+
     @property
     def processId(self) -> int:  # noqa: N802 - PopTorch's name
         """Id of this process."""
@@ -360,7 +395,7 @@ class _DistributedOptions(_OptionGroup):
         return self._num_processes > 1
 
     def _to_dict(self) -> dict[str, Any]:
-        return {"process_id": self._process_id, "num_processes": self._num_processes}
+        return {"process_id": self._process_id, "num_processes": self._num_processes, "timeout": self._timeout}
 
 
 class _JitOptions(_OptionGroup):

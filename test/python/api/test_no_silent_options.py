@@ -84,6 +84,7 @@ SETTERS: dict[str, tuple[tuple, str]] = {
     "Distributed.setEnvVarNames": (("MY_SIZE", "MY_RANK"),
                                    "test_options.py::test_distributed_reads_openmpi_variables_and_custom_ones"),
     "Distributed.disable": ((), "test_options.py::test_distributed_reads_openmpi_variables_and_custom_ones"),
+    "Distributed.setTimeout": ((5,), "replication/test_distributed.py::test_a_dead_or_hung_peer_fails_the_other_within_the_timeout"),
     "TensorLocations.numIOTiles": ((32,), "api/test_planning_hints.py::test_io_tiles_are_taken_from_the_compute_tiles"),
     "TensorLocations.setActivationLocation": ((OFF_CHIP,), WARNS),
     "TensorLocations.setWeightLocation": (
