@@ -25,11 +25,14 @@ import torch
 from ipu_mlir.support import ctc
 from ipu_mlir.support.host_functions import custom_op_implementation, host_call_id, how_to_register
 
+from .capture_errors import CaptureMistake
+
 NAMESPACE = "ipu_mlir"
 
 
-class CustomOpNotRegistered(RuntimeError):
-    """A custom op has neither a registered Python implementation nor a torch.library op."""
+class CustomOpNotRegistered(CaptureMistake):
+    """A custom op has neither a registered Python implementation nor a torch.library op
+    (a RuntimeError; while a model is captured its message is the whole error)."""
 
 
 def torch_library_op(domain: str, name: str) -> Any | None:
