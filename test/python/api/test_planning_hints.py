@@ -123,6 +123,19 @@ def test_partials_type_is_recorded_and_half_partials_need_less_memory() -> None:
     assert usage["float"] - usage["half"] >= 64 * 256 * 2  # the float partials beside the f16 result
 
 
+def test_partials_type_is_recorded_on_convolutions() -> None:
+    torch.manual_seed(3)
+    model = BasicNetwork()
+    x = torch.randn(2, 4, 9, 9)
+    options = poptorch.Options()
+    options.Precision.setPartialsType(torch.half)
+    wrapper = poptorch.inferenceModel(model, options)
+    torch.testing.assert_close(wrapper(x), model(x), **FP32)
+    (conv,) = _lines(wrapper, "poplar.poplin_conv")
+    assert 'poplar.partials_type = "half"' in conv
+    assert "poplar.available_memory = 2.000000e-01 : f64" in conv  # the op's own hint stays
+
+
 class Overlapped(nn.Module):
     def __init__(self, mode: poptorch.OverlapMode) -> None:
         super().__init__()
