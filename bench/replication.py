@@ -13,7 +13,7 @@ and all of it including waiting for the peer). Other work on the host skews the 
 the load average is printed, and each process's CPU time per step (what a step costs
 whatever the load: the distributed run's overhead is its excess over one process's).
 
-    python bench/replication.py [--model cnn|mlp] [--batch 8] [--steps 20] [--warmup 3] [--replicas 1]
+    python bench/replication.py [--model cnn|mlp] [--batch 16] [--steps 20] [--warmup 3] [--replicas 1]
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def launch(processes: int, args: argparse.Namespace) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="cnn", choices=["cnn", "mlp"])
-    parser.add_argument("--batch", type=int, default=8, help="micro-batch per replica")
+    parser.add_argument("--batch", type=int, default=16, help="micro-batch per replica")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--replicas", type=int, default=1, help="replicas per process")
@@ -139,6 +139,9 @@ def main() -> None:
               f"({r['collectives'] // args.steps} collectives/step; gloo exchange {r['exchange_seconds'] / args.steps * 1e3:.2f} "
               f"ms/step), {r['collective_seconds'] / r['seconds'] * 100:.1f}% of the step")
     print(f"ratio: {two_rate / one_rate:.2f}x (ideal 2.00; goal >= 1.70); load average now {os.getloadavg()[0]:.2f}")
+    cpu_ratio = 2 * one["cpu_seconds"] / max(r["cpu_seconds"] for r in two)
+    print(f"CPU-time ratio: {cpu_ratio:.2f}x (2 x one process's CPU per step / the busier process's: the ratio on an "
+          "otherwise idle host, if waiting cost nothing)")
 
 
 if __name__ == "__main__":
