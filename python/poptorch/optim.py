@@ -270,7 +270,24 @@ class Optimizer:
         self.max_grad_norm = _optional_norm(where, "max_grad_norm", max_grad_norm)
         for name in self._ACCUM_NAMES:
             setattr(self, name, _accum_type(where, name, accum.get(name)))
+            if accum.get(name) is not None:
+                self._warn_state_dtype(name, accum[name])
         self.variable_attrs = VariableAttributes(list(self._ATTRS), list(self._ATTRS))
+
+    def _warn_state_dtype(self, name: str, dtype: torch.dtype) -> None:
+        """Say once that the IPU Model does not store the state in ``dtype``: state and
+        accumulators take each weight's dtype (float16 still forces the running mean)."""
+        weights = sorted({str(p.dtype) for group in self.param_groups for p in group["params"]})
+        if weights == [str(dtype)]:
+            return
+        running = (" It still makes the mean accumulation strategy Running, as in PopTorch."
+                   if dtype == torch.float16 else "")
+        _logging.warn_once(
+            f"{self._where()}.{name}",
+            f"{self._where()}({name}={dtype}) was accepted but the IPU Model emulator does not store the "
+            f"optimizer state / gradient accumulators in that dtype: they take each weight's dtype "
+            f"({', '.join(weights)}).{running}",
+        )
 
     @property
     def accum_types(self) -> dict[str, torch.dtype]:
