@@ -35,6 +35,7 @@ _PTYPES = {"f32": "FLOAT", "f16": "HALF", "i32": "INT", "ui32": "UNSIGNED_INT", 
 _SKIPPED = {"poplar.variable", "poplar.host_stream", "poplar.constant", "poplar.remote_buffer"}  # declared in the graph part
 # the ops this module emits itself: the graph, its declarations and the program structure
 STRUCTURAL_OPS = frozenset({"poplar.graph", "poplar.function", "poplar.program_sequence", "poplar.program_repeat", "poplar.program_if",
+                            "poplar.program_remote_load", "poplar.program_remote_store",
                             "poplar.program_call", "poplar.program_copy", "poplar.program_stream_copy",
                             "poplar.program_print_tensor", "poplar.program_sync", *_SKIPPED})
 
@@ -97,6 +98,7 @@ class _GraphEmitter:
         self.used: set[str] = set()
         self.streams: dict[str, tuple[str, str, int]] = {}  # name -> (direction, type, elements)
         self.functions: dict[str, Any] = {}
+        self.remote_buffers: dict[str, str] = {}  # remote buffer name -> C++ variable
         self.channels: dict[str, str] = {}  # pipeline send/recv channel -> tensor
         self.prog = "prog"
         try:
@@ -238,7 +240,8 @@ class _GraphEmitter:
         self._out: list[str] = []
         out = self._out
         out += ["// The variables the host writes before running, in the order of DIR/weights.bin.",
-                "struct HostTensor { const char *handle; poplar::Type type; std::size_t elements; };",
+                "// (remote: the remote buffer holding an off-chip variable, which the host writes and reads instead)",
+                "struct HostTensor { const char *handle; poplar::Type type; std::size_t elements; const char *remote = nullptr; };",
                 "std::vector<HostTensor> hostWrites;",
                 "// Each stream, with the number of transfers one run of the main program makes.",
                 "struct HostStream { const char *handle; poplar::Type type; std::size_t elements; std::size_t transfers; bool toDevice; };",
@@ -290,7 +293,9 @@ class _GraphEmitter:
             value = variables[name].results[0]
             out.append(f"  graph.createHostWrite({_cstr(name)}, {self.name(value)});")
             out.append(f"  graph.createHostRead({_cstr(name + '/read')}, {self.name(value)});")
-            out.append(f"  hostWrites.push_back({{{_cstr(name)}, poplar::{self.ptype(value)}, {math.prod(self.shape(value))}}});")
+            attrs = variables[name].operation.attributes
+            remote = f", {_cstr(ir.StringAttr(attrs['poplar.remote_buffer']).value)}" if "poplar.remote_buffer" in attrs else ""
+            out.append(f"  hostWrites.push_back({{{_cstr(name)}, poplar::{self.ptype(value)}, {math.prod(self.shape(value))}{remote}}});")
         transfers = self._transfers(block)
         for stream, (direction, ptype, elements) in self.streams.items():
             out.append(f"  hostStreams.push_back({{{_cstr(stream)}, poplar::{ptype}, {elements}, {transfers.get(stream, 0)}, "
@@ -382,6 +387,7 @@ class _GraphEmitter:
         if element not in _PTYPES:
             raise CodegenError(f"remote buffer '{name}' of element type {element} has no Poplar type in the emitter")
         var = self.fresh("r_" + _sanitize(name) + "_")
+        self.remote_buffers[name] = var
         return [f"// remote buffer '{name}': {repeats} x {list(shaped.shape)} in streaming memory",
                 f"poplar::RemoteBuffer {var} = graph.addRemoteBuffer({_cstr(name)}, poplar::{_PTYPES[element]}, "
                 f"{math.prod(shaped.shape)}, {repeats});"]
@@ -504,6 +510,13 @@ class _GraphEmitter:
                 var, tensor = "s_" + _sanitize(stream), self.name(op.operands[0])
                 args = f"{var}, {tensor}" if self.streams[stream][0] == "host_to_device" else f"{tensor}, {var}"
                 out.append(f"{indent}{seq}.add(poplar::program::Copy({args}));")
+            elif name in ("poplar.program_remote_load", "poplar.program_remote_store"):
+                buffer = self.attr(op, "buffer")
+                if buffer not in self.remote_buffers:
+                    raise CodegenError(f"{self.where(op)}: copies remote buffer '{buffer}', which no poplar.remote_buffer declares")
+                pair = (self.remote_buffers[buffer], self.name(op.operands[0]))
+                src, dst = pair if name.endswith("load") else pair[::-1]
+                out.append(f"{indent}{seq}.add(poplar::program::Copy({src}, {dst}));")
             elif name == "poplar.program_print_tensor":
                 if "poplar.print_format" in op.operation.attributes:
                     raise CodegenError(f"{self.where(op)}: a print with a layout (poplar.print_format, from "

@@ -94,22 +94,32 @@ def _build_and_run(source: Path, host_library: Path, name: str) -> None:
     assert ran.returncode == 0, ran.stderr
 
 
-def test_emitted_training_step_matches_the_ipu_model(host_library: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("off_chip", [False, True], ids=["on chip", "weights off chip"])
+def test_emitted_training_step_matches_the_ipu_model(off_chip: bool, host_library: Path, tmp_path: Path) -> None:
     """One SGD step of an MLP with an MSE loss: the outputs, the loss and the updated weights
-    (read back by the program into weights.out.bin) match the IPU Model's."""
+    (read back by the program into weights.out.bin) match the IPU Model's; with the weights
+    off chip (TensorLocations) the program loads them from their remote buffers and stores
+    them back, and the host writes and reads the buffers."""
     torch.manual_seed(0)
     model = MLPWithLoss()
     x, target = torch.randn(2, 8), torch.randn(2, 4)
-    wrapper = poptorch.trainingModel(model, poptorch.Options(), optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
+    options = poptorch.Options()
+    if off_chip:
+        options.TensorLocations.setWeightLocation(poptorch.TensorLocationSettings().useOnChipStorage(False))
+    wrapper = poptorch.trainingModel(model, options, optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
     wrapper.compile(x, target)
     source = tmp_path / "program.cpp"
     wrapper.exportPoplarCpp(str(source))  # the weights before the step, and the hyper-parameters
+    if off_chip:
+        text = source.read_text()
+        assert "graph.addRemoteBuffer(" in text and "engine.copyToRemoteBuffer(" in text
+        assert text.count("poplar::program::Copy(r_") >= 4 and ", r_" in text  # loads and stores of the four parameters
     interface = wrapper._compiled.executable.interface
     for spec, tensor in zip(wrapper._compiled.captured.inputs, (x, target), strict=True):  # training names them by the trace
         (tmp_path / f"{interface.input_stream(spec.name)}.bin").write_bytes(tensor.numpy().tobytes())
     out, loss = wrapper(x, target)
     wrapper.copyWeightsToHost()
-    _build_and_run(source, host_library, "training step")
+    _build_and_run(source, host_library, "training step" + (" off chip" if off_chip else ""))
 
     read = {stream: np.fromfile(tmp_path / f"{stream}.bin", dtype=np.float32) for stream in interface.outputs}
     torch.testing.assert_close(torch.from_numpy(read[interface.output_stream(0)]).reshape(loss.shape), loss, **FP32)

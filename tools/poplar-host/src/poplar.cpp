@@ -514,4 +514,52 @@ void Engine::readTensor(const std::string &handle, void *begin, void *end) {
   for (std::size_t i = 0; i < t.numElements(); ++i) t.elementType().store(static_cast<char *>(begin) + i * bytes, t.get(i));
 }
 
+static RemoteBuffer &remote(host::GraphState &graph, const std::string &handle, uint64_t repeat, unsigned replica) {
+  auto it = graph.remoteBuffers.find(handle);
+  if (it == graph.remoteBuffers.end()) throw error("no remote buffer '" + handle + "'");
+  if (repeat >= it->second.getRepeats()) throw error("remote buffer '" + handle + "' has no repeat " + std::to_string(repeat));
+  if (replica != 0) throw error("remote buffer '" + handle + "': no replica " + std::to_string(replica) + " (poplar-host runs one replica)");
+  return it->second;
+}
+
+void Engine::copyToRemoteBuffer(void *data, const std::string &handle, uint64_t repeat, unsigned replica) {
+  RemoteBuffer &b = remote(*graph_, handle, repeat, replica);
+  std::size_t bytes = b.elementType().hostBytes();
+  for (std::size_t i = 0; i < b.numElements(); ++i)
+    b.data()[repeat * b.numElements() + i] = b.elementType().round(b.elementType().load(static_cast<const char *>(data) + i * bytes));
+}
+
+void Engine::copyFromRemoteBuffer(const std::string &handle, void *data, uint64_t repeat, unsigned replica) {
+  RemoteBuffer &b = remote(*graph_, handle, repeat, replica);
+  std::size_t bytes = b.elementType().hostBytes();
+  for (std::size_t i = 0; i < b.numElements(); ++i)
+    b.elementType().store(static_cast<char *>(data) + i * bytes, b.data()[repeat * b.numElements() + i]);
+}
+
+namespace program {
+static void checkRemote(const RemoteBuffer &b, const Tensor &t) {
+  if (b.numElements() != t.numElements() || b.elementType() != t.elementType())
+    throw error("Copy between remote buffer '" + b.handle() + "' and a tensor of another size or type");
+}
+
+Copy::Copy(const RemoteBuffer &buffer, const Tensor &dst, const DebugContext &debug) {
+  checkRemote(buffer, dst);
+  auto n = std::make_shared<ComputeNode>();
+  n->name = debug.name();
+  n->fn = [buffer, dst] {
+    for (std::size_t i = 0; i < dst.numElements(); ++i) dst.set(i, buffer.data()[i]);
+  };
+  node_ = n;
+}
+
+Copy::Copy(const Tensor &src, const RemoteBuffer &buffer, const DebugContext &debug) {
+  checkRemote(buffer, src);
+  auto n = std::make_shared<ComputeNode>();
+  n->name = debug.name();
+  n->fn = [src, buffer] {
+    for (std::size_t i = 0; i < src.numElements(); ++i) buffer.data()[i] = src.get(i);
+  };
+  node_ = n;
+}
+} // namespace program
 } // namespace poplar

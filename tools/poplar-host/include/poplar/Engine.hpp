@@ -19,6 +19,9 @@ public:
   void connectStreamToCallback(const std::string &handle, unsigned index, std::function<void(void *)> f);
   void writeTensor(const std::string &handle, const void *begin, const void *end);
   void readTensor(const std::string &handle, void *begin, void *end);
+  // A remote buffer's repeat, from / to host memory of its elements (replica 0 only).
+  void copyToRemoteBuffer(void *data, const std::string &handle, uint64_t repeatIndex, unsigned replicationIndex = 0);
+  void copyFromRemoteBuffer(const std::string &handle, void *data, uint64_t repeatIndex, unsigned replicationIndex = 0);
 
 private:
   std::shared_ptr<host::GraphState> graph_;

@@ -16,29 +16,10 @@ struct GraphState {
   Target target;
   std::map<std::string, std::shared_ptr<StreamState>> streams;
   std::map<std::string, Tensor> hostWrites, hostReads;
+  std::map<std::string, RemoteBuffer> remoteBuffers;
   std::vector<std::string> codelets;
 };
 } // namespace host
-
-// Streaming (off-chip) memory of `repeats` tensors of `numElements` elements each; the host
-// library keeps it as host storage, zero until written.
-class RemoteBuffer {
-public:
-  RemoteBuffer() = default;
-  RemoteBuffer(std::string handle, Type type, std::size_t numElements, std::size_t repeats)
-      : handle_(std::move(handle)), type_(type), numElements_(numElements), repeats_(repeats),
-        data_(std::make_shared<std::vector<double>>(numElements * repeats, 0.0)) {}
-  const std::string &handle() const { return handle_; }
-  Type elementType() const { return type_; }
-  std::size_t numElements() const { return numElements_; }
-  std::size_t getRepeats() const { return repeats_; }
-
-private:
-  std::string handle_;
-  Type type_ = FLOAT;
-  std::size_t numElements_ = 0, repeats_ = 0;
-  std::shared_ptr<std::vector<double>> data_;
-};
 
 class Graph {
 public:
@@ -73,7 +54,8 @@ public:
   RemoteBuffer addRemoteBuffer(const std::string &handle, const Type &type, std::size_t numElements, std::size_t repeats = 1,
                                bool rearrangeOnHost = false, bool optimiseMemory = false) {
     if (repeats == 0) throw std::runtime_error("poplar-host: addRemoteBuffer: repeats must be at least 1");
-    return RemoteBuffer(handle, type, numElements, repeats);
+    if (state_->remoteBuffers.count(handle)) throw std::runtime_error("poplar-host: a second remote buffer '" + handle + "'");
+    return state_->remoteBuffers.emplace(handle, RemoteBuffer(handle, type, numElements, repeats)).first->second;
   }
   void createHostWrite(const std::string &handle, const Tensor &t);
   void createHostRead(const std::string &handle, const Tensor &t);

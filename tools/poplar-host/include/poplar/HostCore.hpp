@@ -148,6 +148,27 @@ private:
   std::shared_ptr<host::StreamState> state_;
 };
 
+// Streaming (off-chip) memory of `repeats` tensors of `numElements` elements each; the host
+// library keeps it as host storage, zero until written.
+class RemoteBuffer {
+public:
+  RemoteBuffer() = default;
+  RemoteBuffer(std::string handle, Type type, std::size_t numElements, std::size_t repeats)
+      : handle_(std::move(handle)), type_(type), numElements_(numElements), repeats_(repeats),
+        data_(std::make_shared<std::vector<double>>(numElements * repeats, 0.0)) {}
+  const std::string &handle() const { return handle_; }
+  Type elementType() const { return type_; }
+  std::size_t numElements() const { return numElements_; }
+  std::size_t getRepeats() const { return repeats_; }
+  std::vector<double> &data() const { return *data_; }  // host side only: repeat after repeat
+
+private:
+  std::string handle_;
+  Type type_ = FLOAT;
+  std::size_t numElements_ = 0, repeats_ = 0;
+  std::shared_ptr<std::vector<double>> data_;
+};
+
 enum class SyncType { INTERNAL, EXTERNAL, GLOBAL };
 
 namespace program {
@@ -198,6 +219,9 @@ public:
   Copy(const Tensor &src, const Tensor &dst, bool dontOutline = false, const DebugContext & = {});
   Copy(const DataStream &stream, const Tensor &dst, bool optimiseMemory = false, const DebugContext & = {});
   Copy(const Tensor &src, const DataStream &stream, bool optimiseMemory = false, const DebugContext & = {});
+  // Between a remote buffer (repeat 0) and a tensor of its size and type.
+  Copy(const RemoteBuffer &buffer, const Tensor &dst, const DebugContext & = {});
+  Copy(const Tensor &src, const RemoteBuffer &buffer, const DebugContext & = {});
 };
 
 class PrintTensor : public Program {
