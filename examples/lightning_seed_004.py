@@ -4,10 +4,12 @@ Lightning 2 has no ``Trainer(ipus=N)`` and takes only precision / checkpoint / c
 plugins in ``plugins=``, so each snippet is rewritten the way Lightning 2 requires:
 ``ipus=8`` becomes ``accelerator="ipu", strategy="ipu", devices=8`` and
 ``plugins=IPUPlugin(...)`` becomes ``strategy=IPUPlugin(...)`` (IPUPlugin is IPUStrategy's
-old name). Everything else is as on the page. ``devices`` means replicas, as ``ipus`` did:
-replicated execution is not available in the IPU Model yet, so ``--devices 8`` (the page's
-value, the default) stops at the first snippet with our error saying so; ``--devices 1``
-runs every snippet.
+old name). ``strategy="ipu"`` stays necessary: with ``strategy="auto"`` Lightning 2.6 picks
+one of its built-in strategies without asking the accelerator. Everything else is as on the
+page. ``devices`` means replicas, as ``ipus`` did: ``--devices 8`` (the page's value, the
+default) runs 8 replicas of each step in this process (poptorch ``replicationFactor(8)``).
+The synthetic dataset has 256 samples per replica, so each snippet takes the same number of
+steps whatever ``--devices``.
 
     python examples/lightning_seed_004.py [--devices 8|1]
 """
@@ -37,13 +39,14 @@ class MyLightningModule(pl.LightningModule):
 
     def training_step(self, batch, batch_idx):
         x, y = batch
+        self.replica_batch = x.shape[0]  # the micro-batch one replica's compiled step sees
         loss = F.mse_loss(self.net(x), y)
         self.log("train_loss", loss)  # not possible on the seed's IPUs; it is here
         return loss
 
     def train_dataloader(self):
         g = torch.Generator().manual_seed(0)
-        x = torch.randn(256, 8, generator=g)
+        x = torch.randn(256 * IPUS, 8, generator=g)
         return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True)), batch_size=4)
 
     def configure_optimizers(self):
@@ -107,7 +110,10 @@ def main() -> None:
     for snippet in SNIPPETS:
         trainer = snippet()
         loss = float(trainer.callback_metrics["train_loss"])
-        print(f"{snippet.__name__}: {trainer.global_step} steps, train_loss {loss:.4f}")
+        replicas = trainer.strategy.training_opts.replication_factor
+        batch = trainer.lightning_module.replica_batch
+        print(f"{snippet.__name__}: {trainer.global_step} steps of {replicas} replicas x batch {batch}, "
+              f"train_loss {loss:.4f}")
 
 
 if __name__ == "__main__":

@@ -2,12 +2,17 @@
 
 Importing this module registers, through Lightning's public registries only:
 
-- the accelerator ``"ipu"`` (:class:`IPUAccelerator`): ``devices`` counts replicas;
+- the accelerator ``"ipu"`` (:class:`IPUAccelerator`): ``devices`` counts replicas (1 or a
+  power of two), run in this process by the IPU strategy;
 - the strategy ``"ipu"`` (:class:`IPUStrategy`, alias :class:`IPUPlugin` for scripts
   written for Lightning 1.x), which runs the LightningModule's step functions compiled by
   ``poptorch.trainingModel`` / ``poptorch.inferenceModel``;
 - :class:`IPUPrecision`, which the strategy substitutes for whatever precision plugin
   Lightning chose from ``precision=`` ("32-true", "16-mixed", "16-true", 16).
+
+``accelerator="ipu"`` needs ``strategy="ipu"`` as well: with ``strategy="auto"`` Lightning
+2.6 chooses among its built-in strategies without asking the accelerator (there is no public
+hook for it), and the accelerator's ``setup`` then says to add ``strategy="ipu"``.
 
 Example::
 

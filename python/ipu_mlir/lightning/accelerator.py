@@ -28,19 +28,14 @@ def _replicas(devices: Any) -> int:
             f"Trainer(accelerator='ipu', devices={devices}): the number of IPUs (replicas) must be 1 or a power of "
             f"two (2, 4, 8...), as on IPU hardware; use devices={1 << (devices.bit_length() - 1)} or "
             f"{1 << devices.bit_length()}")
-    if devices > 1:
-        raise NotImplementedError(
-            f"Trainer(accelerator='ipu', devices={devices}): {devices} devices means {devices} data-parallel "
-            f"replicas (poptorch replicationFactor({devices})), and replicated execution is not available in the "
-            "IPU Model emulator yet. Use devices=1; to spread one model over several IPUs, pipeline it with "
-            "poptorch.BeginBlock / poptorch.Block inside the LightningModule instead")
     return devices
 
 
 class IPUAccelerator(Accelerator):
     """The emulated IPUs (IPU Model): tensors live on the host CPU, the compiled step runs
-    on the emulator. ``devices`` is the number of replicas (1 for now; a power of two
-    once replication is available)."""
+    on the emulator. ``devices`` is the number of replicas, 1 or a power of two: the IPU
+    strategy runs them in this process (poptorch ``replicationFactor(devices)``), each on its
+    own slice of every combined batch, with the gradients reduced across them."""
 
     def setup_device(self, device: torch.device) -> None:
         if device.type != "cpu":
@@ -52,8 +47,10 @@ class IPUAccelerator(Accelerator):
         if not isinstance(trainer.strategy, IPUStrategy):
             raise ValueError(
                 f"Trainer(accelerator='ipu') runs with the IPU strategy, but Lightning picked "
-                f"{type(trainer.strategy).__name__} (Lightning 2.x chooses built-in strategies only). Pass "
-                "strategy='ipu' or strategy=ipu_mlir.lightning.IPUStrategy(...) as well")
+                f"{type(trainer.strategy).__name__}: with strategy='auto' (the default) Lightning 2.6 chooses one of "
+                "its built-in strategies (SingleDeviceStrategy for one device, DDP for more) without asking the "
+                "accelerator, and offers no public way for an accelerator to choose its strategy. Pass "
+                "strategy='ipu' (or strategy=ipu_mlir.lightning.IPUStrategy(...)) as well")
 
     def teardown(self) -> None:
         pass

@@ -12,6 +12,16 @@
   with the same dataset, ``batch_size``, shuffling, workers and collate function: each
   item is a combined batch (``batch_size`` x device iterations x replicas x gradient
   accumulation), one call of the compiled step, one step of Lightning's loop.
+- ``Trainer(devices=N)``: N replicas in this process (``replicationFactor(N)``), each on its
+  ``batch_size`` slice of every combined batch, gradients averaged across them (PopTorch's
+  Mean reduction); the loss handed back to Lightning is the replicas' mean.
+- Pipelining: a LightningModule with ``poptorch.BeginBlock(layer, ipu_id=...)`` layers runs
+  with PopTorch's default execution strategy, ``PipelinedExecution`` (one stage per IPU).
+  Unless ``training_opts`` / ``inference_opts`` are given, the strategy reads the blocks'
+  IPUs (p stages) and sets what PopTorch requires of a pipeline: ``gradientAccumulation(2p
+  - 1)`` for training (each update then averages 2p - 1 micro-batches) and at least p
+  ``deviceIterations`` for inference. ``poptorch.Block`` contexts in the step functions are
+  only seen at capture: such pipelines need ``training_opts``.
 - Checkpoints (``ModelCheckpoint``, ``Trainer.save_checkpoint``, ``ckpt_path``) read the
   module's ``state_dict`` and the optimizer's, which copy the device's weights and optimizer
   state to the host first.
@@ -52,6 +62,14 @@ def _hyperparameters(optimizer: torch.optim.Optimizer) -> list[dict[str, Any]]:
     return [{k: v for k, v in group.items() if k != "params"} for group in optimizer.param_groups]
 
 
+def _mean_loss(out: Any) -> Any:
+    if isinstance(out, torch.Tensor) and out.numel() > 1:
+        return out.float().mean().to(out.dtype)
+    if isinstance(out, dict) and isinstance(out.get("loss"), torch.Tensor) and out["loss"].numel() > 1:
+        return {**out, "loss": _mean_loss(out["loss"])}
+    return out
+
+
 class IPUStrategy(SingleDeviceStrategy):
     """Run a LightningModule on ipu-mlir's emulated IPUs (use with ``accelerator="ipu"``).
 
@@ -90,6 +108,8 @@ class IPUStrategy(SingleDeviceStrategy):
         self.convert_model_to_half = bool(convert_model_to_half)
         self._user_inference_opts = _options(inference_opts, "inference_opts")
         self._user_training_opts = _options(training_opts, "training_opts")
+        # Lightning fills this from Trainer(devices=N) (one host device per replica): N replicas
+        self.parallel_devices: list[torch.device] = []
         self._step_module: StepModule | None = None
         self._wrappers: dict[str, poptorch.PoplarExecutor] = {}
         self._pushed: list[dict[str, Any]] | None = None
@@ -111,25 +131,54 @@ class IPUStrategy(SingleDeviceStrategy):
         return "16-true" if self.convert_model_to_half else self.precision_plugin.precision
 
     # -- options -----------------------------------------------------------------------
-    def _make_options(self, user: poptorch.Options | None, replicas: int) -> poptorch.Options:
-        options = user.clone() if user is not None else poptorch.Options().deviceIterations(self.device_iterations)
-        if replicas > 1 and options.replication_factor == 1:
-            options.replicationFactor(replicas)
+    def _make_options(self, user: poptorch.Options | None, replicas: int, training: bool) -> poptorch.Options:
+        if user is not None:
+            options = user.clone()
+        else:  # the strategy's own options: device_iterations, and what the pipeline needs
+            options = poptorch.Options().deviceIterations(self.device_iterations)
+            stages = self._pipeline_stages
+            if stages > 1 and training:
+                options.Training.gradientAccumulation(2 * stages - 1)
+            elif stages > 1:
+                options.deviceIterations(max(self.device_iterations, stages))
+        if replicas > 1:
+            if options.replication_factor == 1:
+                options.replicationFactor(replicas)
+            elif options.replication_factor != replicas:
+                kind = "training_opts" if training else "inference_opts"
+                raise ValueError(
+                    f"Trainer(devices={replicas}) asks for {replicas} replicas but IPUStrategy({kind}=...) has "
+                    f"replicationFactor({options.replication_factor}); give the number of replicas once (devices=N, "
+                    "or replicationFactor with devices=1)")
         if self.autoreport:
             options.enableProfiling(self.autoreport_dir or "./profile")
         return options
 
     @property
+    def _pipeline_stages(self) -> int:
+        """The pipeline stages of the LightningModule's ``poptorch.BeginBlock`` layers with
+        ``ipu_id``: one per IPU (PopTorch's default AutoStage.SameAsIpu), IPU 0 included (the
+        ops before the first block run there). 1 without such layers, or before the module is
+        connected."""
+        from poptorch.annotations import _block_of  # noqa: PLC2701 - no public reader of BeginBlock
+
+        module = self.lightning_module
+        if module is None:
+            return 1
+        ipus = {block[1] for block in map(_block_of, module.modules()) if block is not None and block[1] is not None}
+        return len(ipus | {0}) if ipus else 1
+
+    @property
     def training_opts(self) -> poptorch.Options:
-        return self._make_options(self._user_training_opts, self._replicas)
+        return self._make_options(self._user_training_opts, self._replicas, training=True)
 
     @property
     def inference_opts(self) -> poptorch.Options:
-        return self._make_options(self._user_inference_opts, self._replicas)
+        return self._make_options(self._user_inference_opts, self._replicas, training=False)
 
     @property
     def _replicas(self) -> int:
-        return len(self.parallel_devices) if getattr(self, "parallel_devices", None) else 1
+        return len(self.parallel_devices) if self.parallel_devices else 1
 
     # -- set-up and tear-down ----------------------------------------------------------
     def setup(self, trainer: Any) -> None:
@@ -242,10 +291,20 @@ class IPUStrategy(SingleDeviceStrategy):
             if not wrapper.isCompiled() and "Options" in str(error):
                 kind = "training_opts" if stage == "train" else "inference_opts"
                 error.add_note(f"With Lightning, pass those poptorch.Options as IPUStrategy({kind}=...).")
+                if getattr(self, f"_user_{kind}") is not None and self._pipeline_stages > 1:
+                    error.add_note(
+                        f"Or leave {kind} out: for a pipeline of {self._pipeline_stages} stages (poptorch.BeginBlock) "
+                        f"the strategy's own options accumulate the gradients of 2 x {self._pipeline_stages} - 1 "
+                        f"micro-batches in training and run at least {self._pipeline_stages} device iterations in "
+                        "inference.")
             raise
         record = self._step_module.records[_STAGES[stage]]
         replay(self.lightning_module, record, logged)
-        return out if record.has_output else None
+        if not record.has_output:
+            return None
+        if stage == "train":  # one loss per replica (and per micro-batch): Lightning's loop takes their mean
+            out = _mean_loss(out)
+        return out
 
     def training_step(self, *args: Any, **kwargs: Any) -> Any:
         return self._run("train", *args, *kwargs.values())

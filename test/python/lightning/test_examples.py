@@ -33,16 +33,12 @@ def test_mnist_like_example_learns_logs_and_checkpoints(tmp_path: Path) -> None:
     assert "train_loss_step" in metrics and "val_acc" in metrics
 
 
-def test_seed_004_snippets_run_on_one_device(tmp_path: Path) -> None:
-    done = _run("lightning_seed_004.py", "--devices", "1", cwd=tmp_path)
+@pytest.mark.parametrize("devices", [1, 8])  # 8: the page's ipus=8, replicated
+def test_seed_004_snippets_run_and_replicate(tmp_path: Path, devices: int) -> None:
+    done = _run("lightning_seed_004.py", "--devices", str(devices), cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    lines = dict(re.findall(r"^(\w+): (\d+ steps), train_loss [0-9.]+$", done.stdout, re.M))
-    assert lines == {"training_with_ipus": "64 steps", "mixed_precision": "64 steps", "pure_16_bit": "64 steps",
-                     "device_iterations": "2 steps", "poptorch_options": "2 steps"}, done.stdout
-
-
-def test_seed_004_snippets_with_eight_ipus_give_our_replication_error(tmp_path: Path) -> None:
-    done = _run("lightning_seed_004.py", cwd=tmp_path)  # the page's ipus=8
-    assert done.returncode != 0
-    assert "devices=8): 8 devices means 8 data-parallel replicas" in done.stderr
-    assert "replicated execution is not available in the IPU Model emulator yet" in done.stderr
+    lines = dict(re.findall(r"^(\w+): (\d+ steps of \d+ replicas x batch \d+), train_loss [0-9.]+$", done.stdout, re.M))
+    per_call = f"{devices} replicas x batch 4"  # each replica's step runs on batch_size 4
+    assert lines == {"training_with_ipus": f"64 steps of {per_call}", "mixed_precision": f"64 steps of {per_call}",
+                     "pure_16_bit": f"64 steps of {per_call}", "device_iterations": f"2 steps of {per_call}",
+                     "poptorch_options": f"2 steps of {per_call}"}, done.stdout

@@ -59,32 +59,36 @@ class Pipelined(Regressor):
         poptorch.BeginBlock(self.net[1], "second", ipu_id=1)
 
 
-def test_pipelined_lightning_module_trains_over_two_ipus() -> None:
-    from ipu_mlir.lightning import IPUStrategy
-
-    # Pipelined training over 2 stages needs gradientAccumulation >= 3: each step averages
-    # the gradients of 4 micro-batches of 4, the same update as a batch of 16 on the CPU.
-    options = poptorch.Options()
-    options.setExecutionStrategy(poptorch.PipelinedExecution())
-    options.Training.gradientAccumulation(4)
+def test_pipelined_lightning_module_trains_over_two_ipus_without_options() -> None:
+    # The strategy reads the BeginBlock layers (2 stages) and uses PopTorch's default,
+    # PipelinedExecution, with gradientAccumulation(2 x 2 - 1): each step averages the
+    # gradients of 3 micro-batches of 4, the same update as a batch of 12 on the CPU.
+    # Validation runs pipelined too, with 2 device iterations per call.
     model, cpu = Pipelined(), Regressor(lr=0.02, momentum=0.9)
-    t = trainer(max_epochs=2, strategy=IPUStrategy(training_opts=options))
-    t.fit(model, loader(batch_size=4))
-    trainer("cpu", max_epochs=2).fit(cpu, loader(batch_size=16))
+    t = trainer(max_epochs=2)
+    assert t.strategy.training_opts.Training.gradient_accumulation == 1  # no module yet: nothing to read
+    t.fit(model, loader(48, batch_size=4), loader(16, batch_size=4))
+    tc = trainer("cpu", max_epochs=2)
+    tc.fit(cpu, loader(48, batch_size=12), loader(16, batch_size=8))
     schedule = t.strategy.compiled_schedules["train"]
-    assert "pipelined" in schedule.lower() and "ipu1" in schedule.lower()
+    assert schedule.startswith("pipelined schedule: 3 stages on 2 IPUs, 3 micro-batches"), schedule
+    assert t.strategy.compiled_schedules["val"].startswith("pipelined schedule: 2 stages on 2 IPUs, 2 micro-batches")
+    assert t.global_step == 8  # 48 samples in combined batches of 12, twice
     for (name, a), b in zip(model.named_parameters(), cpu.parameters(), strict=True):
         torch.testing.assert_close(a, b, **FP32, msg=name)
+    assert float(t.callback_metrics["val_loss"]) == pytest.approx(float(tc.callback_metrics["val_loss"]), rel=1e-5)
 
 
-def test_pipelining_without_enough_accumulation_says_where_the_options_go() -> None:
+def test_pipelining_with_user_options_without_enough_accumulation_says_what_to_do() -> None:
+    from ipu_mlir.lightning import IPUStrategy
+
+    options = poptorch.Options()
+    options.setExecutionStrategy(poptorch.PipelinedExecution())
+    options.Training.gradientAccumulation(2)  # the user's own options are used as given
     with pytest.raises(Exception, match=r"gradientAccumulation >= 2 x 2 - 1") as caught:
-        options = poptorch.Options()
-        options.setExecutionStrategy(poptorch.PipelinedExecution())
-        from ipu_mlir.lightning import IPUStrategy
-
         trainer(max_epochs=1, strategy=IPUStrategy(training_opts=options)).fit(Pipelined(), loader())
-    assert "IPUStrategy(training_opts=...)" in "".join(getattr(caught.value, "__notes__", []))
+    notes = "".join(getattr(caught.value, "__notes__", []))
+    assert "IPUStrategy(training_opts=...)" in notes and "Or leave training_opts out" in notes
 
 
 def test_checkpoint_round_trip_resumes_training_exactly(tmp_path) -> None:
