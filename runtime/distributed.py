@@ -83,7 +83,7 @@ class _Guard:
             raise DistributedError(self._describe(what, error)) from error
 
     def _describe(self, what: str, error: BaseException) -> str:
-        cause = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
+        cause = str(error).strip().splitlines()[0][:300].rstrip(".") if str(error).strip() else type(error).__name__
         missing, unreachable = [], None
         try:
             for peer in range(self.world):

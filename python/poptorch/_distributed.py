@@ -73,7 +73,7 @@ def connect(options: Options) -> None:
         dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world,
                                 timeout=datetime.timedelta(seconds=timeout))
     except Exception as error:  # noqa: BLE001 - re-raised as ours
-        cause = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
+        cause = str(error).strip().splitlines()[0][:300].rstrip(".") if str(error).strip() else type(error).__name__
         raise RuntimeError(
             f"{said}, but torch.distributed ({backend}) could not start within {timeout:g} s at {where}: {cause}. "
             f"Start all {world} processes with the same MASTER_ADDR / MASTER_PORT (e.g. torchrun --nproc-per-node "
