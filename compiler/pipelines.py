@@ -78,6 +78,7 @@ class CompileOptions:
     gradient_accumulation: int = 1
     reduction: str = "mean"
     strategy: str = "post"
+    state_types: tuple[str, ...] = ()  # "<state>:<dtype>": optimizer state / accumulator dtypes (accum_type & co.)
     auto_loss_scaling: bool = False
     recompute: bool = False
     execution: Any = None
@@ -108,7 +109,7 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         steps.append(InsertTraining(gradient_accumulation=options.gradient_accumulation, reduction=options.reduction,
                                     strategy=options.strategy, auto_loss_scaling=options.auto_loss_scaling,
                                     replication_factor=options.replication_factor,
-                                    broadcast_buffers=options.broadcast_buffers))
+                                    broadcast_buffers=options.broadcast_buffers, state_types=options.state_types))
     steps += [
         # Compute ops -> popops / poplin / popnn (training: dropout draws masks); fails
         # listing every unsupported op.

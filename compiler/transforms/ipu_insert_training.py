@@ -98,6 +98,13 @@ class InsertTraining(ModulePass):
         replicas) is reduced within its groups only.
       broadcast-buffers: with R > 1, each updated buffer (``buffer_update``) is replica 0's
         on every replica (``ipu.replica_broadcast``); default true.
+      state-types: ``<state>:<dtype>`` entries (dtype f16 | f32) giving the element type of
+        an optimizer state tensor (``velocity``, ``exp_avg``, ``exp_avg_sq``, ``square_avg``,
+        ``momentum_buffer``, ``grad_avg``) or of the gradient accumulators (``accum``), as
+        the optimizer's ``accum_type`` / ``*_accum_type`` say; unnamed state takes its
+        weight's type. The update op itself runs in the widest of the weight's, gradient's
+        and state's types (its operands cast there), and casts each result back to the type
+        it is stored in; a gradient is cast to its accumulator's type before it is added.
     """
 
     name: ClassVar[str] = "ipu-insert-training"
@@ -107,6 +114,7 @@ class InsertTraining(ModulePass):
     auto_loss_scaling: bool = False
     replication_factor: int = 1
     broadcast_buffers: bool = True
+    state_types: tuple[str, ...] = ()
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
         problems = []
@@ -120,6 +128,10 @@ class InsertTraining(ModulePass):
                 parse()
             except ValueError as error:
                 problems.append(str(error))
+        try:
+            self._state_dtypes()
+        except ValueError as error:
+            problems.append(str(error))
         for problem in problems:
             diag.error(module, f"ipu-insert-training: {problem}")
         if problems:
@@ -132,6 +144,17 @@ class InsertTraining(ModulePass):
             self._rewrite(funcs[0], diag)
         except ValueError as error:
             diag.error(funcs[0], f"ipu-insert-training: {error}")
+
+    def _state_dtypes(self) -> dict[str, str]:
+        """``state-types`` as state name -> element type; ValueError if malformed."""
+        found = {}
+        for entry in self.state_types:
+            name, sep, dtype = entry.partition(":")
+            if not sep or not name or dtype not in _STATE_DTYPES:
+                raise ValueError(f"state-types entry '{entry}' must be <state>:<dtype> with dtype one of "
+                                 f"{', '.join(_STATE_DTYPES)}")
+            found[name] = dtype
+        return found
 
     def _rewrite(self, func: ir.Operation, diag: Diagnostics) -> None:
         spec = optimizer_of(func)
@@ -197,7 +220,7 @@ class InsertTraining(ModulePass):
                 new_scale = _auto_loss_scale(grads, loss_scale) if self.auto_loss_scaling else None
                 if spec.max_grad_norm is not None:
                     grads = _clip(grads, spec.max_grad_norm, loss_scale)
-                updates = _apply_updates(spec, params, grads, add_arg, hyper)
+                updates = _apply_updates(spec, params, grads, add_arg, hyper, self._state_dtypes())
                 if new_scale is not None:
                     updates.append((RoleKind.STATE_UPDATE, "loss_scaling", new_scale))
         else:
@@ -227,12 +250,16 @@ class InsertTraining(ModulePass):
         scalar = _scalar_type()
         updates: list[tuple[RoleKind, str, ir.Value]] = []
         count = add_arg(RoleKind.ACCUMULATOR, COUNTER, scalar)
+        accum_dtype = self._state_dtypes().get("accum")
+        accum_types: dict[str, ir.Type] = {}
         with terminator.location, ir.InsertionPoint(terminator):
             one = _torch_int(1)
             new_count = ir.Operation.create("torch.aten.add.Scalar", results=[scalar], operands=[count, one, one]).result
             updates.append((RoleKind.ACCUMULATOR_UPDATE, COUNTER, new_count))
             for name, grad in grads.items():
+                grad = _cast(grad, accum_dtype)
                 accumulator = add_arg(RoleKind.ACCUMULATOR, f"{name}/accum", grad.type)
+                accum_types[name] = grad.type
                 op = build(ipu_d.AccumulateGradOp, accumulator, grad, new_count, string(self.reduction),
                            string(self.strategy), grad.type)
                 updates.append((RoleKind.ACCUMULATOR_UPDATE, f"{name}/accum", op.result))
@@ -246,7 +273,7 @@ class InsertTraining(ModulePass):
                 types.append(weight.type)
         for name in grads:
             roles.append((RoleKind.ACCUMULATOR, f"{name}/accum"))
-            types.append(grads[name].type)
+            types.append(accum_types[name])
         with func.location, ir.InsertionPoint(func):
             update = func_d.FuncOp(UPDATE_FUNC, (types, []))
         block = update.add_entry_block()
@@ -285,7 +312,8 @@ class InsertTraining(ModulePass):
             new_scale = _auto_loss_scale(effective, update_hyper(0, "loss_scaling")) if self.auto_loss_scaling else None
             if spec.max_grad_norm is not None:
                 effective = _clip(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
-            results.extend(_apply_updates(spec, update_params, effective, add_update_arg, update_hyper))
+            results.extend(_apply_updates(spec, update_params, effective, add_update_arg, update_hyper,
+                                          self._state_dtypes()))
             if new_scale is not None:
                 results.append((RoleKind.STATE_UPDATE, "loss_scaling", new_scale))
             none = ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
@@ -339,8 +367,11 @@ def _set_signature(func: ir.Operation, arg_roles: list[tuple[RoleKind, str]], re
 
 
 def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str, ir.Value], add_arg: Any,
-                   hyper: Any) -> list[tuple[RoleKind, str, ir.Value]]:
-    """One update op per gradient (at the current insertion point); returns the results' roles."""
+                   hyper: Any, state_dtypes: dict[str, str]) -> list[tuple[RoleKind, str, ir.Value]]:
+    """One update op per gradient (at the current insertion point); returns the results' roles.
+    Each state argument has the element type ``state_dtypes`` gives it (default: its weight's);
+    the op runs in the widest type of weight, gradient and state, and its results are cast
+    back to the types they are stored in."""
     scalar = _scalar_type()
     update_op = spec.update_op
     state_names = update_op.state_names(spec.flags)
@@ -349,14 +380,19 @@ def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str
     for name, grad in grads.items():
         weight = params[name]
         group = spec.param_groups.get(name, 0)
-        state = [add_arg(RoleKind.OPTIMIZER_STATE, f"{name}/{s}", weight.type) for s in state_names]
+        weight_dtype = vtensor_shape_dtype(weight.type)[1]
+        stored = [state_dtypes.get(s, weight_dtype) for s in state_names]
+        state = [add_arg(RoleKind.OPTIMIZER_STATE, f"{name}/{s}", _with_dtype(weight.type, dtype))
+                 for s, dtype in zip(state_names, stored, strict=True)]
         step = [add_arg(RoleKind.OPTIMIZER_STATE, f"{name}/step", scalar)] if with_step else []
         hyper_values = {h: hyper(group, h) for h in update_op.HYPER_PARAMETERS}
-        op = update_op.create(weight, grad, state, step, hyper_values, spec.flags)
+        compute = _widest([weight_dtype, vtensor_shape_dtype(grad.type)[1], *stored])
+        op = update_op.create(_cast(weight, compute), _cast(grad, compute), [_cast(s, compute) for s in state],
+                              step, hyper_values, spec.flags)
         outs = list(op.operation.results)
-        updates.append((RoleKind.WEIGHT_UPDATE, name, outs[0]))
-        for state_name, value in zip(state_names, outs[1 : 1 + len(state)], strict=True):
-            updates.append((RoleKind.STATE_UPDATE, f"{name}/{state_name}", value))
+        updates.append((RoleKind.WEIGHT_UPDATE, name, _cast(outs[0], weight_dtype)))
+        for state_name, dtype, value in zip(state_names, stored, outs[1 : 1 + len(state)], strict=True):
+            updates.append((RoleKind.STATE_UPDATE, f"{name}/{state_name}", _cast(value, dtype)))
         if with_step:
             updates.append((RoleKind.STATE_UPDATE, f"{name}/step", outs[-1]))
     return updates
@@ -428,6 +464,33 @@ def _auto_loss_scale(grads: dict[str, ir.Value], loss_scale: ir.Value) -> ir.Val
     up = _torch_op("torch.aten.mul.Scalar", scalar, loss_scale, _torch_float(2.0))
     chosen = _torch_op("torch.aten.where.self", scalar, too_high, down, up)
     return _torch_op("torch.aten.clamp", scalar, chosen, _torch_float(_ALS_RANGE[0]), _torch_float(_ALS_RANGE[1]))
+
+
+# The element types an optimizer state or accumulator may be stored in (accum_type & co.).
+_STATE_DTYPES = ("f16", "f32")
+_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+def _widest(dtypes: list[str]) -> str:
+    """The type every one of ``dtypes`` converts to without loss (f16 with bf16: f32)."""
+    kinds = set(dtypes)
+    if len(kinds) == 1:
+        return dtypes[0]
+    widest = max(kinds, key=lambda d: _WIDTH.get(d, 0))
+    return "f32" if _WIDTH.get(widest, 0) == 16 else widest
+
+
+def _with_dtype(type_: ir.Type, dtype: str) -> ir.Type:
+    shape, _ = vtensor_shape_dtype(type_)
+    return ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in shape)}],{dtype}>")
+
+
+def _cast(value: ir.Value, dtype: str | None) -> ir.Value:
+    """``value`` as ``dtype`` (aten.to.dtype at the insertion point); itself when it already is."""
+    if dtype is None or vtensor_shape_dtype(value.type)[1] == dtype:
+        return value
+    return _torch_op("torch.aten.to.dtype", _with_dtype(value.type, dtype), value, _torch_int(_TORCH_DTYPE_CODES[dtype]),
+                     _torch_bool(False), _torch_bool(False), _none())
 
 
 # torch's ScalarType codes, as aten.to.dtype takes them.

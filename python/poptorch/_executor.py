@@ -750,6 +750,7 @@ class PoplarExecutor(CountersMixin):
                 reduction=Reduction.SUM if training.accumulation_and_replication_reduction_type == ReductionType.Sum
                 else Reduction.MEAN,
                 strategy=MeanStrategy.RUNNING if running else MeanStrategy.POST,
+                state_types=tuple(f"{state}:{dtype}" for state, dtype in described.state_types.items()),
                 auto_loss_scaling=bool(training.auto_loss_scaling),
                 recompute=self._options._Popart.recompute_pipeline,
             )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Real
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -253,6 +253,7 @@ class Optimizer:
         "second_order_momentum_accum_type",
         "use_combined_accum",
         "use_tf_variant",
+        "_explicit_accum_types",
     )
 
     loss_scaling: float
@@ -270,24 +271,16 @@ class Optimizer:
         self.max_grad_norm = _optional_norm(where, "max_grad_norm", max_grad_norm)
         for name in self._ACCUM_NAMES:
             setattr(self, name, _accum_type(where, name, accum.get(name)))
-            if accum.get(name) is not None:
-                self._warn_state_dtype(name, accum[name])
+        # The state dtypes given explicitly: only those change how the state is stored (unset
+        # state keeps its weight's dtype).
+        self._explicit_accum_types = {name: accum[name] for name in self._ACCUM_NAMES if accum.get(name) is not None}
+        if self._explicit_accum_types and getattr(self, "use_combined_accum", False):
+            _logging.warn_once(
+                f"{where}.combined_accum_types",
+                f"{where}(use_combined_accum=True) ignores {', '.join(self._explicit_accum_types)}, as PopTorch "
+                "does: the combined tensor takes its weight's dtype",
+            )
         self.variable_attrs = VariableAttributes(list(self._ATTRS), list(self._ATTRS))
-
-    def _warn_state_dtype(self, name: str, dtype: torch.dtype) -> None:
-        """Say once that the IPU Model does not store the state in ``dtype``: state and
-        accumulators take each weight's dtype (float16 still forces the running mean)."""
-        weights = sorted({str(p.dtype) for group in self.param_groups for p in group["params"]})
-        if weights == [str(dtype)]:
-            return
-        running = (" It still makes the mean accumulation strategy Running, as in PopTorch."
-                   if dtype == torch.float16 else "")
-        _logging.warn_once(
-            f"{self._where()}.{name}",
-            f"{self._where()}({name}={dtype}) was accepted but the IPU Model emulator does not store the "
-            f"optimizer state / gradient accumulators in that dtype: they take each weight's dtype "
-            f"({', '.join(weights)}).{running}",
-        )
 
     @property
     def accum_types(self) -> dict[str, torch.dtype]:
@@ -656,6 +649,19 @@ class IpuOptimizer:
     constant: set[str]  # hyper-parameter names marked constant
     max_grad_norm: float | None
     accum_types: dict[str, torch.dtype]
+    # compiler state name ("accum" for the gradient accumulators) -> "f16" / "f32", from the
+    # dtypes given explicitly (ipu-insert-training's state-types)
+    state_types: dict[str, str] = field(default_factory=dict)
+
+
+# Which optimizer state each PopTorch dtype argument sets (by the compiler's state names).
+_STATE_OF_ACCUM = {
+    "accum_type": ("accum",),  # the gradient accumulators (gradientAccumulation > 1)
+    "velocity_accum_type": ("velocity",),  # SGD
+    "first_order_momentum_accum_type": ("exp_avg", "square_avg"),  # Adam / LAMB m; RMSprop's squared average
+    "second_order_momentum_accum_type": ("exp_avg_sq", "grad_avg", "momentum_buffer"),  # Adam / LAMB v; RMSprop's others
+}
+_DTYPE_TEXT = {torch.float16: "f16", torch.float32: "f32"}
 
 
 _TORCH_CLASSES: dict[type, str] = {
@@ -790,12 +796,17 @@ def describe(optimizer: torch.optim.Optimizer, names: dict[int, str]) -> IpuOpti
         accum_types = {
             name: _accum_type(where, name, dtype) for name, dtype in optimizer.accum_types.items()
         }
+        explicit = {} if getattr(optimizer, "use_combined_accum", False) else getattr(
+            optimizer, "_explicit_accum_types", {})
+        state_types = {state: _DTYPE_TEXT[_accum_type(where, name, dtype)]
+                       for name, dtype in explicit.items() for state in _STATE_OF_ACCUM[name]}
     else:
         loss_scaling, max_grad_norm, constant = 1.0, None, set()
         accum_names = (
             ("accum_type", "velocity_accum_type") if kind == OptimizerType.SGD else Optimizer._ACCUM_NAMES
         )
         accum_types = dict.fromkeys(accum_names, torch.float32)
+        state_types = {}
 
     return IpuOptimizer(
         type=kind,
@@ -806,4 +817,5 @@ def describe(optimizer: torch.optim.Optimizer, names: dict[int, str]) -> IpuOpti
         constant=constant,
         max_grad_norm=max_grad_norm,
         accum_types=accum_types,
+        state_types=state_types,
     )

@@ -174,16 +174,16 @@ def test_defaults_do_not_warn(net, caplog):
     assert poptorch_warnings(caplog) == []
 
 
-def test_state_dtype_other_than_the_weights_warns_once(net, caplog):
-    """accum_type and the momentum types do not change how the IPU Model stores the state."""
-    caplog.set_level(logging.WARNING, logger="poptorch")
-    optim.SGD(net.parameters(), lr=0.1, accum_type=torch.float32)  # the weights' dtype: nothing to say
-    assert poptorch_warnings(caplog) == []
-    for _ in range(2):
-        optim.Adam(net.parameters(), first_order_momentum_accum_type=torch.float16)
-    (warning,) = poptorch_warnings(caplog)
-    assert "Adam(first_order_momentum_accum_type=torch.float16) was accepted" in warning
-    assert "take each weight's dtype (torch.float32)" in warning and "Running" in warning
+def test_describe_maps_explicit_state_dtypes_to_the_compiled_state(net):
+    """Only the dtypes given explicitly reach the compiler (unset state keeps its weight's dtype)."""
+    sgd = optim.SGD(net.parameters(), lr=0.1, momentum=0.9, velocity_accum_type=torch.float16)
+    assert optim.describe(sgd, _names(net)).state_types == {"velocity": "f16"}
+    adam = optim.Adam(net.parameters(), accum_type=torch.float16, second_order_momentum_accum_type=torch.float32)
+    assert optim.describe(adam, _names(net)).state_types == {
+        "accum": "f16", "exp_avg_sq": "f32", "grad_avg": "f32", "momentum_buffer": "f32"}
+    assert optim.describe(optim.Adam(net.parameters()), _names(net)).state_types == {}
+    combined = optim.SGD(net.parameters(), lr=0.1, momentum=0.9, use_combined_accum=True, accum_type=torch.float16)
+    assert optim.describe(combined, _names(net)).state_types == {}  # PopTorch ignores them there
 
 
 def test_velocity_scaling_with_separate_variant_warns(net, caplog):
