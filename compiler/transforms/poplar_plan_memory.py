@@ -267,8 +267,11 @@ def _location_advice(by_kind: dict[str, int], excess: int) -> str:
         if sum(s for s, _ in chosen) >= excess:
             break
         chosen.append((size, kind))
-    if not chosen or sum(s for s, _ in chosen) < excess:
+    if not chosen:
         return ""
+    if sum(s for s, _ in chosen) < excess:
+        return (f"Placing every weight, optimizer state and accumulator off chip (Options.TensorLocations) would free "
+                f"only {sum(s for s, _ in chosen)} of the {excess} bytes too many: the live temporaries must shrink too. ")
     calls = " and ".join(f"Options.TensorLocations.{_SETTERS[kind]}(poptorch.TensorLocationSettings()"
                          f".useOnChipStorage(False)) ({kind.replace('_', ' ')}: {size} bytes)" for size, kind in chosen)
     return f"Moving {calls} to streaming memory would free enough: the program would need less than the IPU has " \

@@ -7,7 +7,7 @@
 // (poplar-plan-memory.mlir and poplar-plan-memory-pipelined.mlir explain the numbers.)
 
 // 2112 bytes of variables and 3136 at the peak of live temporaries do not fit.
-// expected-error @+1 {{the program does not fit on IPU 0: it needs 5248 bytes (2112 in variables, 3136 at the peak of live temporaries) but an IPU has 3072 bytes. Largest tensors: variable 'w' (1024 bytes), variable 'input.x' (1024 bytes), result of 'poplar.popops_mul' (1024 bytes), result of 'poplar.popops_add' (1024 bytes), result of 'poplar.popnn_nonlinearity' (1024 bytes). To fit: place tensors off chip (Options.TensorLocations), split the model over more IPUs (poptorch.Block / BeginBlock with ShardedExecution or PipelinedExecution), use phased execution, or reduce the micro-batch size.}}
+// expected-error @+1 {{the program does not fit on IPU 0: it needs 5248 bytes (2112 in variables, 3136 at the peak of live temporaries) but an IPU has 3072 bytes. Largest tensors: variable 'w' (1024 bytes), variable 'input.x' (1024 bytes), result of 'poplar.popops_mul' (1024 bytes), result of 'poplar.popops_add' (1024 bytes), result of 'poplar.popnn_nonlinearity' (1024 bytes). Placing every weight, optimizer state and accumulator off chip (Options.TensorLocations) would free only 1024 of the 2176 bytes too many: the live temporaries must shrink too. To fit: place tensors off chip (Options.TensorLocations), split the model over more IPUs (poptorch.Block / BeginBlock with ShardedExecution or PipelinedExecution), use phased execution, or reduce the micro-batch size.}}
 "poplar.graph"() ({
   %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w", tiles = array<i64: 0, 8>} : () -> tensor<256xf32>
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64: 8, 8>} : () -> tensor<256xf32>
@@ -74,7 +74,7 @@
 // Two IPUs are planned separately. IPU 0: 'dense' 384 x f32 = 1536 + its add 1536 =
 // 3072, exactly an IPU's bytes: it fits, but its one tile holds 1536 bytes. IPU 1:
 // 'big' 1100 x f32 = 4400 + its mul 4400 = 8800 does not fit.
-// expected-error @+1 {{the program does not fit on IPU 1: it needs 8800 bytes (4400 in variables, 4400 at the peak of live temporaries) but an IPU has 3072 bytes. Largest tensors: variable 'big' (4400 bytes), result of 'poplar.popops_mul' (4400 bytes). To fit:}}
+// expected-error @+1 {{the program does not fit on IPU 1: it needs 8800 bytes (4400 in variables, 4400 at the peak of live temporaries) but an IPU has 3072 bytes. Largest tensors: variable 'big' (4400 bytes), result of 'poplar.popops_mul' (4400 bytes). Placing every weight, optimizer state and accumulator off chip (Options.TensorLocations) would free only 4400 of the 5728 bytes too many: the live temporaries must shrink too. To fit:}}
 "poplar.graph"() ({
   // expected-error @+1 {{variable 'dense' needs 1536 bytes per tile on 1 tiles, more than a tile's 1024 bytes; map it over more tiles}}
   %dense = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "dense", tiles = array<i64: 0, 1>} : () -> tensor<384xf32>
@@ -163,3 +163,22 @@
     "poplar.program_stream_copy"(%8) {stream = "host.output.0"} : (tensor<f32>) -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// Variables the user can place off chip: weight w 1024, optimizer state m and v 1024 each;
+// the temporary a 1024: 4096 bytes, 1024 too many. The error names the largest class that
+// frees that much (the optimizer state, 2048 bytes) as the TensorLocations call to make.
+// expected-error @+1 {{the program does not fit on IPU 0: it needs 4096 bytes (3072 in variables, 1024 at the peak of live temporaries) but an IPU has 3072 bytes. Largest tensors: variable 'w' (1024 bytes), variable 'v' (1024 bytes), variable 'm' (1024 bytes), result of 'poplar.popops_add' (1024 bytes). Moving Options.TensorLocations.setOptimizerLocation(poptorch.TensorLocationSettings().useOnChipStorage(False)) (optimizer state: 2048 bytes) to streaming memory would free enough: the program would need less than the IPU has (the moved tensors are loaded on chip only while used). To fit:}}
+"poplar.graph"() ({
+  %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w", tiles = array<i64: 0, 1>} : () -> tensor<256xf32>
+  %m = "poplar.variable"() {ipu = 0 : i64, kind = "optimizer_state", name = "m", tiles = array<i64: 1, 1>} : () -> tensor<256xf32>
+  %v = "poplar.variable"() {ipu = 0 : i64, kind = "optimizer_state", name = "v", tiles = array<i64: 2, 1>} : () -> tensor<256xf32>
+  "poplar.function"() ({
+    %a = "poplar.popops_add"(%w, %m) : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    "poplar.program_copy"(%a, %v) : (tensor<256xf32>, tensor<256xf32>) -> ()
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "step"} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 3 : i64} : () -> ()
