@@ -4,9 +4,11 @@ They change no result, only how Poplar would plan the op: ``poplar-plan-memory``
 ``poplar-estimate-cycles`` read them. Any poplar op's verifier checks the ones it carries
 (``check_planning``): each is allowed only on the ops it is about.
 
-- ``poplar.available_memory`` (f64 in [0, 1]) on a matmul or convolution: the proportion of
+- ``poplar.available_memory`` (f64 in [0, 1]) on a matmul or convolution, or on an embedding
+  lookup / indexing op (``popops_multi_slice``, ``popops_gather``, ``popops_multi_update``,
+  ``popops_multi_update_add``: PopLibs plans their slicing with it too): the proportion of
   tile memory its temporaries may take (``poptorch.set_available_memory``, or
-  ``Options.setAvailableMemoryProportion`` for every such op of an IPU). Example:
+  ``Options.setAvailableMemoryProportion`` for every matmul and convolution of an IPU). Example:
   ``%y = "poplar.poplin_matmul"(%a, %b) {poplar.available_memory = 2.0e-01 : f64} : ...``
 - ``poplar.partials_type`` (``PartialsType``: "float" or "half") on a matmul or
   convolution: the type of its partial sums (``Options.Precision.setPartialsType``,
@@ -51,6 +53,11 @@ PLANNED_OPS = frozenset({"poplar.poplin_matmul", "poplar.poplin_linear", "poplar
                          "poplar.poplin_conv", "poplar.poplin_conv_grad", "poplar.poplin_conv_transpose",
                          "poplar.poplin_conv_transpose_grad"})
 MULTI_CONV_OPS = frozenset({"poplar.poplin_conv", "poplar.poplin_conv_transpose"})
+#: Embedding lookups and indexing ops: PopLibs' slice planner takes an available memory proportion.
+SLICE_OPS = frozenset({"poplar.popops_multi_slice", "poplar.popops_gather", "poplar.popops_multi_update",
+                       "poplar.popops_multi_update_add"})
+#: The ops ``poplar.available_memory`` may go on.
+AVAILABLE_MEMORY_OPS = PLANNED_OPS | SLICE_OPS
 
 
 class PartialsType(DialectEnum):
@@ -96,10 +103,13 @@ _MULTI_CONV_KEYS = ("group", "index", "plan_type", "per_conv_reserved_tiles", "c
 def check_planning(v: Rules, op: ir.Operation) -> None:
     """Verify the planning attributes ``op`` carries (none is required)."""
     name = op.name
-    for attr in (AVAILABLE_MEMORY_ATTR, PARTIALS_TYPE_ATTR):
-        if v.has(attr):
-            v.require(name in PLANNED_OPS, f"'{attr}' is only for matmuls and convolutions "
-                                          f"({', '.join(sorted(PLANNED_OPS))})")
+    if v.has(AVAILABLE_MEMORY_ATTR):
+        v.require(name in AVAILABLE_MEMORY_OPS, f"'{AVAILABLE_MEMORY_ATTR}' is only for matmuls, convolutions, "
+                                               f"embedding lookups and indexing ops "
+                                               f"({', '.join(sorted(AVAILABLE_MEMORY_OPS))})")
+    if v.has(PARTIALS_TYPE_ATTR):
+        v.require(name in PLANNED_OPS, f"'{PARTIALS_TYPE_ATTR}' is only for matmuls and convolutions "
+                                      f"({', '.join(sorted(PLANNED_OPS))})")
     if v.has(AVAILABLE_MEMORY_ATTR):
         v.float(AVAILABLE_MEMORY_ATTR, min=0.0, max=1.0)
     if v.has(PARTIALS_TYPE_ATTR):

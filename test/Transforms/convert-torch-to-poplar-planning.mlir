@@ -44,6 +44,19 @@ func.func @not_planned(%x: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
 
 // -----
 
+// An embedding lookup (a multi-slice of the table) takes set_available_memory too.
+// CHECK-LABEL: sym_name = "embedding"
+// CHECK: "poplar.popops_multi_slice"({{.*}}) {dim = 0 : i64, poplar.available_memory = 4.000000e-01 : f64}
+func.func @embedding(%table: !torch.vtensor<[5,3],f32>, %ids: !torch.vtensor<[2],si64>) -> !torch.vtensor<[2,3],f32> {
+  %int-1 = torch.constant.int -1
+  %false = torch.constant.bool false
+  %0 = torch.aten.embedding %table, %ids, %int-1, %false, %false : !torch.vtensor<[5,3],f32>, !torch.vtensor<[2],si64>, !torch.int, !torch.bool, !torch.bool -> !torch.vtensor<[2,3],f32>
+  %1 = "ipu.set_available_memory"(%0) {proportion = 0.4 : f64} : (!torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32>
+  return %1 : !torch.vtensor<[2,3],f32>
+}
+
+// -----
+
 func.func @member_without_a_convolution(%x: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
   %0 = torch.aten.relu %x : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   // expected-error @+1 {{'ipu.multi_conv' cannot be lowered to the poplar dialect: poptorch.MultiConv member 0 is not the result of a convolution (it comes from poplar.popnn_nonlinearity); only convolutions (torch.nn.Conv1d/2d/3d, F.conv*d, conv_transpose*d) join a MultiConv}}

@@ -4,6 +4,7 @@ that ``convert-ipu-to-poplar`` lowers later: kept, over converted tensors."""
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import Any
 
@@ -16,6 +17,7 @@ from ipu_mlir.dialects.pipeline_attrs import CHECKPOINT_ATTR
 from ipu_mlir.dialects.poplar import POPLAR_VIEWS
 from ipu_mlir.dialects.poplar.planning import (
     AVAILABLE_MEMORY_ATTR,
+    AVAILABLE_MEMORY_OPS,
     MULTI_CONV_ATTR,
     MULTI_CONV_OPS,
     OVERLAP_ATTR,
@@ -58,7 +60,8 @@ def lower_identity_loss(lw: Lowering, op: ir.Operation) -> list[Any]:
     return [lw.reduce(x, "add", list(range(rank)), False, scale, result_type(op))]
 
 
-def _planned_producer(value: ir.Value, through_add: bool) -> tuple[ir.Operation | None, str]:
+def _planned_producer(value: ir.Value, through_add: bool,
+                      ops: frozenset[str] = PLANNED_OPS) -> tuple[ir.Operation | None, str]:
     """The matmul or convolution computing ``value`` (through views, and with ``through_add``
     the bias add of a linear layer: ``poplin_matmul`` + ``popops_add`` until
     ``poplar-fuse-linear`` makes them one ``poplin_linear``), or None; and what computes
@@ -70,7 +73,7 @@ def _planned_producer(value: ir.Value, through_add: bool) -> tuple[ir.Operation 
             source = source or "an argument"
             continue
         owner = owner.operation
-        if owner.name in PLANNED_OPS:
+        if owner.name in ops:
             return owner, owner.name
         if owner.name in POPLAR_VIEWS or (through_add and owner.name == "poplar.popops_add"):
             pending.extend(owner.operands)
@@ -80,13 +83,24 @@ def _planned_producer(value: ir.Value, through_add: bool) -> tuple[ir.Operation 
 
 
 def lower_set_available_memory(lw: Lowering, op: ir.Operation) -> list[Any]:
-    """The value passes through; the matmul or convolution computing it gets
-    ``poplar.available_memory`` (for any other op the call is an identity, as PopTorch documents)."""
+    """The value passes through; the matmul, convolution, embedding lookup or indexing op
+    computing it gets ``poplar.available_memory``. For any other op the call is an identity, as
+    PopTorch documents, and a warning (once per op kind) says it has no effect there."""
     value = lw.v(op.operands[0])
-    planned, _ = _planned_producer(value, through_add=True)
+    planned, source = _planned_producer(value, through_add=True, ops=AVAILABLE_MEMORY_OPS)
     if planned is not None:
         planned.attributes[AVAILABLE_MEMORY_ATTR] = op.attributes["proportion"]
+    elif source not in _warned_sources:
+        _warned_sources.add(source)
+        _logger.warning(
+            "poptorch.set_available_memory has no effect on a value that comes from %s: only convolutions, matrix "
+            "multiplications, embedding lookups and indexing operations take an available memory proportion. "
+            "Call it on the result of one of those", source or "no op")
     return [value]
+
+
+_logger = logging.getLogger("ipu_mlir.planning")
+_warned_sources: set[str] = set()  # producers already warned about (once per process)
 
 
 def lower_multi_conv(lw: Lowering, op: ir.Operation) -> list[Any]:

@@ -3,8 +3,16 @@
 // Each rule of the planning attributes (dialects/poplar/planning.py), with the message a user sees.
 
 func.func @memory_on_an_add(%a: tensor<4xf32>) {
-  // expected-error@+1 {{'poplar.popops_add' op 'poplar.available_memory' is only for matmuls and convolutions}}
+  // expected-error@+1 {{'poplar.popops_add' op 'poplar.available_memory' is only for matmuls, convolutions, embedding lookups and indexing ops}}
   %0 = "poplar.popops_add"(%a, %a) {poplar.available_memory = 0.5 : f64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @partials_on_a_multi_slice(%t: tensor<5x3xf32>, %i: tensor<2xi64>) {
+  // expected-error@+1 {{'poplar.popops_multi_slice' op 'poplar.partials_type' is only for matmuls and convolutions}}
+  %0 = "poplar.popops_multi_slice"(%t, %i) {dim = 0 : i64, poplar.partials_type = "half"} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
   return
 }
 

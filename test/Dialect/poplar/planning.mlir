@@ -18,6 +18,18 @@ func.func @planned(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>, %x: tensor<1x3x8x8x
 
 // -----
 
+// An embedding lookup (multi-slice) and a gather take an available memory proportion too.
+// CHECK-LABEL: sym_name = "sliced"
+// CHECK: "poplar.popops_multi_slice"(%arg0, %arg1) {dim = 0 : i64, poplar.available_memory = 1.000000e-01 : f64}
+// CHECK: "poplar.popops_gather"(%arg0, %arg2) {dim = 1 : i64, poplar.available_memory = 3.000000e-01 : f64}
+func.func @sliced(%table: tensor<5x3xf32>, %ids: tensor<2xi64>, %idx: tensor<5x2xi64>) {
+  %0 = "poplar.popops_multi_slice"(%table, %ids) {dim = 0 : i64, poplar.available_memory = 0.1 : f64} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %1 = "poplar.popops_gather"(%table, %idx) {dim = 1 : i64, poplar.available_memory = 0.3 : f64} : (tensor<5x3xf32>, tensor<5x2xi64>) -> tensor<5x2xf32>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: "poplar.graph"
 // CHECK: "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", poplar.overlap = "overlap_device_iteration_loop", type = tensor<4xf32>}
 // CHECK: "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", poplar.overlap = "no_overlap", type = tensor<4xf32>}
