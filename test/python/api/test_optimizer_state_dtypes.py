@@ -61,7 +61,9 @@ def _train(model: nn.Module, optimizer: torch.optim.Optimizer, data: list, optio
      {"exp_avg": torch.float16, "exp_avg_sq": torch.float32}),
     (optim.Adam, {"lr": 0.01, "second_order_momentum_accum_type": torch.float16},
      {"exp_avg": torch.float32, "exp_avg_sq": torch.float16}),
-], ids=["sgd-velocity-f16", "adam-m-f16", "adam-v-f16"])
+    (optim.RMSprop, {"lr": 0.01, "centered": True, "second_order_momentum_accum_type": torch.float16},
+     {"square_avg": torch.float32, "grad_avg": torch.float16}),
+], ids=["sgd-velocity-f16", "adam-m-f16", "adam-v-f16", "rmsprop-grad-avg-f16"])
 def test_state_is_stored_in_the_requested_dtype(cls, kwargs, dtypes, caplog):
     torch.manual_seed(0)
     model = _Model()
@@ -70,7 +72,7 @@ def test_state_is_stored_in_the_requested_dtype(cls, kwargs, dtypes, caplog):
     optimizer = cls(model.parameters(), **kwargs)
     losses = _train(model, optimizer, data)
 
-    torch_cls = torch.optim.SGD if cls is optim.SGD else torch.optim.Adam
+    torch_cls = {optim.SGD: torch.optim.SGD, optim.Adam: torch.optim.Adam, optim.RMSprop: torch.optim.RMSprop}[cls]
     ref_optimizer = torch_cls(reference.parameters(), **{k: v for k, v in kwargs.items() if "accum" not in k})
     rounded = {key: dtype for key, dtype in dtypes.items() if dtype != torch.float32}
     for (x, y), loss in zip(data, losses, strict=True):
