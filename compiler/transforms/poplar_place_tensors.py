@@ -181,14 +181,14 @@ class _Placer:
         written = any(_writes(op, value) or any(self.function_writes(c, value) for c in _callees(op)) for op in users)
         with ir.InsertionPoint(first):
             load = ir.Operation.create("poplar.program_remote_load", operands=[value],
-                                       attributes={"buffer": string(buffer)})
+                                       attributes={"buffer": string(buffer)}, loc=first.location)
         if load_io:
             load.attributes[IO_TILES_ATTR] = ir.UnitAttr.get()
         _copy_stage(first, load)
         if written:
             with ir.InsertionPoint(last):
                 store = ir.Operation.create("poplar.program_remote_store", operands=[value],
-                                            attributes={"buffer": string(buffer)})
+                                            attributes={"buffer": string(buffer)}, loc=last.location)
             store.move_after(last)
             if store_io:
                 store.attributes[IO_TILES_ATTR] = ir.UnitAttr.get()
