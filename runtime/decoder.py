@@ -46,7 +46,7 @@ from .print_format import format_tensor
 from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo
 from .kernels import KERNELS, KernelError, attr, constant_tensor, tensor_type, torch_dtype
 from .pipeline_executor import PipelineExecutor, StagedFunction
-from .replicas import Communicator, collective_step
+from .replicas import Communicator, collective_batch_step, collective_step
 from .steps import Step
 
 logger = logging.getLogger("ipu_mlir.runtime")
@@ -209,7 +209,18 @@ class Program:
             if (slot in defined_here and slot not in self._variable_of_slot and slot not in constants) or slot in loaded_here:
                 kills.setdefault(index, []).append(slot)
         steps = []
+        batches = self._collective_batches(ops) if op_stages is None else {}
+        skipped: set[int] = set()
         for index, op in enumerate(ops):
+            if index in skipped:
+                continue
+            if index in batches:  # adjacent collectives: one meeting of the replicas (runtime/replicas.py)
+                members = batches[index]
+                skipped.update(range(index + 1, index + len(members)))
+                step = collective_batch_step(members, self)
+                dead = tuple(slot for i in range(index, index + len(members)) for slot in kills.get(i, ()))
+                steps.append(st.with_kills(step, dead) if dead else step)
+                continue
             step = self._decode_op(op)
             if step is not None and self._fp_traps and (op.name in KERNELS or op.name == "poplar.popops_scaled_add_to") \
                     and op.name not in POPLAR_VIEWS:
@@ -222,6 +233,27 @@ class Program:
                 if step_stages is not None and op_stages is not None:
                     step_stages.append(op_stages[index])
         return steps
+
+    def _collective_batches(self, ops: list[ir.Operation]) -> dict[int, list[ir.Operation]]:
+        """Runs of adjacent collectives none of which reads another's result (as
+        ipu-insert-training places a step's gradient reductions), by the index of their
+        first op: a replicated run meets once for all of them. A graph of one replica, and
+        a lone collective, need no batch."""
+        if self.replication_factor == 1:
+            return {}
+        batches: dict[int, list[ir.Operation]] = {}
+        index = 0
+        while index < len(ops):
+            run: list[ir.Operation] = []
+            produced: set[ir.Value] = set()
+            while (index + len(run) < len(ops) and ops[index + len(run)].name.startswith("poplar.gcl_")
+                   and not any(operand in produced for operand in ops[index + len(run)].operands)):
+                produced.update(ops[index + len(run)].results)
+                run.append(ops[index + len(run)])
+            if len(run) > 1:
+                batches[index] = run
+            index += max(len(run), 1)
+        return batches
 
     def _decode_op(self, op: ir.Operation) -> Step | None:
         name = op.name

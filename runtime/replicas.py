@@ -80,19 +80,20 @@ class Communicator:
                 f"replica {rank} stopped at {what}: another replica of this process failed, or did not reach it "
                 f"within {self.timeout:g} s") from None
 
-    def gather(self, rank: int, tensor: torch.Tensor, what: str) -> dict[int, torch.Tensor]:
-        """Every replica's ``tensor`` of this collective, by global rank. The caller must
-        call :meth:`done` once it no longer reads them."""
+    def gather(self, rank: int, value: torch.Tensor | list[torch.Tensor], what: str) -> dict[int, Any]:
+        """Every replica's ``value`` of this collective (a tensor, or the list of tensors of
+        a batch of collectives), by global rank. The caller must call :meth:`done` once it
+        no longer reads them."""
         leader = rank == self.ranks[0]
         start = time.perf_counter() if leader else 0.0
         with self._lock:
-            self._deposits[rank] = tensor
+            self._deposits[rank] = value
         self._wait(rank, what)
         if self.exchange is not None:
             if leader:
                 local = {r: self._deposits[r] for r in self.ranks}
                 try:
-                    self._deposits = self.exchange.exchange(local, what)
+                    self._deposits = _exchange(self.exchange, local, what)
                 except BaseException:
                     self.abort()
                     raise
@@ -108,6 +109,33 @@ class Communicator:
         if rank == self.ranks[0]:
             self._deposits = {}
         self._wait(rank, what)
+
+
+def _pack(values: list[torch.Tensor]) -> torch.Tensor:
+    """A batch's tensors as one byte buffer (the same layout on every replica)."""
+    parts = [v.detach().contiguous().reshape(-1) for v in values]
+    return torch.cat([(p.to(torch.uint8) if p.dtype == torch.bool else p).view(torch.uint8) for p in parts])
+
+
+def _unpack(raw: torch.Tensor, like: list[torch.Tensor]) -> list[torch.Tensor]:
+    out, offset = [], 0
+    for value in like:
+        dtype = torch.uint8 if value.dtype == torch.bool else value.dtype
+        size = value.numel() * torch.empty((), dtype=dtype).element_size()
+        part = raw[offset:offset + size].view(dtype).reshape(value.shape)
+        out.append(part.to(torch.bool) if value.dtype == torch.bool else part)
+        offset += size
+    return out
+
+
+def _exchange(exchange: Exchange, local: dict[int, Any], what: str) -> dict[int, Any]:
+    """The exchange of one collective (a tensor per replica) or of a batch (a list per
+    replica: packed into one buffer, so the processes meet once)."""
+    first = next(iter(local.values()))
+    if not isinstance(first, list):
+        return exchange.exchange(local, what)
+    exchanged = exchange.exchange({rank: _pack(values) for rank, values in local.items()}, what)
+    return {rank: local[rank] if rank in local else _unpack(raw, first) for rank, raw in exchanged.items()}
 
 
 def _group_of(op: ir.Operation, total: int, rank: int) -> list[int]:
@@ -141,6 +169,38 @@ def collective_step(op: ir.Operation, program: Any, slot_in: int, slot_out: int)
         deposits = communicator.gather(rank, env[slot_in], what)
         try:
             env[slot_out] = compute([deposits[r] for r in group], group.index(rank))
+        finally:
+            communicator.done(rank, what)
+
+    return run
+
+
+def collective_batch_step(ops: list[ir.Operation], program: Any) -> Callable[[list], None]:
+    """One step running adjacent collectives ``ops`` (none reads another's result) with a
+    single meeting of the replicas: each replica deposits all its inputs at once, and the
+    processes exchange them in one buffer."""
+    computes = [combine(op) for op in ops]
+    slots_in = [program._slot(op.operands[0]) for op in ops]
+    slots_out = [program._slot(op.results[0]) for op in ops]
+    total = program.replication_factor
+    names = sorted({op.name for op in ops})
+    what = f"{len(ops)} collectives ({', '.join(repr(n) for n in names)})"
+    groups: dict[tuple[int, int], list[int]] = {}  # (op, rank) -> its group
+
+    def run(env: list) -> None:
+        communicator = program.communicator
+        if communicator is None:  # one replica: every group is this replica alone
+            for compute, slot_in, slot_out in zip(computes, slots_in, slots_out, strict=True):
+                env[slot_out] = compute([env[slot_in]], 0)
+            return
+        rank = program.replica_rank
+        deposits = communicator.gather(rank, [env[slot] for slot in slots_in], what)
+        try:
+            for index, (op, compute, slot_out) in enumerate(zip(ops, computes, slots_out, strict=True)):
+                group = groups.get((index, rank))
+                if group is None:
+                    group = groups[(index, rank)] = _group_of(op, total, rank)
+                env[slot_out] = compute([deposits[r][index] for r in group], group.index(rank))
         finally:
             communicator.done(rank, what)
 

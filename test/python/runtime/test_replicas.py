@@ -89,6 +89,7 @@ def _run(program: ReplicatedProgram, inputs: list[list[torch.Tensor]]) -> list[d
 def test_collectives_within_their_groups(program: ReplicatedProgram) -> None:
     xs = [[torch.randn(4) for _ in range(2)] for _ in range(4)]  # replica r, step s
     outputs = _run(program, xs)
+    assert program.communicator.calls == 2  # the 7 adjacent collectives of a step meet once
     for step in range(2):
         x = [xs[r][step] for r in range(4)]
         for r in range(4):
@@ -130,7 +131,7 @@ def test_replicas_of_other_processes_need_an_exchange() -> None:
                                                    "processes, so the collectives need an exchange"):
                 _run(local, [[torch.randn(4)] * 2] * 2)
             local.set_exchange(_FailingExchange())
-            with pytest.raises(TimeoutError, match="process 1 did not answer at 'poplar.gcl_all_reduce'"):
+            with pytest.raises(TimeoutError, match=r"process 1 did not answer at 7 collectives \('poplar.gcl_all_gather', 'poplar.gcl_all_reduce'"):
                 _run(local, [[torch.randn(4)] * 2] * 2)
         finally:
             local.close()
