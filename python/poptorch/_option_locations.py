@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any, ClassVar
 
+from . import _logging
 from ._option_base import _MAX_IO_TILES, _bool_arg, _ignored, _int_arg, _Lock, _OptionGroup
 
 
@@ -170,6 +171,10 @@ class _TensorLocationOptions(_OptionGroup):
         self._locations[kind] = location._stored_copy()
         if kind == "activation":  # the others are read by poplar-place-tensors
             _ignored(f"TensorLocations.{method}", location)
+        elif location.replicated_tensor_sharding:  # recorded in #poplar.tensor_locations, not acted on yet
+            _logging.warn_no_effect(f"Options.TensorLocations.{method}(...).useReplicatedTensorSharding", True,
+                                    "replicated tensor sharding is not implemented yet: every replica holds "
+                                    "the whole tensor, on or off chip as useOnChipStorage says")
         return self
 
     def setActivationLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802

@@ -115,3 +115,14 @@ def test_io_tiles_to_load_need_io_tiles() -> None:
     with pytest.raises(Exception, match=r"useIOTilesToLoad / useIOTilesToStore\) but no I/O tiles are allocated: "
                                         r"set Options.TensorLocations.numIOTiles\(32\)"):
         training(x, y)
+
+
+def test_replicated_tensor_sharding_warns_that_it_has_no_effect_yet(caplog: pytest.LogCaptureFixture) -> None:
+    from poptorch import _logging
+
+    _logging.reset_warn_once()
+    options = poptorch.Options()
+    with caplog.at_level("WARNING", logger="poptorch"):
+        options.TensorLocations.setOptimizerLocation(poptorch.TensorLocationSettings().useReplicatedTensorSharding(True))
+    assert ("Options.TensorLocations.setOptimizerLocation(...).useReplicatedTensorSharding(True) was accepted but has "
+            "no effect in the IPU Model emulator (replicated tensor sharding is not implemented yet") in caplog.text
