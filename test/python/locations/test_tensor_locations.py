@@ -70,7 +70,10 @@ def _train(placement: dict[str, poptorch.TensorLocationSettings], accumulation: 
         torch.testing.assert_close(got.reshape(-1)[-1], want[-1], **FP32)
     memory = training._compiled.memory_per_ipu()[0]
     streaming = memory["streaming"]
-    text = training._compiled.ir_text() if callable(getattr(training._compiled, "ir_text", None)) else ""
+    text = training._compiled.ir_text()
+    if streaming:  # the schedule picture shows the streaming memory and the remote copies
+        picture = training._compiled.schedule().text()
+        assert f"streaming memory: IPU0 {streaming:,} B; per step " in picture, picture
     return memory, streaming, text
 
 
