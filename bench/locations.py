@@ -36,7 +36,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--optimizer", choices=("sgd", "adam"), default="adam")
+    parser.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd")
     args = parser.parse_args()
     torch.manual_seed(0)
     model, inputs = bert(args.layers)
