@@ -163,14 +163,16 @@ class AssignStages(ModulePass):
                              "fewer IPUs")
             return
         if total != rounded:
+            if replicas & (replicas - 1):  # autoRoundNumIPUs cannot help: do not suggest it
+                diag.error(func, f"the model uses {total} IPUs ({num_ipus} per replica x {replicas} replicas), which is "
+                                 f"not a power of 2, and replicationFactor({replicas}) is not one either: "
+                                 "autoRoundNumIPUs rounds the IPUs of a replica up, never the replicas; use a "
+                                 "power-of-2 replicationFactor")
+                return
             if not strategy.auto_round_num_ipus:
                 diag.error(func, f"the model uses {total} IPUs ({num_ipus} per replica x {replicas} replicas), which is "
                                  "not a power of 2; use a power of 2, or Options().autoRoundNumIPUs(True) to round up "
                                  "and leave the extra IPUs idle")
-                return
-            if replicas & (replicas - 1):
-                diag.error(func, f"autoRoundNumIPUs cannot make {replicas} replicas use a power-of-2 number of IPUs; "
-                                 "use a power-of-2 replicationFactor")
                 return
             num_ipus = rounded // replicas
         if strategy.kind == StrategyKind.PIPELINED and p > 1:

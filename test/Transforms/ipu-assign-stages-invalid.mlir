@@ -124,7 +124,7 @@ func.func @three_ipus(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> at
 
 // autoRoundNumIPUs rounds the IPUs of one replica up, so it cannot help when the number of
 // replicas is not a power of 2: 1 IPU x 3 replicas.
-// expected-error @+1 {{autoRoundNumIPUs cannot make 3 replicas use a power-of-2 number of IPUs; use a power-of-2 replicationFactor}}
+// expected-error @+1 {{the model uses 3 IPUs (1 per replica x 3 replicas), which is not a power of 2, and replicationFactor(3) is not one either: autoRoundNumIPUs rounds the IPUs of a replica up, never the replicas; use a power-of-2 replicationFactor}}
 func.func @three_replicas(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 3 : i64, true, array<i64>, "always_live", false>} {
   %0 = torch.aten.relu %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":115:5)])
   return %0 : !torch.vtensor<[2],f32>

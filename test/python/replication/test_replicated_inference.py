@@ -76,7 +76,10 @@ def test_the_ipu_count_counts_replicas() -> None:
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return self.b(self.a(x))
 
-    opts = poptorch.Options().replicationFactor(3)
-    opts.setExecutionStrategy(poptorch.ShardedExecution())
-    with pytest.raises(Exception, match=r"6 IPUs \(2 per replica x 3 replicas\)"):
-        poptorch.inferenceModel(TwoIpus(), opts)(torch.randn(6, 4))
+    for auto_round in (False, True):  # rounding cannot help 3 replicas: the error does not suggest it
+        opts = poptorch.Options().replicationFactor(3).autoRoundNumIPUs(auto_round)
+        opts.setExecutionStrategy(poptorch.ShardedExecution())
+        with pytest.raises(Exception, match=r"6 IPUs \(2 per replica x 3 replicas\), which is not a power of 2, "
+                                            r"and replicationFactor\(3\) is not one either") as caught:
+            poptorch.inferenceModel(TwoIpus(), opts)(torch.randn(6, 4))
+        assert "autoRoundNumIPUs(True)" not in str(caught.value)
