@@ -320,9 +320,10 @@ class EstimateCycles(ModulePass):
             replication = ir.IntegerAttr(graph.attributes["replication_factor"]).value
             functions = {ir.StringAttr(op.attributes["name"]).value: op.operation
                          for op in graph.regions[0].blocks[0].operations if op.operation.name == "poplar.function"}
-            if not 0 <= self.io_tiles < target.tiles_per_ipu:
-                raise PassOptionError(f"pass '{self.name}': io-tiles must be in [0, {target.tiles_per_ipu}), "
-                                      f"got {self.io_tiles}")
+            if not 0 <= self.io_tiles < target.tiles_per_ipu:  # a located error, as every option value the pass checks
+                diag.error(module, f"{self.name}: io-tiles must be in [0, {target.tiles_per_ipu}) (the target's tiles "
+                                   f"per IPU: some tiles must compute), got {self.io_tiles}")
+                return
             estimator = _Estimator(target, replication, functions, io_tiles=self.io_tiles,
                                    overlapped=_overlapped_streams(graph), multi_convs=_parallel_multi_convs(graph))
             for op in graph.regions[0].blocks[0].operations:

@@ -148,11 +148,13 @@ class PlanMemory(ModulePass):
     partials_type: str = ""
 
     def run(self, module: ir.Operation, diag: Diagnostics) -> None:
-        if not 0 <= self.io_tiles < self.tiles_per_ipu:
-            raise PassOptionError(f"pass '{self.name}': io-tiles must be in [0, {self.tiles_per_ipu}), got {self.io_tiles}")
+        if not 0 <= self.io_tiles < self.tiles_per_ipu:  # a located error, as every option value the pass checks
+            diag.error(module, f"{self.name}: io-tiles must be in [0, {self.tiles_per_ipu}) (tiles-per-ipu "
+                               f"{self.tiles_per_ipu}: some tiles must compute), got {self.io_tiles}")
+            return
         if any(not 0.0 <= p <= 1.0 for p in self.available_memory):
-            raise PassOptionError(f"pass '{self.name}': available-memory proportions must be in [0, 1], "
-                                  f"got {list(self.available_memory)}")
+            diag.error(module, f"{self.name}: available-memory proportions must be in [0, 1], got {list(self.available_memory)}")
+            return
         if self.partials_type:
             try:
                 PartialsType.parse(self.partials_type, f"pass '{self.name}': partials-type")

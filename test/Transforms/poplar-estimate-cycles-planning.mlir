@@ -27,7 +27,7 @@
 // CHECK-NEXT: "poplar.poplin_conv"{{.*}}poplar.cycles = 0 : i64
 // ALL-NEXT: }) {name = "step", poplar.cycles = 8888 : i64}
 // IO-NEXT: }) {name = "step", poplar.cycles = 9088 : i64}
-// OPTION: pass 'poplar-estimate-cycles': io-tiles must be in [0, 1472), got 1472
+// OPTION: poplar-estimate-cycles: io-tiles must be in [0, 1472) (the target's tiles per IPU: some tiles must compute), got 1472
 "poplar.graph"() ({
   %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w", tiles = array<i64: 0, 512>} : () -> tensor<128x128xf32>
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64: 512, 512>} : () -> tensor<128x128xf32>

@@ -96,3 +96,4 @@ module attributes {poplar.tensor_locations = #poplar.tensor_locations<#poplar.te
     "poplar.program_call"() {callee = "step"} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+

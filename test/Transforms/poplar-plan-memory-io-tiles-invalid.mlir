@@ -7,7 +7,7 @@
 // (overlap_device_iteration_loop) of the 400-byte input fit, and the 2048 bytes left to
 // compute hold the program (1200 bytes).
 // IO: poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 1200 : i64, 0 : i64, 0 : i64, 1200 : i64>]>
-// OPTION: pass 'poplar-plan-memory': io-tiles must be in [0, 3), got 3
+// OPTION: poplar-plan-memory: io-tiles must be in [0, 3) (tiles-per-ipu 3: some tiles must compute), got 3
 // expected-error @+1 {{host streams 'host.input.x' (800 bytes) overlap computation (poptorch.set_overlap_for_input / _output), which needs I/O tiles to buffer them, but none are allocated: set Options.TensorLocations.numIOTiles(32) or more, or use OverlapMode.NoOverlap}}
 "poplar.graph"() ({
   %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64: 0, 2>} : () -> tensor<100xf32>

@@ -122,11 +122,14 @@ def test_wrapping_a_model_for_training_twice() -> None:
         poptorch.trainingModel(model)
 
 
-def test_replicated_execution_is_refused_with_the_reason() -> None:
-    options = poptorch.Options().replicationFactor(2)
+def test_a_batch_the_replicas_cannot_share_names_each_factor() -> None:
+    # Replication runs (test/python/replication); a batch that does not split over the
+    # replicas is our error naming every factor of N.
+    options = poptorch.Options().replicationFactor(2).deviceIterations(2)
     with pytest.raises(ValueError, match=re.escape(
-            "replicationFactor(2): replicated execution is not available in the IPU Model emulator yet")):
-        poptorch.inferenceModel(Linear(), options)(torch.ones(2, 4))
+            "input 'x' has 6 as its first dimension (batch), which is not a multiple of deviceIterations (2) x "
+            "replicationFactor (2) / input group size (1) x gradientAccumulation (1) = 4")):
+        poptorch.inferenceModel(Linear(), options)(torch.ones(6, 4))
 
 
 @pytest.mark.parametrize("wrap", ["inference", "training"])

@@ -15,7 +15,7 @@ DECODED_BY_THE_PROGRAM = {
     "poplar.graph", "poplar.variable", "poplar.constant", "poplar.remote_buffer", "poplar.host_stream",
     "poplar.function", "poplar.program_sequence", "poplar.program_repeat", "poplar.program_copy",
     "poplar.program_stream_copy", "poplar.program_sync", "poplar.program_print_tensor", "poplar.program_call",
-    "poplar.popops_scaled_add_to",
+    "poplar.popops_scaled_add_to", "poplar.program_if", "poplar.program_remote_load", "poplar.program_remote_store",
 }
 
 
