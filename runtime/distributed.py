@@ -23,6 +23,7 @@ Example::
 
 from __future__ import annotations
 
+import atexit
 import datetime
 import time
 from collections.abc import Callable, Sequence
@@ -57,9 +58,25 @@ def process_group(timeout: float) -> Any:
     world = dist.group.WORLD
     known = _groups.get(timeout)
     if known is None or known[0] is not world:  # (a re-initialised torch.distributed needs a new one)
+        if not _groups:
+            atexit.register(_destroy_groups)
         known = _groups[timeout] = (world, dist.new_group(backend=dist.get_backend(),
                                                           timeout=datetime.timedelta(seconds=timeout)))
     return known[1]
+
+
+def _destroy_groups() -> None:
+    """At exit, destroy our process groups before the interpreter tears down: a gloo group
+    left alive aborts the process ("terminate called without an active exception")."""
+    import torch.distributed as dist
+
+    for world, group in list(_groups.values()):
+        try:
+            if dist.is_initialized() and dist.group.WORLD is world:
+                dist.destroy_process_group(group)
+        except Exception:  # noqa: BLE001, S110 - best effort at exit: a broken group has nothing left to free
+            pass
+    _groups.clear()
 
 
 class _Guard:

@@ -19,6 +19,7 @@ options, and makes the processes start from the same weights and random seed.
 
 from __future__ import annotations
 
+import atexit
 import datetime
 import os
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,17 @@ def _backend(options: Options) -> str:
     return "nccl" if _device(options).type == "cuda" else "gloo"
 
 
+def _shutdown() -> None:
+    """Destroy the process group poptorch started (a gloo group left alive at exit aborts the process)."""
+    import torch.distributed as dist
+
+    try:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+    except Exception:  # noqa: BLE001, S110 - best effort at exit
+        pass
+
+
 def connect(options: Options) -> None:
     """Start torch.distributed for ``options.Distributed`` (or check the user's start)."""
     import torch.distributed as dist
@@ -72,6 +84,7 @@ def connect(options: Options) -> None:
     try:
         dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world,
                                 timeout=datetime.timedelta(seconds=timeout))
+        atexit.register(_shutdown)  # we started it: we end it, before the interpreter tears down
     except Exception as error:  # noqa: BLE001 - re-raised as ours
         cause = str(error).strip().splitlines()[0][:300].rstrip(".") if str(error).strip() else type(error).__name__
         raise RuntimeError(
