@@ -9,7 +9,6 @@ tools' subprocess runner, whose ``timeout`` kills the child.
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import textwrap
@@ -17,22 +16,16 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from helpers import time_bound
+
 CASE_SECONDS = 240  # a generous bound: the slowest case compiles and trains a small model
 CHILD_SECONDS = 180
 
 
 @pytest.fixture(autouse=True)
 def bounded_time(request: pytest.FixtureRequest) -> Iterator[None]:
-    def expire(signum: int, frame: object) -> None:
-        raise TimeoutError(f"{request.node.nodeid} did not finish within {CASE_SECONDS} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(CASE_SECONDS)
-    try:
+    with time_bound(request.node.nodeid, CASE_SECONDS):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture

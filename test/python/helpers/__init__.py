@@ -12,9 +12,12 @@ any test file. This package root imports neither torch nor poptorch, so the tool
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,20 @@ def run_tool(tool: str, *args: str, input: str | bytes | None = None, binary: bo
 def poptorch_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     """The messages of the WARNING records of the "poptorch" logger that ``caplog`` holds."""
     return [r.getMessage() for r in caplog.records if r.name == "poptorch" and r.levelno == logging.WARNING]
+
+
+@contextlib.contextmanager
+def time_bound(label: str, seconds: int) -> Iterator[None]:
+    """Raise TimeoutError in the test if it is still running after ``seconds``
+    (``signal.alarm``: no plugin needed; a hang inside native code needs a child process)."""
+
+    def expire(signum: int, frame: object) -> None:  # noqa: ARG001
+        raise TimeoutError(f"{label} did not finish within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

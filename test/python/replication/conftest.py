@@ -5,23 +5,16 @@ child processes with the launcher's timeout."""
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Iterator
 
 import pytest
+
+from helpers import time_bound
 
 CASE_SECONDS = 240
 
 
 @pytest.fixture(autouse=True)
 def bounded_time(request: pytest.FixtureRequest) -> Iterator[None]:
-    def expire(signum: int, frame: object) -> None:  # noqa: ARG001
-        raise TimeoutError(f"{request.node.nodeid} did not finish within {CASE_SECONDS} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(CASE_SECONDS)
-    try:
+    with time_bound(request.node.nodeid, CASE_SECONDS):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)

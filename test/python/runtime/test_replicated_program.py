@@ -5,7 +5,6 @@ that error; nothing waits forever."""
 
 from __future__ import annotations
 
-import signal
 import time
 from collections.abc import Iterator
 
@@ -13,6 +12,7 @@ import pytest
 import torch
 from torch_mlir import ir
 
+from helpers import time_bound
 from ipu_mlir.dialects import make_context
 from ipu_mlir.runtime.device_store import DeviceStore
 from ipu_mlir.runtime.replicas import ReplicaError, ReplicatedProgram
@@ -58,16 +58,8 @@ def _graph_text() -> str:
 
 @pytest.fixture(autouse=True)
 def bounded_time() -> Iterator[None]:
-    def expire(signum: int, frame: object) -> None:  # noqa: ARG001
-        raise TimeoutError("the replicas did not finish within 60 s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(60)
-    try:
+    with time_bound("the replicas", 60):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture
