@@ -36,15 +36,15 @@ def first_control_flow(function: ir.Operation) -> ir.Operation | None:
 def expand_control_flow(graph_block: ir.Block, function: ir.Operation) -> None:
     """Replace every ``ipu.for_loop`` / ``ipu.if`` of ``function`` (a ``poplar.function``
     of ``graph_block``) by variables, copies and programs; recursively into the new bodies."""
-    block = function.regions[0].blocks[0]
     prefix = ir.StringAttr(function.attributes["name"]).value
-    for op in [op.operation for op in block.operations]:
+    # Looked up afresh after each expansion, never from a list made before it: expanding
+    # erases ops of this block (the ``ipu.region_result`` readers), and another Python
+    # handle of an erased op is not invalidated; reading it reads freed memory (a crash).
+    while (op := first_control_flow(function)) is not None:
         if op.name == "ipu.for_loop":
             created = _expand_loop(graph_block, function, prefix, op)
-        elif op.name == "ipu.if":
-            created = _expand_if(graph_block, function, prefix, op)
         else:
-            continue
+            created = _expand_if(graph_block, function, prefix, op)
         for new_function in created:
             expand_control_flow(graph_block, new_function)
 

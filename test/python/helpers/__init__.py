@@ -52,6 +52,23 @@ IPU_TRANSLATE = str(_BIN / "ipu-translate")
 REPEAT_COUNT_ERROR = "'poplar.program_repeat' op attribute 'count' must be >= 1, got 0"
 
 
+# glibc settings under which a read of freed memory crashes at once rather than by luck:
+# no per-thread cache of freed blocks (which skips the poisoning), and every freed block
+# overwritten with 0x33 bytes. A stale MLIR Python handle of an erased op then segfaults
+# on its first use, in every run.
+POISONED_FREE_ENV = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0", "MALLOC_PERTURB_": "204"}
+
+
+def run_poisoned(script: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    """Run the Python ``script`` in a child process with freed memory poisoned
+    (``POISONED_FREE_ENV``); the caller asserts it exits with 0."""
+    import os
+
+    env = {**os.environ, **POISONED_FREE_ENV}
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout, env=env,
+                          cwd=str(REPO))
+
+
 def run_tool(tool: str, *args: str, input: str | bytes | None = None, binary: bool = False) -> subprocess.CompletedProcess:
     """Run ``ipu-opt`` or ``ipu-translate``; text in and out unless the input is bytes or
     ``binary`` is set."""

@@ -296,3 +296,32 @@ def test_training_a_model_whose_loop_needs_no_gradient():
     optimizer.step()
     torch.testing.assert_close(loss, expected.detach(), **FP32)
     torch.testing.assert_close(model.lin.weight.detach(), reference.lin.weight.detach(), **FP32)
+
+
+_NESTED_CONTROL_FLOW = """
+import torch, poptorch
+
+class CondInLoop(torch.nn.Module):
+    def forward(self, x):
+        def body(a):
+            return poptorch.cond(a.mean() > 0, lambda t: t - 1.0, [a], lambda t: t + 2.0, [a])[0]
+        return poptorch.for_loop(5, body, [x])[0] * 2.0, poptorch.for_loop(3, lambda b: b + 1.0, [x])[0]
+
+x = torch.arange(6.0).reshape(2, 3) - 2.0
+got = poptorch.inferenceModel(CondInLoop())(x)
+want = CondInLoop()(x)
+for g, w in zip(got, want):
+    torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-6)
+print("ok")
+"""
+
+
+def test_expanding_control_flow_reads_no_erased_op():
+    """Expanding a loop erases the ops that read its results; the expansion once kept
+    Python handles of them and read freed memory (a segfault in a long pytest run). With
+    freed memory poisoned, such a read crashes on every run, so this pins the fix."""
+    from helpers import run_poisoned
+
+    done = run_poisoned(_NESTED_CONTROL_FLOW)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().endswith("ok")
