@@ -169,7 +169,9 @@ def _replace_end(end: ir.Operation, values: list[ir.Value], loop: bool) -> None:
 
 
 def _erase_unused(ops: list[ir.Operation]) -> None:
-    for op in ops:
+    # One list may feed two markers (cse merges equal lists: both branches' inputs [x]).
+    # Each op once: another handle of an op erased through the first reads freed memory.
+    for op in [op for index, op in enumerate(ops) if op not in ops[:index]]:
         if not any(True for r in op.results for _ in r.uses):
             op.erase()
 
