@@ -25,7 +25,9 @@ from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.support.ir_walk import attr_value
 
 from . import compute_gcl, compute_histogram, compute_linalg, compute_lu, compute_random, compute_scatter, compute_sorting, compute_training  # noqa: F401  (register their ops' emissions)
+from . import compute_ctc, compute_fft, compute_host  # noqa: F401  (register their ops' emissions)
 from .compute import EMITTERS
+from .compute_fft import COMPLEX_OPS, is_complex
 from .compute_random import RANDOM_OPS
 from .cpp_pool import POOL_HELPERS
 from .cpp_text import HELPERS, MAIN, RANDOM_SEED
@@ -101,6 +103,13 @@ class _GraphEmitter:
         self.remote_buffers: dict[str, str] = {}  # remote buffer name -> C++ variable
         self.channels: dict[str, str] = {}  # pipeline send/recv channel -> tensor
         self.prog = "prog"
+        # what an emission adds outside the program (compute_*.py): headers after the PopLibs ones,
+        # declarations before the unit's anonymous namespace (extern "C" hooks), helper functions
+        # by name (emitted once) and main's lines before engine.run
+        self.includes: list[str] = []
+        self.declarations: list[str] = []
+        self.helpers: dict[str, tuple[str, ...]] = {}
+        self.before_run: list[str] = []
         try:
             self.interface = interface_of(graph)
         except ValueError as error:
@@ -143,9 +152,23 @@ class _GraphEmitter:
 
     def ptype(self, value: Any) -> str:
         element = str(ir.RankedTensorType(value.type).element_type)
+        if is_complex(value):
+            raise CodegenError(f"a {element} value has no Poplar type (Poplar holds it as a FLOAT tensor of (real, imaginary) "
+                               "pairs, which only the FFT ops, view_as_real / view_as_complex, copies and streams use)")
         if element not in _PTYPES:
             raise CodegenError(f"element type {element} has no Poplar type in the emitter (emitted: {', '.join(_PTYPES)})")
         return _PTYPES[element]
+
+    def storage(self, value: Any) -> tuple[str, list[int]]:
+        """The Poplar element type and shape of the tensor holding ``value``: a complex<f32>
+        tensor is a FLOAT tensor with a trailing dimension of 2 holding (real, imaginary)
+        pairs, the layout view_as_real gives and complex64 has in host memory."""
+        if is_complex(value):
+            element = str(ir.ComplexType(ir.RankedTensorType(value.type).element_type).element_type)
+            if element != "f32":
+                raise CodegenError(f"complex<{element}> values have no Poplar type in the emitter (emitted: complex<f32>)")
+            return "FLOAT", [*self.shape(value), 2]
+        return self.ptype(value), self.shape(value)
 
     def ipu_of(self, op: Any) -> int:
         op = op.operation
@@ -171,6 +194,14 @@ class _GraphEmitter:
             prologue.insert(prologue.index("#include <popnn/codelets.hpp>") + 1, "#include <gcl/Collectives.hpp>")
             prologue[2] = prologue[2].replace("-lpopnn", "-lpopnn -lgcl")
         main = self._main()
+        for header in reversed(list(dict.fromkeys(self.includes))):
+            prologue.insert(prologue.index("#include <popnn/codelets.hpp>") + 1, header)
+        at = prologue.index("namespace {")
+        prologue[at:at] = self.declarations
+        for helper in self.helpers.values():
+            prologue += helper
+        at = main.index("    engine.run(0);")
+        main[at:at] = self.before_run
         if self.uses_random:  # poprand, and the seed main writes before running
             prologue.insert(prologue.index("#include <popnn/codelets.hpp>") + 1, "#include <poprand/RandomGen.hpp>")
             prologue.insert(prologue.index("#include <poprand/RandomGen.hpp>") + 1, "#include <poprand/codelets.hpp>")
@@ -323,12 +354,14 @@ class _GraphEmitter:
         tiles = self.attr(op, "tiles") if "tiles" in op.operation.attributes else []
         var = self.define(value, "v_" + _sanitize(name) + "_", ipu=ipu)
         where = location_of(op.operation)
-        lines = [f"// {kind} '{name}'" + ("" if where == "unknown" else f" ({where})"),
-                 f"poplar::Tensor {var} = ipu[{ipu}].addVariable(poplar::{self.ptype(value)}, "
-                 f"{{{', '.join(map(str, self.shape(value)))}}}, {_cstr(name)});"]
+        ptype, shape = self.storage(value)
+        lines = [f"// {kind} '{name}'" + ("" if where == "unknown" else f" ({where})")
+                 + ("; complex: (real, imaginary) pairs in the last dimension" if is_complex(value) else ""),
+                 f"poplar::Tensor {var} = ipu[{ipu}].addVariable(poplar::{ptype}, "
+                 f"{{{', '.join(map(str, shape))}}}, {_cstr(name)});"]
         if len(tiles) == 2:
             lines.append(f"mapLinearly(ipu[{ipu}], {var}, {tiles[0]}, {tiles[1]});")
-        elif math.prod(self.shape(value)) > 0:
+        elif math.prod(shape) > 0:
             lines.append(f"mapLinearly(ipu[{ipu}], {var}, 0, 1);  // no tile plan: tile 0")
         return lines
 
@@ -371,9 +404,11 @@ class _GraphEmitter:
         name, direction = self.attr(op, "name"), self.attr(op, "direction")
         shaped = ir.RankedTensorType(ir.TypeAttr(op.operation.attributes["type"]).value)
         element = str(shaped.element_type)
+        elements = math.prod(shaped.shape)
+        if element == "complex<f32>":  # (real, imaginary) FLOAT pairs, as complex64 in host memory
+            element, elements = "f32", 2 * elements
         if element not in _PTYPES:
             raise CodegenError(f"stream '{name}' of element type {element} has no Poplar type in the emitter")
-        elements = math.prod(shaped.shape)
         self.streams[name] = (direction, _PTYPES[element], elements)
         var = "s_" + _sanitize(name)
         self.used.add(var)
@@ -527,6 +562,11 @@ class _GraphEmitter:
                 kind = self.attr(op, "kind") if "kind" in op.operation.attributes else "internal"
                 out.append(f"{indent}{seq}.add(poplar::program::Sync(poplar::SyncType::{kind.upper()}));")
             elif name in EMITTERS:
+                if name not in COMPLEX_OPS and any(is_complex(v) for v in [*op.operands, *op.results]):
+                    raise CodegenError(f"{self.where(op)} on complex values has no emission yet (a complex<f32> tensor "
+                                       "is a FLOAT tensor of (real, imaginary) pairs, which only the FFT ops, "
+                                       "view_as_real / view_as_complex, copies and streams use); take "
+                                       "torch.view_as_real of the spectrum and compute on its real tensor")
                 saved, self.prog = self.prog, seq
                 try:
                     lines = EMITTERS[name](self, op)

@@ -13,10 +13,6 @@ WITHOUT_EMISSION = {
     "poplin_eigh", "poplin_geqrf", "poplin_householder_product", "poplin_ldl_factor",
     "poplin_ldl_solve", "poplin_matrix_exp", "poplin_ormqr",
     "poplin_pseudo_inverse", "poplin_qr", "poplin_svd",
-    # FFT and complex views
-    "poplin_dft_c2c", "poplin_dft_c2r", "poplin_dft_r2c", "view_as_complex", "view_as_real",
-    # user code (run by the host in the IPU Model: Python implementations, host callbacks) and the CTC decoder
-    "custom_op", "custom_op_grad", "program_host_call", "popnn_ctc_beam_search_decoder",
 }
 
 

@@ -300,6 +300,16 @@ DataStream Graph::addDeviceToHostFIFO(const std::string &handle, const Type &typ
   return addStream(*state_, handle, type, n, false);
 }
 
+HostFunction Graph::addHostFunction(const std::string &handle, ArrayRef<HostFunctionArgument> inputs,
+                                    ArrayRef<HostFunctionArgument> outputs) {
+  if (state_->hostFunctions.count(handle)) throw error("a second host function '" + handle + "'");
+  auto s = std::make_shared<host::HostFunctionState>();
+  s->handle = handle;
+  s->inputs = inputs.vec();
+  s->outputs = outputs.vec();
+  return state_->hostFunctions.emplace(handle, HostFunction(s)).first->second;
+}
+
 void Graph::createHostWrite(const std::string &handle, const Tensor &t) { state_->hostWrites[handle] = t; }
 void Graph::createHostRead(const std::string &handle, const Tensor &t) { state_->hostReads[handle] = t; }
 
@@ -362,6 +372,32 @@ struct StreamNode : host::Node {
 struct CallNode : host::Node {
   Function f;
   void run() const override { f.body().run(); }
+};
+struct HostCallNode : host::Node {
+  HostFunction f;
+  std::vector<Tensor> inputs, outputs;
+  void run() const override {
+    poplar::host::HostFunctionState &s = f.state();
+    if (!s.callback) throw error("host function '" + s.handle + "' is called but no callback is connected (Engine::connectHostFunction)");
+    std::vector<std::vector<char>> in(inputs.size()), out(outputs.size());
+    std::vector<const void *> inPointers;
+    std::vector<void *> outPointers;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      std::size_t bytes = s.inputs[k].type.hostBytes();
+      in[k].resize(inputs[k].numElements() * bytes);
+      for (std::size_t i = 0; i < inputs[k].numElements(); ++i) s.inputs[k].type.store(in[k].data() + i * bytes, inputs[k].get(i));
+      inPointers.push_back(in[k].data());
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      out[k].assign(outputs[k].numElements() * s.outputs[k].type.hostBytes(), 0);
+      outPointers.push_back(out[k].data());
+    }
+    s.callback(inPointers, outPointers);
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      std::size_t bytes = s.outputs[k].type.hostBytes();
+      for (std::size_t i = 0; i < outputs[k].numElements(); ++i) outputs[k].set(i, s.outputs[k].type.load(out[k].data() + i * bytes));
+    }
+  }
 };
 struct SyncNode : host::Node {
   void run() const override {}  // one host thread: every tile is always in step
@@ -448,6 +484,27 @@ Call::Call(const Function &f, const DebugContext &) {
   n->f = f;
   node_ = n;
 }
+
+Call::Call(const HostFunction &f, ArrayRef<Tensor> inputs, ArrayRef<Tensor> outputs, const DebugContext &) {
+  const poplar::host::HostFunctionState &s = f.state();
+  auto check = [&](ArrayRef<Tensor> tensors, const std::vector<HostFunctionArgument> &arguments, const char *what) {
+    if (tensors.size() != arguments.size())
+      throw error("Call of host function '" + s.handle + "' with " + std::to_string(tensors.size()) + " " + what + ", it takes " +
+                  std::to_string(arguments.size()));
+    for (std::size_t k = 0; k < tensors.size(); ++k)
+      if (tensors[k].elementType() != arguments[k].type || tensors[k].numElements() != arguments[k].size)
+        throw error("Call of host function '" + s.handle + "': " + what + " " + std::to_string(k) + " is " +
+                    std::to_string(tensors[k].numElements()) + " " + tensors[k].elementType().toString() + ", the function takes " +
+                    std::to_string(arguments[k].size) + " " + arguments[k].type.toString());
+  };
+  check(inputs, s.inputs, "inputs");
+  check(outputs, s.outputs, "outputs");
+  auto n = std::make_shared<HostCallNode>();
+  n->f = f;
+  n->inputs = inputs.vec();
+  n->outputs = outputs.vec();
+  node_ = n;
+}
 } // namespace program
 
 // ---- Engine ------------------------------------------------------------------------
@@ -485,6 +542,15 @@ void Engine::connectStreamToCallback(const std::string &handle, unsigned index, 
   if (!f) throw error("stream '" + handle + "': an empty callback");
   it->second->callback = std::move(f);
   it->second->begin = it->second->end = it->second->pos = nullptr;
+}
+
+void Engine::connectHostFunction(const std::string &handle, unsigned index,
+                                 std::function<void(ArrayRef<const void *>, ArrayRef<void *>)> f) {
+  auto it = graph_->hostFunctions.find(handle);
+  if (it == graph_->hostFunctions.end()) throw error("no host function '" + handle + "'");
+  if (index != 0) throw error("host function '" + handle + "': no replica " + std::to_string(index) + " (poplar-host runs one replica)");
+  if (!f) throw error("host function '" + handle + "': an empty callback");
+  it->second.state().callback = std::move(f);
 }
 
 void Engine::connectStream(const std::string &handle, void *p) {

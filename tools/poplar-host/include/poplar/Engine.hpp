@@ -17,6 +17,10 @@ public:
   // The stream of replica `index` (0: the only one) calls f with each transfer's host data:
   // f fills it (host to device) or reads it (device to host).
   void connectStreamToCallback(const std::string &handle, unsigned index, std::function<void(void *)> f);
+  // The host function `handle` of replica `index` (0: the only one) calls f with each input's
+  // host data (read) and each output's (to fill), raw elements in row-major order.
+  void connectHostFunction(const std::string &handle, unsigned index,
+                           std::function<void(ArrayRef<const void *>, ArrayRef<void *>)> f);
   void writeTensor(const std::string &handle, const void *begin, const void *end);
   void readTensor(const std::string &handle, void *begin, void *end);
   // A remote buffer's repeat, from / to host memory of its elements (replica 0 only).

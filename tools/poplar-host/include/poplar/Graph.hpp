@@ -17,6 +17,7 @@ struct GraphState {
   std::map<std::string, std::shared_ptr<StreamState>> streams;
   std::map<std::string, Tensor> hostWrites, hostReads;
   std::map<std::string, RemoteBuffer> remoteBuffers;
+  std::map<std::string, HostFunction> hostFunctions;
   std::vector<std::string> codelets;
 };
 } // namespace host
@@ -60,6 +61,10 @@ public:
   void createHostWrite(const std::string &handle, const Tensor &t);
   void createHostRead(const std::string &handle, const Tensor &t);
   Function addFunction(const program::Program &program) { return Function(program); }
+  // A function the host runs when a program::Call calls it; Engine::connectHostFunction gives
+  // its implementation.
+  HostFunction addHostFunction(const std::string &handle, ArrayRef<HostFunctionArgument> inputs,
+                               ArrayRef<HostFunctionArgument> outputs);
   void addCodelets(const std::string &src) { state_->codelets.push_back(src); }
 
   std::shared_ptr<host::GraphState> state() const { return state_; }  // host side only

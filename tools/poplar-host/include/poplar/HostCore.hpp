@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <poplar/ArrayRef.hpp>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -245,10 +246,42 @@ private:
   program::Program body_;
 };
 
+// The element type and number of elements of a host function's input or output
+// (Graph::addHostFunction).
+struct HostFunctionArgument {
+  Type type;
+  std::size_t size;
+};
+
+namespace host {
+struct HostFunctionState {
+  std::string handle;
+  std::vector<HostFunctionArgument> inputs, outputs;
+  // Engine::connectHostFunction: called with each input's and output's host data
+  std::function<void(ArrayRef<const void *>, ArrayRef<void *>)> callback;
+};
+} // namespace host
+
+// A function the host runs where a program calls it (Graph::addHostFunction, program::Call):
+// the inputs' elements go to the host, the callback connected to the handle runs, and its
+// outputs come back into the output tensors.
+class HostFunction {
+public:
+  HostFunction() = default;
+  explicit HostFunction(std::shared_ptr<host::HostFunctionState> s) : state_(std::move(s)) {}
+  const std::string &handle() const { return state_->handle; }
+  host::HostFunctionState &state() const { return *state_; }  // host side only
+
+private:
+  std::shared_ptr<host::HostFunctionState> state_;
+};
+
 namespace program {
 class Call : public Program {
 public:
   explicit Call(const Function &f, const DebugContext & = {});
+  // Calls a host function: inputs[i] / outputs[i] must match its arguments' types and sizes.
+  Call(const HostFunction &f, ArrayRef<Tensor> inputs, ArrayRef<Tensor> outputs, const DebugContext & = {});
 };
 } // namespace program
 
