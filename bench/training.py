@@ -7,15 +7,24 @@ PyTorch (zero_grad, forward, loss.backward(), optimizer.step()) and for one call
 ``poptorch.trainingModel`` (the same work compiled into one program), with the ratio, and how far the
 first step is from eager: the largest absolute difference of the outputs and, after
 ``copyWeightsToHost``, of the updated parameters.
-Usage: ``python bench/training.py [--quick]`` (``--quick`` leaves out the 12-block GPT-2).
+Usage: ``python bench/training.py [--quick] [--models mlp,cnn,bert,gpt2,gpt2-small]
+[--launch both|dev.py|plain|here]`` (``--quick`` leaves out the 12-block GPT-2).
+
+By default (``--launch both``) each model runs twice, each time in its own process: in the
+environment ``dev.py`` gives (``MALLOC_*_`` exported) and as a plain ``python`` run with no
+``MALLOC_*`` variable (only the settings the runtime applies itself); eager is measured in
+the same process as its IPU Model. ``--launch here`` runs the models in this process only.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import resource
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import torch
 import torch.nn as nn
@@ -128,7 +137,7 @@ def _max_diff(got: object, want: object) -> float:
 
 
 def run(name: str, model: nn.Module, inputs: tuple[torch.Tensor, ...], repeats: int,
-        options: poptorch.Options | None = None) -> float:
+        options: poptorch.Options | None = None) -> dict[str, float | str]:
     torch.manual_seed(0)
     eager_model = copy.deepcopy(model)
     eager_optimizer = torch.optim.SGD(eager_model.parameters(), lr=1e-3, momentum=0.9)
@@ -150,42 +159,76 @@ def run(name: str, model: nn.Module, inputs: tuple[torch.Tensor, ...], repeats: 
     ipu.copyWeightsToHost()
     weights_diff = _max_diff(list(model.parameters()), list(eager_model.parameters()))
     ipu(*inputs)
-    eager_times, ipu_times = [], []
+    eager_times, ipu_times, faults = [], [], []
     for _ in range(repeats):  # interleaved, so machine noise hits both alike
         start = time.perf_counter()
         eager_step()
         eager_times.append(time.perf_counter() - start)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         start = time.perf_counter()
         ipu(*inputs)
         ipu_times.append(time.perf_counter() - start)
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     eager, emulated = statistics.median(eager_times), statistics.median(ipu_times)
     ratio = emulated / eager
     print(f"{name:<10} compile+first step {first:6.2f} s | eager {eager * 1e3:8.2f} ms | IPU Model {emulated * 1e3:8.2f} ms | ratio {ratio:5.3f}"
-          f" | first step vs eager: max |diff| outputs {outputs_diff:.1e}, parameters {weights_diff:.1e}")
+          f" | first step vs eager: max |diff| outputs {outputs_diff:.1e}, parameters {weights_diff:.1e}"
+          f" | page faults per step {statistics.median(faults):.0f}")
     ipu.destroy()
-    return ratio
+    return {"name": name, "first": first, "eager": eager, "ipu": emulated, "ratio": ratio,
+            "faults": statistics.median(faults)}
+
+
+def _run_gpt2_small(repeats: int) -> dict[str, float | str]:
+    model, inputs, options = gpt2_small()
+    return run("GPT-2 small (12 blocks, 50257 vocab)", model, inputs, repeats, options)
+
+
+MODELS = ("mlp", "cnn", "bert", "gpt2", "gpt2-small")
+LAUNCH = {"both": None, "dev.py": "dev.py", "plain": "plain python"}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, 2-layer BERT and GPT-2, no 12-block GPT-2 small")
+    parser.add_argument("--models", default=None,
+                        help=f"comma-separated, of {', '.join(MODELS)} (default: all; --quick: all but gpt2-small)")
+    parser.add_argument("--launch", choices=[*LAUNCH, "here"], default="both",
+                        help="both: each model through dev.py's environment and as a plain python run (default); "
+                             "dev.py / plain: one of them; here: in this process")
+    parser.add_argument("--emit-results", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    default = MODELS[:-1] if args.quick else MODELS
+    models = [m.strip() for m in (args.models or ",".join(default)).split(",") if m.strip()]
+    if unknown := [m for m in models if m not in MODELS]:
+        parser.error(f"unknown model(s) {', '.join(unknown)}; the models are {', '.join(MODELS)}")
+    if args.launch != "here":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from launch_modes import run_both
+
+        common = ["--quick"] if args.quick else []
+        run_both(Path(__file__).resolve(), models, common, "compile+first step", LAUNCH[args.launch])
+        return
     repeats = 5 if args.quick else 21
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; one training step (SGD + momentum), median of {repeats}")
-    run("MLP", *mlp(), repeats)
-    run("CNN", *cnn(), repeats)
     # BERT-base-sized layers (768 hidden, 12 heads, 3072 FFN). Four of them: all twelve need
     # 1.37 GB with SGD momentum (weights, velocity, live activations), more than one
     # 900 MB IPU; the compiler says so. Twelve layers need several IPUs (pipelining).
-    run("BERT-base x4", *bert(2 if args.quick else 4), max(3, repeats // 3))
     # GPT-2 small through transformers, with its tied embedding / output layer and its own
-    # cross-entropy loss. Four of its twelve blocks, for the same reason as BERT above.
-    run("GPT-2 small x4", *gpt2(2 if args.quick else 4), max(3, repeats // 3))
-    if not args.quick:
-        # The real GPT-2 small over four IPUs (ShardedExecution; the tied token table and
-        # head together on IPU 0). One step takes ~13 s on the IPU Model, ~10 s eager.
-        model, inputs, options = gpt2_small()
-        run("GPT-2 small (12 blocks, 50257 vocab)", model, inputs, 3, options)
+    # cross-entropy loss. Four of its twelve blocks, for the same reason as BERT.
+    # The real GPT-2 small over four IPUs (ShardedExecution; the tied token table and
+    # head together on IPU 0). One step takes ~13 s on the IPU Model, ~10 s eager.
+    cases = {"mlp": lambda: run("MLP", *mlp(), repeats),
+             "cnn": lambda: run("CNN", *cnn(), repeats),
+             "bert": lambda: run("BERT-base x4", *bert(2 if args.quick else 4), max(3, repeats // 3)),
+             "gpt2": lambda: run("GPT-2 small x4", *gpt2(2 if args.quick else 4), max(3, repeats // 3)),
+             "gpt2-small": lambda: _run_gpt2_small(repeats=3)}
+    for model in models:
+        result = cases[model]()
+        if args.emit_results:
+            from launch_modes import emit
+
+            emit(result)
 
 
 if __name__ == "__main__":
