@@ -24,7 +24,7 @@ from torch_mlir import ir
 from ipu_mlir.dialects.poplar import interface_of
 from ipu_mlir.support.ir_walk import attr_value
 
-from . import compute_gcl, compute_histogram, compute_linalg, compute_lu, compute_random, compute_scatter, compute_sorting, compute_training  # noqa: F401  (register their ops' emissions)
+from . import compute_gcl, compute_histogram, compute_linalg, compute_linalg2, compute_lu, compute_random, compute_scatter, compute_sorting, compute_training  # noqa: F401  (register their ops' emissions)
 from . import compute_ctc, compute_fft, compute_host  # noqa: F401  (register their ops' emissions)
 from .compute import EMITTERS
 from .compute_fft import COMPLEX_OPS, is_complex

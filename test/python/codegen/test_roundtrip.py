@@ -33,12 +33,18 @@ CXX = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
 pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (g++ / c++ / $CXX) on PATH: the emitted C++ cannot be built")
 
 
+_BUILT: list[Path] = []  # the library built in this session, shared by the modules importing this fixture
+
+
 @pytest.fixture(scope="module")
 def host_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """tools/poplar-host built once for the module (-O1, one object per source, in parallel),
-    or the library CMake built ($POPLAR_HOST_LIBRARY, set by the CTest test)."""
+    """tools/poplar-host built once per session, by the first round-trip module that asks
+    (-O1, one object per source, in parallel), or the library CMake built
+    ($POPLAR_HOST_LIBRARY, set by the CTest test)."""
     if os.environ.get("POPLAR_HOST_LIBRARY"):
         return Path(os.environ["POPLAR_HOST_LIBRARY"])
+    if _BUILT:
+        return _BUILT[0]
     out = tmp_path_factory.mktemp("poplar-host")
     sources = sorted((HOST / "src").glob("*.cpp"))
 
@@ -52,6 +58,7 @@ def host_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
         objects = list(pool.map(compile_one, sources))
     library = out / "libpoplar-host.a"
     subprocess.run(["ar", "rcs", str(library), *map(str, objects)], check=True)
+    _BUILT.append(library)
     return library
 
 
