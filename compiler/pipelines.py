@@ -69,6 +69,9 @@ class CompileOptions:
       tensor_locations: where each tensor class lives (Options.TensorLocations): "weight",
         "optimizer", "accumulator", "activation" -> TensorLocationSettings.to_dict(); the
         driver writes them on the module (#poplar.tensor_locations) for poplar-place-tensors.
+      anchors: the tensors Options.anchorTensor keeps, (name, output mode, return period)
+        each, once; the frontend returns each tensor of the captured graph so named as a result
+        with role "anchor", the driver writes its #ipu.output_mode, poplar-build-program streams it.
     """
 
     device_iterations: int = 1
@@ -90,6 +93,7 @@ class CompileOptions:
     replica_groups: dict[str, tuple[str, int]] = dataclasses.field(default_factory=dict)
     broadcast_buffers: bool = True
     tensor_locations: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    anchors: tuple[tuple[str, str, int], ...] = ()
 
 
 def compile_pipeline(options: CompileOptions, *, training: bool) -> list[PipelineStep]:

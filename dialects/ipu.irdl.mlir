@@ -3,6 +3,11 @@
 // Use: torch-mlir-opt --irdl-file=dialects/ipu.irdl.mlir <file>
 module {
   irdl.dialect @ipu {
+    irdl.attribute @output_mode {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.integer" 
+      irdl.parameters(mode: %0, period: %1)
+    }
     irdl.attribute @optimizer {
       %0 = irdl.base "#builtin.string" 
       %1 = irdl.base "#builtin.dictionary" 

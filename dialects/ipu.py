@@ -38,7 +38,7 @@ from .ipu_enums import (
     SgdVariant,
     StrategyKind,
 )
-from . import ipu_control
+from . import ipu_anchor, ipu_control  # noqa: F401 - ipu_anchor: #ipu.output_mode
 from .ipu_control import CarriedOp, ForLoopOp, IfOp, RegionResultOp, RegionYieldOp
 from .ipu_training import (
     GLOBAL_HYPER_PARAMETERS,

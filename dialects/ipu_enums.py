@@ -28,6 +28,7 @@ class RoleKind(IpuEnum):
     OUTPUT = "output"  # a model output, to the host
     INPUT_UPDATE = "input_update"  # the new value of a user input the model mutated, to the host every step
     GRAD = "grad"  # the gradient of a parameter (consumed by ipu-insert-training)
+    ANCHOR = "anchor"  # an internal tensor the user anchored (Options.anchorTensor), to the host under its #ipu.output_mode
     # results, from ipu-insert-training
     WEIGHT_UPDATE = "weight_update"
     STATE_UPDATE = "state_update"

@@ -12,6 +12,13 @@ module {
       %5 = irdl.base "#builtin.string" 
       irdl.parameters(inputs: %0, outputs: %1, variables: %2, step: %3, update: %4, main: %5)
     }
+    irdl.attribute @anchor {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.string" 
+      %3 = irdl.base "#builtin.integer" 
+      irdl.parameters(name: %0, stream: %1, mode: %2, period: %3)
+    }
     irdl.attribute @ipu_memory {
       %0 = irdl.base "#builtin.integer" 
       %1 = irdl.base "#builtin.integer" 

@@ -156,6 +156,24 @@ def _attach_replica_groups(module: ir.Module, options: CompileOptions) -> None:
                          "(not a trainable parameter of the model)")
 
 
+def _attach_anchor_modes(module: ir.Module, options: CompileOptions, tensor_names: list[str]) -> None:
+    """Give each ``anchor`` result of the captured function (one per ``options.anchors`` entry
+    naming a tensor of the graph, in that order) its ``#ipu.output_mode``, for poplar-build-program."""
+    from ipu_mlir.dialects.ipu import RESULTS, RoleKind, read_roles
+    from ipu_mlir.dialects.ipu_anchor import AnchorMode, set_result_output_mode
+    from ipu_mlir.dialects.poplar import OutputMode
+
+    known = set(tensor_names)
+    wanted = [(name, mode, period) for name, mode, period in options.anchors if name in known]
+    func = module.body.operations[0]
+    positions = [i for i, role in enumerate(read_roles(func, RESULTS)) if role is not None and role.kind == RoleKind.ANCHOR]
+    if len(positions) != len(wanted):  # pragma: no cover - the frontend returns one result per entry
+        raise RuntimeError(f"the captured function has {len(positions)} anchored results for {len(wanted)} anchors")
+    with module.context, ir.Location.unknown(module.context):
+        for position, (_, mode, period) in zip(positions, wanted, strict=True):
+            set_result_output_mode(func, position, AnchorMode(OutputMode(mode), period))
+
+
 def _arg_dict(func: ir.Operation, index: int) -> dict[str, ir.Attribute]:
     """Argument ``index``'s attributes (``arg_attrs``), as a dict."""
     from ipu_mlir.dialects.ipu import ARGUMENTS
@@ -264,12 +282,12 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     if training:
         from ipu_mlir.compiler.frontend.training import capture_training
 
-        captured = capture_training(model, args, kwargs, context)
+        captured = capture_training(model, args, kwargs, context, anchors=[name for name, _, _ in options.anchors])
         _check_trainable(model, captured)
     else:
         from ipu_mlir.compiler.frontend.capture import capture_inference  # here: a cache hit needs no torch.export
 
-        captured = capture_inference(model, args, kwargs, context)
+        captured = capture_inference(model, args, kwargs, context, anchors=[name for name, _, _ in options.anchors])
     timings["capture"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -281,6 +299,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     _attach_strategy(module, options, training=training)
     _attach_replica_groups(module, options)
     _attach_tensor_locations(module, options)
+    _attach_anchor_modes(module, options, captured.tensor_names)
     if prekey is not None and not _storable(captured, training, name):
         prekey = None
     if cache is not None and cache.usable and prekey is None:  # the post-capture key
@@ -316,6 +335,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         metadata.update(inputs=[i.name for i in captured.inputs], outputs=len(captured.outputs),
                         input_updates=list(captured.layout.input_updates))  # streamed after the outputs
     metadata[INTERFACE_KEY] = interface.to_dict()
+    metadata["tensor_names"] = list(captured.tensor_names)  # getTensorNames(), beside the graph's variables
     executable = Executable.from_module(module, metadata)
     if key is not None:
         cache.put(key, executable)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 import warnings
 from typing import Any
 
@@ -29,6 +29,7 @@ from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, RoleKind, write
 from ipu_mlir.support.ir_build import boolean, i64, string
 
 from .. import location_metadata as meta
+from .anchors import anchor_roles, inference_names
 from . import control_flow, custom_ops  # noqa: F401 - registers the poptorch:: ops before export
 from .capture_errors import capture_error_message, check_static_shapes, refusing_backward
 from .decompositions import decomposition_table, reference_linear_cross_entropy
@@ -53,6 +54,7 @@ class CapturedProgram:
     out_spec: Any  # pytree spec of the model's output
     mutated_buffers: list[str]
     layout: OutputLayout  # the flattened outputs: tensors, constants, inputs written back
+    tensor_names: list[str] = dataclasses.field(default_factory=list)  # what anchorTensor can name (anchors.py)
 
 
 class CaptureError(RuntimeError):
@@ -227,8 +229,11 @@ def check_imported(module: ir.Module) -> None:
                            + "\n".join(f"  {p}" for p in problems))
 
 
-def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context) -> CapturedProgram:
-    """Export ``model(*args, **kwargs)`` and import it into ``context`` (Torch dialect)."""
+def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context,
+                      anchors: Sequence[str] = ()) -> CapturedProgram:
+    """Export ``model(*args, **kwargs)`` and import it into ``context`` (Torch dialect). Each
+    name of ``anchors`` that names a tensor of the graph (``anchors.py``) is one more result,
+    last, with role ``anchor``; other names (state variables) are left to the caller."""
     with tensor_attributes_as_buffers(model) as attributes, recording_returned_inputs(model) as returned:
         program = export_model(model, args, kwargs)
     signature = program.graph_signature
@@ -286,7 +291,10 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
     layout = output_layout(user_values, returned, [i.name for i in inputs], updated)
     tensor_values = [v for i, v in enumerate(user_values) if i not in layout.constants]
     outputs = [_spec(f"output.{i}", v) for i, v in enumerate(tensor_values)]
-    output_node.args = (tuple([v for _, v in buffer_updates] + tensor_values + [v for _, v in input_updates]),)
+    names = inference_names(graph, [i.name for i in inputs], tensor_values)
+    anchored = names.anchored(anchors)
+    output_node.args = (tuple([v for _, v in buffer_updates] + tensor_values + [v for _, v in input_updates]
+                              + [node for _, node in anchored]),)
 
     module = import_program(program, context)
     set_roles(module, ARGUMENTS,
@@ -294,7 +302,7 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
     set_roles(module, RESULTS,
               [(RoleKind.BUFFER_UPDATE, target) for target, _ in buffer_updates]
               + [(RoleKind.OUTPUT, s.name) for s in outputs]
-              + [(RoleKind.INPUT_UPDATE, name) for name in updated])
+              + [(RoleKind.INPUT_UPDATE, name) for name in updated] + anchor_roles(anchored))
     check_imported(module)
     _, in_spec = pytree.tree_flatten((args, kwargs))
     return CapturedProgram(
@@ -308,4 +316,5 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
         out_spec=program.call_spec.out_spec,
         mutated_buffers=[target for target, _ in buffer_updates],
         layout=layout,
+        tensor_names=names.names,
     )

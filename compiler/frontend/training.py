@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -46,6 +47,7 @@ from .decompositions import (
     own_autograd_decompositions,
     reference_linear_cross_entropy,
 )
+from .anchors import anchor_roles, training_names
 from .losses import find_loss, marking_losses
 from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
 from .tracing import fresh_blocks_per_run, tracing
@@ -66,6 +68,7 @@ class TrainingCapture:
     loss_index: int  # position of the loss among the flattened user outputs
     num_outputs: int  # flattened user outputs the program computes (tensors)
     layout: OutputLayout  # the flattened outputs: tensors, constants, inputs written back
+    tensor_names: list[str] = dataclasses.field(default_factory=list)  # what anchorTensor can name (anchors.py)
 
     @property
     def inputs(self) -> list[TensorSpec]:
@@ -264,8 +267,11 @@ def _strip(name: str) -> str:
     return name[len(_WRAPPER_PREFIX) :] if name.startswith(_WRAPPER_PREFIX) else name
 
 
-def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context) -> TrainingCapture:
-    """Export ``model(*args, **kwargs)`` (micro-batch inputs) as one forward + backward function."""
+def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context,
+                     anchors: Sequence[str] = ()) -> TrainingCapture:
+    """Export ``model(*args, **kwargs)`` (micro-batch inputs) as one forward + backward function.
+    Each name of ``anchors`` that names a forward tensor (``anchors.py``) is one more result,
+    last, with role ``anchor``."""
     from torch._functorch.aot_autograd import aot_export_joint_with_descriptors
 
     stack = contextlib.ExitStack()
@@ -333,6 +339,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     input_names = {repr(n.meta.get("desc")): n.name for n in graph.nodes if n.op == "placeholder"}
     input_updates: list[tuple[str, Any]] = []  # user inputs updated in place: results after the outputs
     user_index = outputs_end = 0
+    user_nodes: list[Any] = []  # the user outputs in the wrapper's order (the loss first)
     for value, desc in zip(output_node.args[0], output_node.meta["desc"], strict=True):
         kind = type(desc).__name__
         if value is None:
@@ -346,6 +353,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
             results.append((RoleKind.BUFFER_UPDATE, _strip(desc.mutated_input.target)))
         elif kind == "PlainAOTOutput":
             results.append((RoleKind.LOSS if user_index == 0 else RoleKind.OUTPUT, str(user_index)))
+            user_nodes.append(value)
             user_index += 1
             outputs_end = len(results)
         elif kind == "GradAOTOutput":
@@ -358,6 +366,12 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
         kept.append(value)
     kept[outputs_end:outputs_end] = [value for _, value in input_updates]
     results[outputs_end:outputs_end] = [(RoleKind.INPUT_UPDATE, name) for name, _ in input_updates]
+    # The user's order of the outputs: the wrapper returned the loss first.
+    in_user_order = user_nodes[1:loss_index + 1] + user_nodes[:1] + user_nodes[loss_index + 1:]
+    names = training_names(graph, _user_input_names(program, arguments), in_user_order)
+    anchored = names.anchored(anchors)
+    kept += [node for _, node in anchored]
+    results += anchor_roles(anchored)
     output_node.args = (tuple(kept),)
     graph.lint()
     graph_module.recompile()
@@ -371,7 +385,18 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
                    if spec.kind.name == "USER_OUTPUT"]
     layout = output_layout(user_values, returned, [name for kind, name, _ in arguments if kind == RoleKind.INPUT],
                            tuple(name for name, _ in input_updates))
-    return TrainingCapture(module, arguments, results, constants, user_outputs, loss_index, user_index, layout)
+    return TrainingCapture(module, arguments, results, constants, user_outputs, loss_index, user_index, layout,
+                           names.names)
+
+
+def _user_input_names(program: torch.export.ExportedProgram, arguments: list[tuple[RoleKind, str, TensorSpec]]) -> dict[str, str]:
+    """The joint graph's input placeholders (``primals_<n>``) -> the user's argument names (the
+    export's placeholders, in the same order), for getTensorNames; their own names if they differ in number."""
+    placeholders = [node for node in program.graph.nodes if node.op == "placeholder"]
+    user = [node.name for spec, node in zip(program.graph_signature.input_specs, placeholders, strict=True)
+            if spec.kind.name == "USER_INPUT" and isinstance(node.meta.get("val"), torch.Tensor)]
+    joint = [name for kind, name, _ in arguments if kind == RoleKind.INPUT]
+    return dict(zip(joint, user, strict=True)) if len(user) == len(joint) else {name: name for name in joint}
 
 
 def _annotate(module: ir.Module, arguments: list[tuple[RoleKind, str, TensorSpec]], results: list[tuple[RoleKind, str]]) -> None:

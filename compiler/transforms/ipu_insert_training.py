@@ -36,6 +36,7 @@ from ipu_mlir.dialects.ipu import (
 )
 
 from ipu_mlir.dialects import ipu_training
+from ipu_mlir.dialects.ipu_anchor import result_output_modes, set_result_output_mode
 from ipu_mlir.dialects.ipu_training import REPLICA_GROUP_ATTR
 from ipu_mlir.dialects.poplar.gcl import CommGroup, CommGroupAttr, CommGroupKind
 from ipu_mlir.support.ir_build import boolean, f64, i64, string
@@ -227,6 +228,8 @@ class InsertTraining(ModulePass):
             updates = self._accumulate(func, spec, params, grads, add_arg, terminator, groups)
 
         kept = [(role, value) for role, value in zip(res_roles, results, strict=True) if role[0] != RoleKind.GRAD]
+        # An anchored result keeps its #ipu.output_mode (the signature below writes roles only).
+        kept_modes = [mode for role, mode in zip(res_roles, result_output_modes(func), strict=True) if role[0] != RoleKind.GRAD]
         if self.replication_factor > 1 and self.broadcast_buffers:
             with terminator.location, ir.InsertionPoint(terminator):
                 kept = [(role, build(ipu_training.ReplicaBroadcastOp, value, i64(self.replication_factor), value.type).result
@@ -239,6 +242,9 @@ class InsertTraining(ModulePass):
         body.erase_argument(loss_grads[0])
         all_args = [role for i, role in enumerate(arg_roles) if i != loss_grads[0]] + [(k, n) for k, n, _ in new_args]
         _set_signature(func, all_args, new_res_roles, new_results)
+        for index, mode in enumerate(kept_modes):
+            if mode is not None:
+                set_result_output_mode(func, index, mode)
         del func.attributes[OPTIMIZER_ATTR]
         if diag.failed:
             raise PassFailure()

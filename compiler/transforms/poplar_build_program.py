@@ -12,21 +12,23 @@ provides (with their argument's role kind, in argument order), once, for the hos
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from torch_mlir import ir
 
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, ROLE_ATTR, UPDATE_FUNC, RoleKind, read_roles
+from ipu_mlir.dialects.ipu_anchor import AnchorMode, result_output_modes
 from ipu_mlir.dialects.pipeline import PHASES_ATTR, Plan, plan_of, set_plan
 from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import OutputMode, StreamDirection, SyncKind, VariableKind
 from ipu_mlir.dialects.poplar.planning import FP_EXCEPTIONS_ATTR, OVERLAP_ATTR, FloatingPointException
-from ipu_mlir.support.ir_build import f64, i64, string
+from ipu_mlir.support.ir_build import i64, string
 from ipu_mlir.support.target import MK2
 
 from ..device_control import expand_control_flow, first_control_flow
+from ..main_program import HostValue, build_main, every_n_period
 from ..pass_base import Diagnostics, ModulePass
 
 # The poplar.variable kind of each argument role.
@@ -53,6 +55,10 @@ def _output_stream(index: int) -> str:
     return f"host.output.{index}"
 
 
+def _anchor_stream(index: int) -> str:
+    return f"host.anchor.{index}"
+
+
 @dataclasses.dataclass(frozen=True)
 class BuildProgram(ModulePass):
     """Build the poplar.graph and its main program (device loop, host streams, output mode).
@@ -67,6 +73,10 @@ class BuildProgram(ModulePass):
     copied into the variable of the role's name at the end of each step; the other
     results go to the host: ``input_update`` results (a user input the model updated in
     place) after every step whatever the output mode, the others as the mode says.
+    ``anchor`` results (``Options.anchorTensor``) go to the host under their own
+    ``#ipu.output_mode``, each through a stream ``host.anchor.<k>`` listed in the graph's
+    ``poplar.anchors`` (not among the interface's outputs). The ``every_n`` values of one
+    program share one period (``compiler/main_program.py`` builds the main program).
 
     With gradient accumulation the module holds ``@main`` (one micro-batch: forward,
     backward, accumulation) and ``@update`` (the optimizer): each device iteration runs
@@ -177,9 +187,19 @@ class BuildProgram(ModulePass):
         loc = main.location
         results = parts[0].outputs
         every_step = parts[0].every_step
+        anchored = parts[0].anchored
+        streams, plain = [], 0  # each output's stream: the model's outputs, then the anchors
+        for index in range(len(results)):
+            streams.append(_anchor_stream(len(streams) - plain) if index in anchored else _output_stream(plain))
+            plain += index not in anchored
+        modes = {index: (None, 1) if index in every_step else
+                 (anchored[index][1].mode, anchored[index][1].period) if index in anchored else
+                 (OutputMode(self.output_mode), self.return_period) for index in range(len(results))}
+        if not self._check_anchor_periods(main, modes, anchored, diag):
+            return
         interface = pd.Interface(
             inputs={name: _input_stream(name) for name, (kind, _) in variables_spec.items() if kind == RoleKind.INPUT},
-            outputs=tuple(_output_stream(index) for index in range(len(results))),
+            outputs=tuple(stream for index, stream in enumerate(streams) if index not in anchored),
             variables=tuple((kind.value, name) for name, (kind, _) in variables_spec.items() if kind != RoleKind.INPUT),
             step=STEP_FUNCTION, update=UPDATE_FUNCTION if update is not None else None, main=pd.MAIN_PROGRAM)
         # poptorch.set_overlap_for_input / _output: arg_attrs / res_attrs -> the host stream.
@@ -197,14 +217,12 @@ class BuildProgram(ModulePass):
                         stream.operation.attributes[OVERLAP_ATTR] = input_overlap[name]
             anchors = []
             for index, value in enumerate(results):
-                stream = build(pd.HostStreamOp, string(interface.output_stream(index)), string(StreamDirection.DEVICE_TO_HOST), ir.TypeAttr.get(value.type))
+                stream = build(pd.HostStreamOp, string(streams[index]), string(StreamDirection.DEVICE_TO_HOST), ir.TypeAttr.get(value.type))
                 if output_overlap[index] is not None:
                     stream.operation.attributes[OVERLAP_ATTR] = output_overlap[index]
                 anchors.append(_variable(f"anchor.{index}", VariableKind.ANCHOR, value.type))
-            sums = []
-            if self.output_mode == OutputMode.SUM:
-                sums = [_variable(f"sum.{index}", VariableKind.SUM, value.type) for index, value in enumerate(results)
-                        if index not in every_step]
+            sums = {index: _variable(f"sum.{index}", VariableKind.SUM, value.type) for index, value in enumerate(results)
+                    if modes[index][0] == OutputMode.SUM}
             step = build(pd.FunctionOp, string(interface.step))
             update_function = build(pd.FunctionOp, string(interface.update)) if interface.update is not None else None
         self._fill(parts[0], interface, step.operation.regions[0].blocks.append(), variables, anchors, read_inputs=True)
@@ -225,10 +243,40 @@ class BuildProgram(ModulePass):
                 step.operation.attributes[PHASES_ATTR] = main.attributes[PHASES_ATTR]
         with loc, ir.InsertionPoint(graph_block):
             sequence = build(pd.SequenceOp, string(interface.main))
-        self._build_main(sequence.operation.regions[0].blocks.append(), loc, interface, anchors, sums, every_step)
+        values = [HostValue(anchors[index], streams[index], *modes[index], sums.get(index)) for index in range(len(results))]
+        build_main(sequence.operation.regions[0].blocks.append(), loc, interface.step, interface.update, values,
+                   self.device_iterations, self.gradient_accumulation if update is not None else 1)
         graph.operation.attributes[pd.INTERFACE_ATTR] = interface.attr()
+        if anchored:
+            with loc:
+                graph.operation.attributes[pd.ANCHORS_ATTR] = ir.ArrayAttr.get([
+                    pd.Anchor(name, streams[index], mode.mode.value, mode.period).attr()
+                    for index, (name, mode) in sorted(anchored.items())])
         for part in parts:
             part.func.erase()
+
+    def _check_anchor_periods(self, main: ir.Operation, modes: dict[int, tuple[OutputMode | None, int]],
+                              anchored: dict[int, tuple[str, AnchorMode]], diag: Diagnostics) -> bool:
+        """An anchor's every_n period divides the steps of a call and groups whole accumulation
+        periods (or divides G), and all every_n values share it."""
+        steps, accumulation = self.device_iterations * self.gradient_accumulation, self.gradient_accumulation
+        for name, mode in anchored.values():
+            if mode.mode != OutputMode.EVERY_N:
+                continue
+            if steps % mode.period or (accumulation % mode.period and mode.period % accumulation):
+                diag.error(main, f"anchored tensor '{name}': return period {mode.period} must divide device-iterations x "
+                                 f"gradient-accumulation = {steps}, and divide gradient-accumulation {accumulation} or be a "
+                                 "multiple of it")
+                return False
+        try:
+            every_n_period([HostValue(None, "", mode, period) for mode, period in modes.values()])
+        except ValueError:
+            listed = ", ".join(f"'{name}' ({mode.period})" for name, mode in anchored.values() if mode.mode == OutputMode.EVERY_N)
+            outputs = f"; the outputs' every_n period is {self.return_period}" if self.output_mode == OutputMode.EVERY_N else ""
+            diag.error(main, f"anchored tensors with every_n periods {listed}{outputs}: the values of one program stream "
+                             "every n steps for one n only; anchor them with the same period, or another output mode")
+            return False
+        return True
 
     def _read(self, func: ir.Operation, diag: Diagnostics) -> _Function:
         """A function's argument and result roles, and its body checked to be poplar ops."""
@@ -236,11 +284,19 @@ class BuildProgram(ModulePass):
         args = list(body.arguments)
         try:
             arg_roles, res_roles = read_roles(func, ARGUMENTS), read_roles(func, RESULTS)
+            res_modes = result_output_modes(func)
         except ValueError as error:
             diag.error(func, str(error))
             return _Function(func, args, [], [], [], [], None)
-        every_step = {index for index, role in enumerate(r for r in res_roles if r is None or r.kind not in _WRITES)
-                      if role is not None and role.kind == RoleKind.INPUT_UPDATE}
+        to_host = [(role, mode) for role, mode in zip(res_roles, res_modes, strict=True) if role is None or role.kind not in _WRITES]
+        every_step = {index for index, (role, _) in enumerate(to_host) if role is not None and role.kind == RoleKind.INPUT_UPDATE}
+        anchored = {index: (role.name, mode) for index, (role, mode) in enumerate(to_host)
+                    if role is not None and role.kind == RoleKind.ANCHOR}
+        for name, mode in anchored.values():
+            if mode is None:
+                diag.error(func, f"anchored result '{name}' has no 'ipu.output_mode' (the driver writes it): give it "
+                                 "#ipu.output_mode<mode, period>")
+                return _Function(func, args, [], [], [], [], None)
         infos = []
         for i, role in enumerate(arg_roles):
             if role is None:
@@ -274,7 +330,8 @@ class BuildProgram(ModulePass):
                 writes.append((role.name, value))
             else:
                 outputs.append(value)
-        return _Function(func, args, infos, [op.operation for op in ops[:-1]], writes, outputs, terminator, every_step)
+        return _Function(func, args, infos, [op.operation for op in ops[:-1]], writes, outputs, terminator, every_step,
+                         anchored)
 
     def _fill(self, part: _Function, interface: pd.Interface, block: ir.Block, variables: dict[str, ir.Value],
               anchors: list[ir.Value], read_inputs: bool) -> None:
@@ -305,92 +362,6 @@ class BuildProgram(ModulePass):
                 source = by_arg[value.arg_number] if isinstance(value, ir.BlockArgument) else value
                 if source != variables[name]:
                     build(pd.CopyOp, source, variables[name])
-
-    def _build_main(self, block: ir.Block, loc: ir.Location, interface: pd.Interface, anchors: list[ir.Value],
-                    sums: list[ir.Value], every_step: set[int]) -> None:
-        """The device loop: D iterations of (G steps [then the update]) with the output mode's copies;
-        the outputs in ``every_step`` (updated inputs) go to the host after each step."""
-        def step() -> None:
-            build(pd.CallOp, string(interface.step))
-            for index in sorted(every_step):
-                build(pd.StreamCopyOp, anchors[index], string(interface.output_stream(index)))
-
-        mode_outputs = [(index, anchor) for index, anchor in enumerate(anchors) if index not in every_step]
-        mode_anchors = [anchor for _, anchor in mode_outputs]
-        update = lambda: build(pd.CallOp, string(interface.update))  # noqa: E731
-        has_update = interface.update is not None
-        accumulation = self.gradient_accumulation if has_update else 1
-        mode, period = OutputMode(self.output_mode), self.return_period
-
-        def stream_out(values: list[ir.Value]) -> None:  # the mode's outputs, or their sums
-            for (index, _), value in zip(mode_outputs, values, strict=True):
-                build(pd.StreamCopyOp, value, string(interface.output_stream(index)))
-
-        def repeat(count: int, body: Any, always: bool = False) -> None:
-            if count == 1 and not always:  # inner loops of one trip are just their body
-                body()
-                return
-            loop = build(pd.RepeatOp, i64(count))
-            with ir.InsertionPoint(loop.operation.regions[0].blocks.append()):
-                body()
-
-        def step_with_output() -> None:
-            step()
-            if mode == OutputMode.ALL:
-                stream_out(mode_anchors)
-            elif mode == OutputMode.SUM:
-                for total, (_, anchor) in zip(sums, mode_outputs, strict=True):
-                    build(pd.ScaledAddToOp, total, anchor, f64(1.0))
-
-        def steps_then_update() -> None:
-            repeat(accumulation, step_with_output)
-            if has_update:
-                update()
-
-        def every_n_group() -> None:
-            # ``period`` steps whose last one's outputs go to the host.
-            repeat(period - 1, step) if period > 1 else None
-            step()
-            stream_out(mode_anchors)
-
-        with loc, ir.InsertionPoint(block):
-            if mode == OutputMode.SUM:
-                for total in sums:
-                    zero = ir.DenseElementsAttr.get_splat(total.type, _zero(ir.RankedTensorType(total.type).element_type))
-                    build(pd.CopyOp, build(pd.ConstantOp, zero, i64(0), total.type).result, total)
-            if mode == OutputMode.EVERY_N and accumulation % period == 0:
-                def iteration() -> None:
-                    repeat(accumulation // period, every_n_group)
-                    if has_update:
-                        update()
-
-                repeat(self.device_iterations, iteration, always=True)
-                return
-            if mode == OutputMode.EVERY_N:  # the period spans k = period / G whole iterations
-                k = period // accumulation
-
-                def block_of_k() -> None:
-                    def plain_iteration() -> None:
-                        repeat(accumulation, step)
-                        if has_update:
-                            update()
-
-                    repeat(k - 1, plain_iteration) if k > 1 else None
-                    repeat(accumulation - 1, step) if accumulation > 1 else None
-                    step()
-                    stream_out(mode_anchors)
-                    if has_update:
-                        update()
-
-                repeat(self.device_iterations // k, block_of_k, always=True)
-                return
-            repeat(self.device_iterations, steps_then_update, always=True)
-            if mode == OutputMode.FINAL:
-                stream_out(mode_anchors)
-            elif mode == OutputMode.SUM:
-                stream_out(sums)
-
-
 
 
 def _overlaps(func: ir.Operation, which: str) -> list[ir.Attribute | None]:
@@ -536,14 +507,9 @@ class _Function:
     outputs: list[ir.Value]
     terminator: ir.Operation | None
     every_step: set[int] = dataclasses.field(default_factory=set)  # outputs streamed after every step
+    anchored: dict[int, tuple[str, AnchorMode]] = dataclasses.field(default_factory=dict)  # output -> (tensor, mode)
 
 
 def _variable(name: str, kind: VariableKind, type_: ir.Type, ipu: int = 0) -> ir.Value:
     """A new ``poplar.variable`` (not yet mapped to tiles) at the current insertion point."""
     return build(pd.VariableOp, string(name), string(kind), i64(ipu), ir.DenseI64ArrayAttr.get([]), type_).result
-
-
-def _zero(element: ir.Type) -> ir.Attribute:
-    if isinstance(element, ir.IntegerType):
-        return ir.IntegerAttr.get(element, 0)
-    return ir.FloatAttr.get(element, 0.0)

@@ -16,6 +16,7 @@ from .base import Poplar
 
 INTERFACE_ATTR = "poplar.interface"  # on a poplar.graph: its #poplar.interface
 MEMORY_ATTR = "poplar.memory"  # on a poplar.graph: its #poplar.memory_plan
+ANCHORS_ATTR = "poplar.anchors"  # on a poplar.graph: its anchored tensors' streams, [#poplar.anchor, ...]
 MAIN_PROGRAM = "main"  # the program_sequence the engine runs (GraphOp requires exactly one)
 # Estimated cycles (an i64 IntegerAttr, written by poplar-estimate-cycles) on every compute op
 # and program step; on a region op (function, sequence, repeat, pipeline stage / schedule)
@@ -58,6 +59,7 @@ class Interface:
     step: str
     update: str | None  # None without gradient accumulation's separate update
     main: str = MAIN_PROGRAM
+    anchors: tuple["Anchor", ...] = ()  # the graph's poplar.anchors (Options.anchorTensor), in result order
 
     def input_stream(self, name: str) -> str:
         """The stream feeding input ``name``."""
@@ -109,17 +111,77 @@ class Interface:
         """A JSON form, for the executable's metadata."""
         return {"inputs": dict(self.inputs), "outputs": list(self.outputs),
                 "variables": [list(pair) for pair in self.variables], "step": self.step,
-                "update": self.update, "main": self.main}
+                "update": self.update, "main": self.main,
+                "anchors": [dataclasses.asdict(anchor) for anchor in self.anchors]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
         variables = tuple((kind, name) for kind, name in data["variables"])
-        return cls(dict(data["inputs"]), tuple(data["outputs"]), variables, data["step"], data["update"], data["main"])
+        anchors = tuple(Anchor(**entry) for entry in data.get("anchors", ()))
+        return cls(dict(data["inputs"]), tuple(data["outputs"]), variables, data["step"], data["update"], data["main"],
+                   anchors)
+
+
+class AnchorAttr(Poplar.Attribute, name="anchor"):
+    """An anchored tensor's host stream: ``#poplar.anchor<"fc1/linear", "host.anchor.0", "all", 1 : i64>``.
+
+    Parameters: the tensor's name (as ``getTensorNames()`` lists it), the device-to-host
+    stream carrying it, the output mode (``all``, ``final``, ``sum``, ``every_n``) and its
+    return period (>= 1, the n of ``every_n``). ``poplar-build-program`` writes one per
+    ``anchor`` result in the graph's ``poplar.anchors`` list; the host reads the stream as
+    it reads an output's under that mode (``Options.anchorTensor`` / ``getAnchoredTensor``).
+    """
+
+    name: ir.StringAttr
+    stream: ir.StringAttr
+    mode: ir.StringAttr
+    period: ir.IntegerAttr
+
+
+@dataclasses.dataclass(frozen=True)
+class Anchor:
+    """What ``#poplar.anchor`` says, checked (see :class:`AnchorAttr`)."""
+
+    name: str
+    stream: str
+    mode: str
+    period: int = 1
+
+    def attr(self) -> AnchorAttr:
+        return AnchorAttr.get(string(self.name), string(self.stream), string(self.mode), i64(self.period))
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute, index: int) -> Self:
+        from .enums import OutputMode
+
+        where = f"'{ANCHORS_ATTR}' entry #{index}"
+        if not isinstance(attr, AnchorAttr):
+            raise ValueError(f"{where} must be a #poplar.anchor<name, stream, mode, period>, got {attr}")
+        name, stream, mode = (ir.StringAttr(getattr(attr, key)).value for key in ("name", "stream", "mode"))
+        period = ir.IntegerAttr(attr.period).value
+        if not name or not stream:
+            raise ValueError(f"{where} must name its tensor and its stream (non-empty strings), got \"{name}\" and \"{stream}\"")
+        OutputMode.parse(mode, f"{where} mode")
+        if period < 1 or (period != 1 and mode != OutputMode.EVERY_N):
+            raise ValueError(f"{where} period must be >= 1, and 1 unless the mode is every_n; got {period} with {mode}")
+        return cls(name, stream, mode, period)
+
+
+def anchors_of(graph: ir.Operation) -> tuple[Anchor, ...]:
+    """The graph's anchored tensors (``poplar.anchors``), () when it has none; ValueError if malformed."""
+    if ANCHORS_ATTR not in graph.attributes:
+        return ()
+    attr = graph.attributes[ANCHORS_ATTR]
+    if not isinstance(attr, ir.ArrayAttr):
+        raise ValueError(f"'{ANCHORS_ATTR}' must be an array of #poplar.anchor, got {attr}")
+    return tuple(Anchor.from_attr(item, index) for index, item in enumerate(ir.ArrayAttr(attr)))
 
 
 def interface_of(graph: ir.Operation) -> Interface | None:
-    """The graph's interface, or None before poplar-build-program; ValueError if malformed."""
-    return Interface.from_attr(graph.attributes[INTERFACE_ATTR]) if INTERFACE_ATTR in graph.attributes else None
+    """The graph's interface (with its anchors), or None before poplar-build-program; ValueError if malformed."""
+    if INTERFACE_ATTR not in graph.attributes:
+        return None
+    return dataclasses.replace(Interface.from_attr(graph.attributes[INTERFACE_ATTR]), anchors=anchors_of(graph))
 
 
 class IpuMemoryAttr(Poplar.Attribute, name="ipu_memory"):

@@ -12,7 +12,7 @@ from torch_mlir.dialects import ext
 from .._base import I64ArrayAttr, Rules, RuleViolation
 from ..pipeline import Plan
 from ..pipeline_attrs import PLAN_ATTR
-from .attributes import INTERFACE_ATTR, MAIN_PROGRAM, MEMORY_ATTR, Interface, MemoryPlan
+from .attributes import ANCHORS_ATTR, INTERFACE_ATTR, MAIN_PROGRAM, MEMORY_ATTR, Interface, MemoryPlan, anchors_of
 from .base import PoplarOp, Tensor, TensorResult
 from ..print_format import read_print_format
 from .enums import CopyMode, StreamDirection, SyncKind, VariableKind
@@ -72,8 +72,9 @@ class GraphOp(PoplarOp, name="graph"):
     functions and exactly one ``poplar.program_sequence`` named ``"main"`` (the program
     the engine runs). ``tiles_per_ipu`` (>= 1) comes from the target. Optional:
     ``poplar.interface`` (``#poplar.interface``: its streams, functions and main program
-    must be in the graph) and ``poplar.memory`` (``#poplar.memory_plan``, over the
-    graph's IPUs).
+    must be in the graph), ``poplar.anchors`` (``[#poplar.anchor, ...]``: the anchored
+    tensors, each through its own device-to-host stream of the graph) and ``poplar.memory``
+    (``#poplar.memory_plan``, over the graph's IPUs).
 
     Example:
       "poplar.graph"() ({ ... }) {num_ipus = 1 : i64, replication_factor = 1 : i64,
@@ -112,6 +113,8 @@ class GraphOp(PoplarOp, name="graph"):
         if v.has(INTERFACE_ATTR):
             interface = _read(Interface.from_attr, self.operation.attributes[INTERFACE_ATTR])
             _check_interface(v, interface, names, streams, variable_kinds)
+        if v.has(ANCHORS_ATTR):
+            _check_anchors(v, _read(anchors_of, self.operation), streams)
         if v.has(MEMORY_ATTR):
             plan = _read(MemoryPlan.from_attr, self.operation.attributes[MEMORY_ATTR])
             for entry in plan.ipus:
@@ -142,6 +145,20 @@ def _check_interface(v: Rules, interface: Interface, names: dict[str, str], stre
             v.require(names.get(function) == "poplar.function",
                       f"{where} {role} function \"{function}\" is not a 'poplar.function' of the graph")
     v.require(interface.main == MAIN_PROGRAM, f"{where} main program must be \"{MAIN_PROGRAM}\", got \"{interface.main}\"")
+
+
+def _check_anchors(v: Rules, anchors: Any, streams: dict[str, str | None]) -> None:
+    """Each anchored tensor streams through a device-to-host stream of the graph of its own."""
+    where = f"'{ANCHORS_ATTR}'"
+    used: set[str] = set()
+    for anchor in anchors:
+        v.require(anchor.stream not in used, f"{where} streams two anchors through \"{anchor.stream}\"; each needs its own stream")
+        used.add(anchor.stream)
+        v.require(anchor.stream in streams, f"{where} anchor \"{anchor.name}\" streams through \"{anchor.stream}\", "
+                                            "which is not a 'poplar.host_stream' of the graph")
+        v.require(streams[anchor.stream] in (None, StreamDirection.DEVICE_TO_HOST.value),
+                  f"{where} anchor \"{anchor.name}\" streams through \"{anchor.stream}\", whose direction is "
+                  f"{streams[anchor.stream]}, not {StreamDirection.DEVICE_TO_HOST.value}")
 
 
 class VariableOp(PoplarOp, name="variable"):

@@ -47,7 +47,7 @@ func.func @no_iterations(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
 // -----
 
 // The shared-weight rule reads the arguments' roles.
-// expected-error@+1 {{ipu-assign-stages: argument #0: 'ipu.role' kind must be one of: parameter, buffer, constant, input, loss_grad, hyper, optimizer_state, accumulator, buffer_update, loss, output, input_update, grad, weight_update, state_update, accumulator_update; got "weight"}}
+// expected-error@+1 {{ipu-assign-stages: argument #0: 'ipu.role' kind must be one of: parameter, buffer, constant, input, loss_grad, hyper, optimizer_state, accumulator, buffer_update, loss, output, input_update, grad, anchor, weight_update, state_update, accumulator_update; got "weight"}}
 func.func @bad_role(%w: !torch.vtensor<[2],f32> {ipu.role = #ipu.role<"weight", "w">}, %x: !torch.vtensor<[2],f32> {ipu.role = #ipu.role<"input", "x">}) -> !torch.vtensor<[2],f32> attributes {ipu.strategy = #ipu.strategy<"sharded", "same_as_ipu", [], false, 1 : i64, 1 : i64, 1 : i64, false, array<i64>, "always_live", false>} {
   %0 = torch.aten.mul.Tensor %x, %w : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32> loc(fused<{ipu_block = "b0", ipu_id = 0 : i64}>["l0"("model.py":160:5)])
   return %0 : !torch.vtensor<[2],f32>

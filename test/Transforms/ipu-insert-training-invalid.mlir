@@ -91,7 +91,7 @@ func.func @no_role(%w: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"parameter"
 
 // -----
 
-// expected-error@+1 {{ipu-insert-training: result #0: 'ipu.role' kind must be one of: parameter, buffer, constant, input, loss_grad, hyper, optimizer_state, accumulator, buffer_update, loss, output, input_update, grad, weight_update, state_update, accumulator_update; got "gradient"}}
+// expected-error@+1 {{ipu-insert-training: result #0: 'ipu.role' kind must be one of: parameter, buffer, constant, input, loss_grad, hyper, optimizer_state, accumulator, buffer_update, loss, output, input_update, grad, anchor, weight_update, state_update, accumulator_update; got "gradient"}}
 func.func @bad_role_kind(%w: !torch.vtensor<[3],f32> {ipu.role = #ipu.role<"parameter", "w">}, %seed: !torch.vtensor<[],f32> {ipu.role = #ipu.role<"loss_grad", "loss_grad">}) -> (!torch.vtensor<[3],f32> {ipu.role = #ipu.role<"gradient", "w">}) attributes {ipu.optimizer = #ipu.optimizer<"sgd", {}, 1 : i64, {}, {}, []>} {
   return %w : !torch.vtensor<[3],f32>
 }

@@ -19,7 +19,7 @@ func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
 // -----
 
 // A role kind is one of RoleKind's; the error lists them.
-// expected-error @+1 {{argument #0: 'ipu.role' kind must be one of: parameter, buffer, constant, input, loss_grad, hyper, optimizer_state, accumulator, buffer_update, loss, output, input_update, grad, weight_update, state_update, accumulator_update; got "activation"}}
+// expected-error @+1 {{argument #0: 'ipu.role' kind must be one of: parameter, buffer, constant, input, loss_grad, hyper, optimizer_state, accumulator, buffer_update, loss, output, input_update, grad, anchor, weight_update, state_update, accumulator_update; got "activation"}}
 func.func @main(%arg0: tensor<3xf32> {ipu.role = #ipu.role<"activation", "w">}) -> tensor<3xf32> {
   return %arg0 : tensor<3xf32>
 }

@@ -1,0 +1,83 @@
+"""Anchored tensors in the ``ipu`` dialect: ``Options.anchorTensor`` on an internal tensor.
+
+The frontend returns an anchored tensor (an activation, an input, an output) as one more
+result of ``@main``, with ``#ipu.role<"anchor", "<tensor name>">`` (the name
+``getTensorNames()`` lists); the driver gives that result the output mode the user chose,
+``ipu.output_mode = #ipu.output_mode<"every_n", 2 : i64>`` (the mode as
+``poplar.OutputMode`` spells it and its return period). ``poplar-build-program`` streams the
+result to the host under that mode, independently of the model outputs' mode.
+"""
+
+import dataclasses
+from typing import Self
+
+from torch_mlir import ir
+
+from ipu_mlir.support.ir_build import i64, string
+
+from .ipu_base import Ipu
+from .poplar.enums import OutputMode
+
+OUTPUT_MODE_ATTR = "ipu.output_mode"  # in res_attrs of an "anchor" result: its #ipu.output_mode
+
+
+class OutputModeAttr(Ipu.Attribute, name="output_mode"):
+    """How an anchored result goes to the host: ``#ipu.output_mode<"all", 1 : i64>``.
+
+    Parameters: the mode (``all``, ``final``, ``sum``, ``every_n``: ``poplar.OutputMode``)
+    and the return period (>= 1; the n of ``every_n``, 1 otherwise). Written by the driver
+    on results whose ``#ipu.role`` kind is ``anchor``; read by ``poplar-build-program``.
+    """
+
+    mode: ir.StringAttr
+    period: ir.IntegerAttr
+
+
+@dataclasses.dataclass(frozen=True)
+class AnchorMode:
+    """What ``#ipu.output_mode`` says, checked (see :class:`OutputModeAttr`)."""
+
+    mode: OutputMode
+    period: int = 1
+
+    def attr(self) -> OutputModeAttr:
+        return OutputModeAttr.get(string(self.mode.value), i64(self.period))
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute) -> Self:
+        if not isinstance(attr, OutputModeAttr):
+            raise ValueError(f"'{OUTPUT_MODE_ATTR}' must be an #ipu.output_mode<mode, period>, got {attr}")
+        mode = OutputMode.parse(ir.StringAttr(attr.mode).value, f"'{OUTPUT_MODE_ATTR}' mode")
+        period = ir.IntegerAttr(attr.period).value
+        if period < 1:
+            raise ValueError(f"'{OUTPUT_MODE_ATTR}' period must be >= 1, got {period}")
+        if period != 1 and mode != OutputMode.EVERY_N:
+            raise ValueError(f"'{OUTPUT_MODE_ATTR}' period {period} only applies to every_n; give 1 with {mode.value}")
+        return cls(mode, period)
+
+
+def result_output_modes(func: ir.Operation) -> list[AnchorMode | None]:
+    """The ``#ipu.output_mode`` of each result of ``func`` (None where it has none);
+    ValueError naming the result if one is malformed."""
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    entries = list(ir.ArrayAttr(func.attributes["res_attrs"])) if "res_attrs" in func.attributes else []
+    modes: list[AnchorMode | None] = []
+    for index in range(len(function_type.results)):
+        entry = ir.DictAttr(entries[index]) if index < len(entries) else None
+        if entry is None or OUTPUT_MODE_ATTR not in entry:
+            modes.append(None)
+            continue
+        try:
+            modes.append(AnchorMode.from_attr(entry[OUTPUT_MODE_ATTR]))
+        except ValueError as error:
+            raise ValueError(f"result #{index}: {error}") from None
+    return modes
+
+
+def set_result_output_mode(func: ir.Operation, index: int, mode: AnchorMode) -> None:
+    """Add ``ipu.output_mode`` to result ``index``'s attributes (its other attributes kept)."""
+    entries = [ir.DictAttr(entry) for entry in ir.ArrayAttr(func.attributes["res_attrs"])]
+    items = {entries[index][i].name: entries[index][i].attr for i in range(len(entries[index]))}
+    items[OUTPUT_MODE_ATTR] = mode.attr()
+    entries[index] = ir.DictAttr.get(items)
+    func.attributes["res_attrs"] = ir.ArrayAttr.get(list(entries))
