@@ -19,7 +19,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from . import _logging, _precision
-from ._anchors import anchored_value, check_anchors
+from ._anchors import anchored_value, check_anchors, collect, compile_anchors, tensor_names
 from ._counters import CountersMixin
 from .enums import MeanReductionStrategy, OutputMode, ReductionType
 from .options import Options
@@ -408,13 +408,16 @@ class PoplarExecutor(CountersMixin):
         return True
 
     def getTensorNames(self) -> list[str]:  # noqa: N802
-        """Names of the compiled program's tensors (weights, inputs, outputs)."""
+        """Names of the compiled program's tensors, sorted: activations (``fc1/linear``: module path /
+        op node name; ``relu`` at top level), inputs (``x``), outputs (``output.0``), weights and
+        buffers (``fc1.weight``), optimizer state and hyper-parameters. See ``_anchors.py``."""
         if self._compiled is None:
             raise RuntimeError("getTensorNames() needs a compiled model: call the model or .compile(...) first")
-        return sorted(self._compiled.program.variables)
+        return tensor_names(self)
 
     def getAnchoredTensor(self, short_name: str) -> torch.Tensor:  # noqa: N802
-        """The tensor anchored as ``short_name`` (Options.anchorTensor), as at the end of the last call."""
+        """The tensor anchored as ``short_name`` (Options.anchorTensor) after the last call, under
+        the anchor's output mode (``_anchors.py``)."""
         return anchored_value(self, short_name)
 
     def isAttachedToDevice(self) -> bool:  # noqa: N802
@@ -725,6 +728,8 @@ class PoplarExecutor(CountersMixin):
             "broadcast_buffers": self._options.broadcast_buffers,
             # Where weights, optimizer state and accumulators live (poplar-place-tensors).
             "tensor_locations": self._options.TensorLocations._placed(),
+            # Options.anchorTensor: model tensors the program streams out under their mode (_anchors.py).
+            "anchors": compile_anchors(self._options, self._training),
         }
         if self._options.ipu_target is not None:  # Options.setIpuTarget: the cost model's IPU
             from ipu_mlir.support.target import target_named
@@ -853,6 +858,7 @@ class PoplarExecutor(CountersMixin):
         with torch.no_grad():
             per_replica = compiled.program.run_replicas(self._replica_stores, feeds)
         streams = replicas.interleave(per_replica)
+        collect(self, streams, _assemble)  # Options.anchorTensor's model tensors of this call
         # An input the model updated in place: from the first replica of each input group.
         updated = replicas.interleave(per_replica, first_of_input_groups=True) if replicas.input_group > 1 else streams
         self._after_call()  # the cost model's counters, cycle count log and profiling report

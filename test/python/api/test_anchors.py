@@ -1,5 +1,6 @@
 """Options.anchorTensor / PoplarExecutor.getAnchoredTensor: a tensor of the compiled program, by the
-name getTensorNames() lists, read back after a call; unknown names list the close matches."""
+name getTensorNames() lists, read back after a call; unknown names list the close matches. State
+here; model tensors (activations, inputs, outputs) under every output mode: test_anchor_activations.py."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def test_unknown_long_name_lists_close_matches():
     opts = poptorch.Options().anchorTensor("w", "linear.wieght")
     model = poptorch.inferenceModel(torch.nn.Sequential(torch.nn.Linear(3, 2)), opts)
     with pytest.raises(ValueError, match=r"anchorTensor\('w', 'linear.wieght'\): the compiled program has no tensor "
-                                         r"'linear.wieght'\. Did you mean '0.weight'"):
+                                         r"'linear.wieght'\. Did you mean '0/linear', '0.weight'\?"):
         model(torch.randn(2, 3))
     with pytest.raises(ValueError, match="no tensor 'linear.wieght'"):  # still refused on the next call
         model(torch.randn(2, 3))
@@ -76,18 +77,26 @@ def test_anchor_before_running_is_an_error():
         model.getAnchoredTensor("w")
 
 
-@pytest.mark.parametrize("name, kind", [("input.input", "input"), ("anchor.0", "anchor")])
-def test_micro_batch_data_is_refused_by_name(name, kind):
-    opts = poptorch.Options().anchorTensor("t", name)
-    model = poptorch.inferenceModel(torch.nn.Sequential(torch.nn.Linear(3, 2)), opts)
-    with pytest.raises(ValueError, match=rf"'{name}' holds one micro-batch's data \(a {kind} variable\)"):
-        model(torch.randn(2, 3))
+def test_internal_variables_are_not_tensor_names():
+    # The program's own buffers (an input's device copy, an output's anchor variable) are not
+    # listed: the input is listed by its name, and anchoring it follows the output mode.
+    layer = torch.nn.Sequential(torch.nn.Linear(3, 2))
+    opts = poptorch.Options().deviceIterations(2).anchorTensor("t", "input.input")
+    with pytest.raises(ValueError, match=r"no tensor 'input.input'\. Did you mean 'input'"):
+        poptorch.inferenceModel(layer, opts)(torch.randn(4, 3))
+    opts = poptorch.Options().deviceIterations(2).anchorTensor("t", "input", OutputMode.All)
+    model = poptorch.inferenceModel(layer, opts)
+    x = torch.randn(4, 3)
+    model(x)
+    assert "anchor.0" not in model.getTensorNames() and "input.input" not in model.getTensorNames()
+    torch.testing.assert_close(model.getAnchoredTensor("t"), x, **FP32)
 
 
-def test_per_iteration_modes_are_refused_by_name():
+def test_state_keeps_only_its_final_value():
     opts = poptorch.Options().deviceIterations(2).anchorTensor("w", "0.weight", OutputMode.All)
     model = poptorch.inferenceModel(torch.nn.Sequential(torch.nn.Linear(3, 2)), opts)
-    with pytest.raises(ValueError, match=r"OutputMode.All over the 2 iterations of each call is not available"):
+    with pytest.raises(ValueError, match=r"'0.weight' is state \(a variable of the program\), which is kept at the end "
+                                         r"of the call only, not OutputMode.All over its 2 iterations"):
         model(torch.randn(4, 3))
     opts = poptorch.Options().deviceIterations(2).anchorTensor("w", "0.weight", OutputMode.Final)
     layer = torch.nn.Sequential(torch.nn.Linear(3, 2))
