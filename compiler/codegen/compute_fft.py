@@ -28,7 +28,8 @@ from .errors import CodegenError
 
 # the ops whose emission handles complex values (the others are refused when they meet one)
 COMPLEX_OPS = frozenset({"poplar.poplin_dft_r2c", "poplar.poplin_dft_c2c", "poplar.poplin_dft_c2r",
-                         "poplar.view_as_real", "poplar.view_as_complex"})
+                         "poplar.view_as_real", "poplar.view_as_complex",
+                         "poplar.poplin_eig"})  # (compute_linalg2.py: a real matrix's complex eigenpairs)
 
 # kinds of dftMatrix (C++ enum values)
 _R2C, _C2C, _C2R = "DftKind::REAL_TO_COMPLEX", "DftKind::COMPLEX_TO_COMPLEX", "DftKind::COMPLEX_TO_REAL"

@@ -1,6 +1,7 @@
 """The C++ of the matrix decompositions beyond Cholesky and LU: the Householder QR family
 (``poplin_qr``, ``poplin_geqrf``, ``poplin_householder_product``, ``poplin_ormqr``), the
-symmetric eigendecomposition and the SVD (``poplin_eigh``, ``poplin_svd``), the
+symmetric and the general eigendecomposition and the SVD (``poplin_eigh``, ``poplin_eig``,
+``poplin_svd``), the
 pseudo-inverse, the matrix exponential and the Bunch-Kaufman LDL^T factorisation and solve.
 
 PopLibs has none of these (its ``poplin::experimental::QRFactorization`` has no
@@ -17,6 +18,7 @@ from typing import Any
 
 from .compute import _dims, emits
 from .compute_linalg import _batch, broadcast_view
+from .compute_fft import is_complex
 from .errors import CodegenError
 
 _HEADER = "#include <poplin/Decompositions.hpp>"
@@ -87,6 +89,19 @@ def emit_eigh(cx: Any, op: Any) -> list[str]:
     lower, vectors = cx.attr(op, "uplo") == "L", cx.attr(op, "compute_v")
     return _call(cx, op, list(op.results),
                  f"poplin::eigh({cx.graph(op)}, {cx.name(a)}, {_bool(lower)}, {_bool(vectors)}, {_args(cx, op)})")
+
+
+@emits("poplar.poplin_eig")
+def emit_eig(cx: Any, op: Any) -> list[str]:
+    """A real matrix's eigenvalues and eigenvectors, complex<f32> results held as FLOAT
+    (real, imaginary) pairs in a trailing dim (the emitter's complex layout). Their order
+    and phases are the host library's, not LAPACK's (see poplin/Decompositions.hpp)."""
+    a = op.operands[0]
+    if is_complex(a):
+        raise CodegenError(f"{cx.where(op)}: the eigendecomposition of a complex matrix has no emission yet (emitted: real f32 "
+                           "matrices); decompose a real matrix")
+    _float(cx, op, a)
+    return _call(cx, op, list(op.results), f"poplin::eig({cx.graph(op)}, {cx.name(a)}, {_args(cx, op)})")
 
 
 @emits("poplar.poplin_svd")

@@ -27,6 +27,7 @@ EXACT = ["q", "r", "q_complete", "r_complete", "r_only", "geqrf", "tau", "orgqr"
          "ormqr_right", "ormqr_right_t", "eigenvalues", "eigenvalues_upper", "s", "s_wide", "svdvals", "pinv", "pinv_wide",
          "pinv_hermitian", "matrix_exp", "ld", "pivots", "ldl_solved"]
 UP_TO_SIGN = ["eigenvectors", "u", "vh", "u_wide", "vh_wide"]
+GENERAL = ["eig_values", "eig_vectors"]  # up to order and phase
 
 
 class Decompositions(nn.Module):
@@ -36,6 +37,9 @@ class Decompositions(nn.Module):
         self.register_buffer("indefinite", torch.tensor([[0.01, 1.0, 2.0, 0.5], [1.0, 0.02, 3.0, 1.0],
                                                          [2.0, 3.0, 0.03, -1.0], [0.5, 1.0, -1.0, 4.0]]))
         self.register_buffer("eye", torch.eye(3))
+        # eigenvalues near +-2i, 1 and 3: a complex pair and two real ones
+        self.register_buffer("rotation", torch.tensor([[0.0, -2.0, 0.0, 0.0], [2.0, 0.0, 0.0, 0.0],
+                                                       [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 3.0]]))
         self.register_buffer("atol", torch.tensor(0.5))  # (a Python float atol is an f64 constant, which has no Poplar type)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:  # x [2, 4, 3]
@@ -59,7 +63,7 @@ class Decompositions(nn.Module):
                 torch.linalg.svdvals(x), torch.linalg.pinv(x), torch.linalg.pinv(x[1].T, atol=self.atol),
                 torch.linalg.pinv(lopsided, hermitian=True), torch.linalg.matrix_exp(sym * 0.3),
                 ld, pivots, torch.linalg.ldl_solve(ld, pivots, x[0] + 1.0),
-                v, u, vh, u_wide, vh_wide)
+                v, u, vh, u_wide, vh_wide, *torch.linalg.eig(self.rotation + 0.1 * torch.cat([x, x[:, :, :1]], 2)))
 
 
 def _same_up_to_sign(got: torch.Tensor, want: torch.Tensor, dim: int) -> None:
@@ -77,12 +81,13 @@ def test_emitted_decompositions_match_the_ipu_model(host_library: Path, tmp_path
     Bunch-Kaufman's packed factor and pivots and the LDL solve. Eigenvectors and singular
     vectors are compared up to one sign per vector (and u / vh flip together, since
     s = u^T a v); the full SVD's Vh rows beyond the rank (any orthonormal completion) are
-    checked by orthonormality and by reconstructing the input."""
+    checked by orthonormality and by reconstructing the input; the general eigendecomposition
+    (complex results) up to the eigenvalues' order and each vector's phase."""
     torch.manual_seed(0)
     x = torch.randn(2, 4, 3)
     wrapper = poptorch.inferenceModel(Decompositions(), poptorch.Options())
     expected = wrapper(x)
-    assert len(expected) == len(EXACT) + len(UP_TO_SIGN)
+    assert len(expected) == len(EXACT) + len(UP_TO_SIGN) + len(GENERAL)
     source = tmp_path / "program.cpp"
     wrapper.exportPoplarCpp(str(source))
     text = source.read_text()
@@ -93,11 +98,11 @@ def test_emitted_decompositions_match_the_ipu_model(host_library: Path, tmp_path
     _build_and_run(source, host_library, "decompositions")
 
     got = {}
-    for index, (name, want) in enumerate(zip(EXACT + UP_TO_SIGN, expected, strict=True)):
+    for index, (name, want) in enumerate(zip(EXACT + UP_TO_SIGN + GENERAL, expected, strict=True)):
         raw = np.fromfile(tmp_path / f"{interface.output_stream(index)}.bin", dtype=want.numpy().dtype)
         assert raw.size == want.numel(), name
         got[name] = torch.from_numpy(raw).reshape(want.shape)
-    want = dict(zip(EXACT + UP_TO_SIGN, expected, strict=True))
+    want = dict(zip(EXACT + UP_TO_SIGN + GENERAL, expected, strict=True))
     assert (want["pivots"] < 0).any() and (want["pivots"].abs() != torch.arange(1, 5)).any()  # 2x2 blocks and interchanges
     for name in EXACT:
         torch.testing.assert_close(got[name], want[name], **FP32, msg=lambda m, n=name: f"{n}: {m}")
@@ -111,3 +116,19 @@ def test_emitted_decompositions_match_the_ipu_model(host_library: Path, tmp_path
     vh_wide = got["vh_wide"]
     torch.testing.assert_close(vh_wide @ vh_wide.T, torch.eye(4), **FP32)
     torch.testing.assert_close(got["u_wide"] @ torch.diag(got["s_wide"]) @ vh_wide[:3], x[0].T, **FP32)
+    _same_eigenpairs(got["eig_values"], got["eig_vectors"], want["eig_values"], want["eig_vectors"])
+
+
+def _same_eigenpairs(values: torch.Tensor, vectors: torch.Tensor, want_values: torch.Tensor, want_vectors: torch.Tensor) -> None:
+    """A general eigendecomposition is unique up to the eigenvalues' order (LAPACK's follows
+    from its QR iteration, which the host library does not reproduce) and a unit complex
+    factor per eigenvector: each IPU Model eigenvalue is matched with the nearest emitted one
+    (the eigenvalues are well apart), then values and phase-aligned vectors compare within fp32."""
+    assert want_values.dtype == torch.complex64 and values.dtype == torch.complex64
+    for b in range(values.shape[0]):
+        order = [int((values[b] - w).abs().argmin()) for w in want_values[b]]
+        assert sorted(order) == list(range(values.shape[1]))
+        torch.testing.assert_close(values[b, order], want_values[b], **FP32)
+        got = vectors[b][:, order]
+        dot = (got.conj() * want_vectors[b]).sum(0, keepdim=True)
+        torch.testing.assert_close(got * dot / dot.abs(), want_vectors[b], **FP32)

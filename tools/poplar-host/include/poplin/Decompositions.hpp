@@ -57,6 +57,15 @@ std::tuple<poplar::Tensor, poplar::Tensor, poplar::Tensor> svd(poplar::Graph &gr
                                                                bool computeUV, poplar::program::Sequence &prog,
                                                                const poplar::DebugContext &debug = {});
 
+// Eigenvalues and eigenvectors (columns) of general real [..., N, N] matrices (LAPACK geev's
+// results up to order and phase), as complex numbers in a trailing dim of 2 (real,
+// imaginary): w [..., N, 2], v [..., N, N, 2], a v = v diag(w). Each eigenvector has norm 1
+// and its largest-modulus component real and positive; the eigenvalues come in the order the
+// host library's QR iteration finds them, which is not LAPACK's. Complex Schur form by
+// Hessenberg reduction and single-shift QR in complex double.
+std::pair<poplar::Tensor, poplar::Tensor> eig(poplar::Graph &graph, const poplar::Tensor &a, poplar::program::Sequence &prog,
+                                              const poplar::DebugContext &debug = {});
+
 // The Moore-Penrose pseudo-inverse [..., N, M] of [..., M, N]: V diag(1/s) U^T over the
 // singular values s > max(atol, rtol * s_max) (atol, rtol [B], one per matrix of the
 // flattened batch). hermitian: by eigh of the lower triangle, over |w| > max(atol, rtol * max |w|).
