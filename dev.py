@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -81,11 +82,26 @@ def demo() -> int:
     return run([python_in_venv(), ROOT / "examples" / "demo.py"], env=env(), cwd=ROOT)
 
 
+def _status(code: int) -> str:
+    """ok, FAILED, or the signal that killed the process (a crash, not a failing test)."""
+    if code == 0:
+        return "ok"
+    if code < 0:
+        try:
+            return f"CRASHED ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"CRASHED (signal {-code})"
+    return "FAILED"
+
+
 def test() -> int:
     start = time.perf_counter()
     lit_status = run([VENV / "bin" / "lit", "-sv", ROOT / "test"], env=env(), cwd=ROOT)
-    pytest_status = run([python_in_venv(), "-m", "pytest", ROOT / "test" / "python"], env=env(), cwd=ROOT)
-    log(f"lit: {'ok' if lit_status == 0 else 'FAILED'}; pytest: {'ok' if pytest_status == 0 else 'FAILED'}; {time.perf_counter() - start:.1f} s")
+    # -X faulthandler from the start: a crash in native code prints every thread's Python stack
+    # (the test that crashed) even after a library installed its own signal handlers.
+    pytest_status = run([python_in_venv(), "-X", "faulthandler", "-m", "pytest", ROOT / "test" / "python"], env=env(),
+                        cwd=ROOT)
+    log(f"lit: {_status(lit_status)}; pytest: {_status(pytest_status)}; {time.perf_counter() - start:.1f} s")
     return 1 if lit_status or pytest_status else 0
 
 
