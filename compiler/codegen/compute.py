@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ipu_mlir.dialects.poplar.planning import AVAILABLE_MEMORY_ATTR, available_memory_of, partials_type_of
+
 from .errors import CodegenError
 from .map_expr import map_expression
 
@@ -31,6 +33,26 @@ def emits(*names: str) -> Callable:
 
 def _dims(values: list[int]) -> str:
     return "{" + ", ".join(str(v) for v in values) + "}"
+
+
+def planning_options(cx: Any, op: Any) -> str:
+    """The op's planning attributes as the option flags of its PopLibs matMul / convolution
+    call, written to follow the call's debug argument (``, poplar::OptionFlags{...}``), or ""
+    when it has none: ``poplar.available_memory`` as "availableMemoryProportion" and
+    ``poplar.partials_type`` as "partialsType" ("float" / "half"; PopLibs applies it)."""
+    operation = op.operation
+    flags = []
+    if AVAILABLE_MEMORY_ATTR in operation.attributes:
+        flags.append(("availableMemoryProportion", repr(available_memory_of(operation))))
+    try:
+        partials = partials_type_of(operation)
+    except ValueError as error:
+        raise CodegenError(f"{cx.where(op)}: {error}") from None
+    if partials is not None:
+        flags.append(("partialsType", partials.value))
+    if not flags:
+        return ""
+    return ", poplar::OptionFlags{" + ", ".join(f'{{"{key}", "{value}"}}' for key, value in flags) + "}"
 
 
 # ---- views: Tensor methods, no program ---------------------------------------------
@@ -221,12 +243,14 @@ def emit_matmul(cx: Any, op: Any) -> list[str]:
     sa, sb, so = cx.shape(a), cx.shape(b), cx.shape(op.results[0])
     out, ptype = cx.define(op.results[0]), cx.ptype(op.results[0])
     if len(sa) == 2 and len(sb) == 2:
-        return [f"poplar::Tensor {out} = poplin::matMul({cx.graph(op)}, {cx.name(a)}, {cx.name(b)}, {cx.prog}, poplar::{ptype}, {cx.debug(op)});"]
+        return [f"poplar::Tensor {out} = poplin::matMul({cx.graph(op)}, {cx.name(a)}, {cx.name(b)}, {cx.prog}, poplar::{ptype}, {cx.debug(op)}"
+                f"{planning_options(cx, op)});"]
     if len(sa) == len(sb) >= 3 and sa[:-2] == sb[:-2]:
         groups = math.prod(sa[:-2])
         lhs = f"{cx.name(a)}.reshape({_dims([groups, *sa[-2:]])})"
         rhs = f"{cx.name(b)}.reshape({_dims([groups, *sb[-2:]])})"
-        return [f"poplar::Tensor {out} = poplin::matMulGrouped({cx.graph(op)}, {lhs}, {rhs}, {cx.prog}, poplar::{ptype}, {cx.debug(op)})",
+        return [f"poplar::Tensor {out} = poplin::matMulGrouped({cx.graph(op)}, {lhs}, {rhs}, {cx.prog}, poplar::{ptype}, {cx.debug(op)}"
+                f"{planning_options(cx, op)})",
                 f"    .reshape({_dims(so)});"]
     raise CodegenError(f"{cx.where(op)} of shapes {sa} x {sb} (broadcast batch or vector operands) "
                        "has no emission yet")
@@ -239,7 +263,7 @@ def emit_linear(cx: Any, op: Any) -> list[str]:
         raise CodegenError(f"{cx.where(op)} of a rank-{len(cx.shape(x))} input has no emission yet")
     out = cx.define(op.results[0])
     lines = [f"poplar::Tensor {out} = poplin::matMul({cx.graph(op)}, {cx.name(x)}, {cx.name(w)}.transpose(), {cx.prog}, "
-             f"poplar::{cx.ptype(op.results[0])}, {cx.debug(op)});"]
+             f"poplar::{cx.ptype(op.results[0])}, {cx.debug(op)}{planning_options(cx, op)});"]
     if bias:
         lines.append(f"popops::addInPlace({cx.graph(op)}, {out}, {cx.name(bias[0])}, {cx.prog}, {cx.debug(op, 'bias')});")
     return lines
@@ -262,7 +286,8 @@ def emit_conv(cx: Any, op: Any) -> list[str]:
         f"{params}.outputTransform.stride = {_dims(stride)};",
         # PyTorch's weights [G*Cout][Cin][kernel...] as poplin's [G][Cout][Cin][kernel...]
         f"poplar::Tensor {out} = poplin::convolution({cx.graph(op)}, {cx.name(x)}, "
-        f"{cx.name(w)}.reshape({_dims([groups, sw[0] // groups, *sw[1:]])}), {params}, false, {cx.prog}, {cx.debug(op)});",
+        f"{cx.name(w)}.reshape({_dims([groups, sw[0] // groups, *sw[1:]])}), {params}, false, {cx.prog}, {cx.debug(op)}"
+        f"{planning_options(cx, op)});",
     ]
     if bias:
         lines.append(f"poplin::addBias({cx.graph(op)}, {out}, {cx.name(bias[0])}, {cx.prog}, {cx.debug(op, 'bias')});")

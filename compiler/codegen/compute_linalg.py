@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .compute import _dims, emits
+from .compute import _dims, emits, planning_options
 from .map_expr import _float_literal
 
 
@@ -46,11 +46,11 @@ def emit_matmul_acc(cx: Any, op: Any) -> list[str]:
     a, b = cx.name(lhs), cx.name(rhs)
     k = _float_literal(alpha)
     if len(cx.shape(lhs)) == 3:
-        lines.append(f"poplin::matMulGroupedAcc({g}, {out}, {k}, {a}, {b}, {prog}, {cx.debug(op)});")
+        lines.append(f"poplin::matMulGroupedAcc({g}, {out}, {k}, {a}, {b}, {prog}, {cx.debug(op)}{planning_options(cx, op)});")
     elif len(cx.shape(rhs)) == 1:
-        lines.append(f"poplin::matMulAcc({g}, {out}.expand({{1}}), {k}, {a}, {b}.expand({{1}}), {prog}, {cx.debug(op)});")
+        lines.append(f"poplin::matMulAcc({g}, {out}.expand({{1}}), {k}, {a}, {b}.expand({{1}}), {prog}, {cx.debug(op)}{planning_options(cx, op)});")
     else:
-        lines.append(f"poplin::matMulAcc({g}, {out}, {k}, {a}, {b}, {prog}, {cx.debug(op)});")
+        lines.append(f"poplin::matMulAcc({g}, {out}, {k}, {a}, {b}, {prog}, {cx.debug(op)}{planning_options(cx, op)});")
     return lines
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from torch_mlir import ir
 
-from .compute import _dims, emits
+from .compute import _dims, emits, planning_options
 from .errors import CodegenError
 
 
@@ -51,7 +51,7 @@ def emit_conv_grad(cx: Any, op: Any) -> list[str]:
                   f"{params}.kernelTransform.dilation = {_dims(dilation)};",
                   f"{params}.outputTransform.stride = {_dims(stride)};",
                   f"poplar::Tensor {cx.define(grad_weights[0])} = poplin::calculateWeightDeltas({graph}, {cx.name(g)}, {cx.name(x)}, "
-                  f"{params}, {cx.prog}, {cx.debug(op, 'weights')})",
+                  f"{params}, {cx.prog}, {cx.debug(op, 'weights')}{planning_options(cx, op)})",
                   f"    .reshape({_dims(sw)});"]
     if grad_input:
         # the input gradient is the convolution of the output gradient, dilated by the stride and
@@ -69,7 +69,7 @@ def emit_conv_grad(cx: Any, op: Any) -> list[str]:
                   f"{params}.inputTransform.paddingUpper = {_dims(upper)};",
                   f"{params}.kernelTransform.dilation = {_dims(dilation)};",
                   f"poplar::Tensor {cx.define(grad_input[0])} = poplin::convolution({graph}, {cx.name(g)}, "
-                  f"{cx.name(w)}.reshape({_dims([groups, cout, *sw[1:]])}), {params}, true, {cx.prog}, {cx.debug(op, 'input')});"]
+                  f"{cx.name(w)}.reshape({_dims([groups, cout, *sw[1:]])}), {params}, true, {cx.prog}, {cx.debug(op, 'input')}{planning_options(cx, op)});"]
     if grad_bias:
         dims = [0, *range(2, len(sg))]
         lines.append(f"poplar::Tensor {cx.define(grad_bias[0])} = popops::reduce({graph}, {cx.name(g)}, poplar::{cx.ptype(grad_bias[0])}, "
@@ -104,7 +104,7 @@ def emit_conv_transpose(cx: Any, op: Any) -> list[str]:
              f"{params}.inputTransform.paddingUpper = {_dims(upper)};",
              f"{params}.kernelTransform.dilation = {_dims(dilation)};",
              f"poplar::Tensor {out} = poplin::convolution({cx.graph(op)}, {cx.name(x)}, {cx.name(w)}.reshape({_dims([groups, cin, cout, *kernel])}), "
-             f"{params}, true, {cx.prog}, {cx.debug(op)});"]
+             f"{params}, true, {cx.prog}, {cx.debug(op)}{planning_options(cx, op)});"]
     if bias:
         lines.append(f"poplin::addBias({cx.graph(op)}, {out}, {cx.name(bias[0])}, {cx.prog}, {cx.debug(op, 'bias')});")
     return lines
@@ -132,10 +132,10 @@ def emit_conv_transpose_grad(cx: Any, op: Any) -> list[str]:
              f"{params}.outputTransform.stride = {_dims(stride)};"]
     if grad_input:
         lines.append(f"poplar::Tensor {cx.define(grad_input[0])} = poplin::convolution({graph}, {cx.name(g)}, "
-                     f"{cx.name(w)}.reshape({_dims([groups, cin, cout, *kernel])}), {params}, false, {cx.prog}, {cx.debug(op, 'input')});")
+                     f"{cx.name(w)}.reshape({_dims([groups, cin, cout, *kernel])}), {params}, false, {cx.prog}, {cx.debug(op, 'input')}{planning_options(cx, op)});")
     if grad_weights:
         lines += [f"poplar::Tensor {cx.define(grad_weights[0])} = poplin::calculateWeightDeltas({graph}, {cx.name(x)}, {cx.name(g)}, "
-                  f"{params}, {cx.prog}, {cx.debug(op, 'weights')})",
+                  f"{params}, {cx.prog}, {cx.debug(op, 'weights')}{planning_options(cx, op)})",
                   f"    .reshape({_dims(sw)});"]
     if grad_bias:
         dims = [0, *range(2, len(sg))]

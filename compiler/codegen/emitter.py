@@ -182,6 +182,16 @@ class _GraphEmitter:
     def where(self, op: Any) -> str:
         return f"'{op.operation.name}' at {location_of(op.operation)}"
 
+    def body(self, op: Any) -> Any:
+        """The block of ``op``'s first region; a CodegenError naming the op when the region has
+        none (an empty region is not an empty body: a body with no ops is one empty block)."""
+        region = op.operation.regions[0]
+        if len(region.blocks) == 0:
+            what = f" '{self.attr(op, 'name')}'" if "name" in op.operation.attributes else ""
+            raise CodegenError(f"{self.where(op)}{what} has an empty region (no block), so it has no body to emit; "
+                               "give it a block (an empty body is one block with no ops)")
+        return region.blocks[0]
+
     def debug(self, op: Any, suffix: str = "") -> str:
         name = op.operation.name.removeprefix("poplar.")
         return _cstr(f"{name}/{suffix}" if suffix else name)
@@ -301,7 +311,7 @@ class _GraphEmitter:
                     "  mapLinearly(ipu[0], randomSeed, 0, 1);",
                     "  graph.createHostWrite(\"randomSeed\", randomSeed);",
                     ""]
-        block = self.graph_op.regions[0].blocks[0]
+        block = self.body(self.graph_op)
         variables: dict[str, Any] = {}
         body_lines: list[str] = []
         for op in block.operations:
@@ -368,7 +378,7 @@ class _GraphEmitter:
     def _constant(self, op: Any) -> list[str]:
         value = op.results[0]
         dense = ir.DenseElementsAttr(op.operation.attributes["value"])
-        ptype, shape = self.ptype(value), self.shape(value)
+        ptype, shape = self._f64_as_float(op) or self.ptype(value), self.shape(value)
         ipu = self.attr(op, "ipu")
         var = self.define(value, "c", ipu=ipu)
         ctype = {"FLOAT": "float", "INT": "int", "LONGLONG": "long long", "BOOL": "bool", "UNSIGNED_INT": "unsigned"}.get(ptype)
@@ -389,6 +399,23 @@ class _GraphEmitter:
                 f"static const {ctype} {data}[] = {{{values}}};",
                 f"poplar::Tensor {var} = ipu[{ipu}].addConstant<{ctype}>(poplar::{ptype}, {dims}, {data});",
                 f"mapLinearly(ipu[{ipu}], {var}, 0, 1);"]
+
+    def _f64_as_float(self, op: Any) -> str | None:
+        """"FLOAT" for an f64 constant (a Python number argument, e.g. pinv's atol) that is only
+        cast to f32: Poplar has no 64-bit float type, and rounding the value to float once in the
+        constant gives the f32 the cast gives. None for other constants; an f64 constant with
+        another use is a CodegenError (its users would compute in double, which the IPU cannot)."""
+        value = op.results[0]
+        if str(ir.RankedTensorType(value.type).element_type) != "f64":
+            return None
+        for use in value.uses:
+            user = use.owner
+            result = user.results[0].type if user.name == "poplar.popops_cast" and len(user.results) == 1 else None
+            if result is None or str(ir.RankedTensorType(result).element_type) != "f32":
+                raise CodegenError(f"{self.where(op)}: an f64 constant used by {self.where(user)} has no emission: Poplar has no "
+                                   "64-bit float type, and an f64 constant is emitted (as a FLOAT constant) only when every "
+                                   "use casts it to f32; compute in f32 instead")
+        return "FLOAT"
 
     @staticmethod
     def _literal(v: Any, ptype: str) -> str:
@@ -448,9 +475,9 @@ class _GraphEmitter:
                 elif name == "poplar.program_call":
                     callee = self.attr(op, "callee")
                     if callee in functions:
-                        walk(functions[callee].regions[0].blocks[0].operations, factor, depth + 1, branch)
+                        walk(self.body(functions[callee]).operations, factor, depth + 1, branch)
                 elif name == "poplar.program_repeat":
-                    walk(op.regions[0].blocks[0].operations, factor * self.attr(op, "count"), depth + 1, branch)
+                    walk(self.body(op).operations, factor * self.attr(op, "count"), depth + 1, branch)
                 else:
                     for region in op.regions:
                         for b in region.blocks:
@@ -458,7 +485,7 @@ class _GraphEmitter:
 
         main = [op for op in block.operations if op.operation.name == "poplar.program_sequence"]
         for op in main:
-            walk(op.regions[0].blocks[0].operations, 1, 0)
+            walk(self.body(op).operations, 1, 0)
         return counts
 
     def _function(self, op: Any) -> None:
@@ -467,7 +494,7 @@ class _GraphEmitter:
         out = self._out
         out.append(f"  // function '{name}'")
         out.append(f"  poplar::program::Sequence {seq};")
-        self._block(op.regions[0].blocks[0], seq, "  ")
+        self._block(self.body(op), seq, "  ")
         fn = "fn_" + _sanitize(name)
         self.functions[name] = fn
         out.append(f"  poplar::Function {fn} = graph.addFunction({seq});")
@@ -482,7 +509,7 @@ class _GraphEmitter:
             self._seeded = True
             self._out += ["  // every run draws from the seed on: each draw takes the generator's next numbers",
                           f"  poprand::setSeed(graph, randomSeed, 0, {seq}, \"randomSeed\");"]
-        self._block(op.regions[0].blocks[0], seq, "  ")
+        self._block(self.body(op), seq, "  ")
         return seq
 
     def _block(self, block: Any, seq: str, indent: str) -> None:
@@ -494,7 +521,7 @@ class _GraphEmitter:
             if name == "poplar.program_repeat":
                 body = self.fresh("repeat")
                 out.append(f"{indent}poplar::program::Sequence {body};")
-                self._block(op.regions[0].blocks[0], body, indent)
+                self._block(self.body(op), body, indent)
                 out.append(f"{indent}{seq}.add(poplar::program::Repeat({self.attr(op, 'count')}, {body}));")
             elif name == "poplar.program_if":
                 then, otherwise = self.fresh("then"), self.fresh("otherwise")
@@ -506,18 +533,18 @@ class _GraphEmitter:
             elif name == "poplar.program_sequence":
                 inner = self.fresh("seq")
                 out.append(f"{indent}poplar::program::Sequence {inner};")
-                self._block(op.regions[0].blocks[0], inner, indent)
+                self._block(self.body(op), inner, indent)
                 out.append(f"{indent}{seq}.add({inner});")
             elif name == "poplar.constant":
                 out += [indent + line for line in self._constant(op)[1:]]
             elif name == "pipeline.schedule":
                 out.append(f"{indent}// {self.attr(op, 'kind')} schedule of {self.attr(op, 'num_stages')} stages on "
                            f"{self.attr(op, 'num_ipus')} IPUs: the stages run in order for each micro-batch")
-                self._block(op.regions[0].blocks[0], seq, indent)
+                self._block(self.body(op), seq, indent)
             elif name == "pipeline.stage":
                 stage = self.fresh(f"stage{self.attr(op, 'stage_id')}_")
                 out.append(f"{indent}poplar::program::Sequence {stage};  // stage {self.attr(op, 'stage_id')} on IPU {self.attr(op, 'ipu_id')}")
-                self._block(op.regions[0].blocks[0], stage, indent)
+                self._block(self.body(op), stage, indent)
                 out.append(f"{indent}{seq}.add({stage});")
             elif name in ("pipeline.send", "pipeline.recv"):
                 value = op.operands[0] if name == "pipeline.send" else op.results[0]

@@ -40,7 +40,6 @@ class Decompositions(nn.Module):
         # eigenvalues near +-2i, 1 and 3: a complex pair and two real ones
         self.register_buffer("rotation", torch.tensor([[0.0, -2.0, 0.0, 0.0], [2.0, 0.0, 0.0, 0.0],
                                                        [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 3.0]]))
-        self.register_buffer("atol", torch.tensor(0.5))  # (a Python float atol is an f64 constant, which has no Poplar type)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:  # x [2, 4, 3]
         q, r = torch.linalg.qr(x)
@@ -60,7 +59,7 @@ class Decompositions(nn.Module):
         u_wide, s_wide, vh_wide = torch.linalg.svd(x[0].T)  # 3 x 4, full matrices: Vh 4 x 4
         ld, pivots = torch.linalg.ldl_factor(self.indefinite + 0.01 * x[0, 0, 0])
         return (q, r, q_complete, r_complete, r_only, a, tau, orgqr, orgqr_2, *ormqr, w, w_upper, s, s_wide,
-                torch.linalg.svdvals(x), torch.linalg.pinv(x), torch.linalg.pinv(x[1].T, atol=self.atol),
+                torch.linalg.svdvals(x), torch.linalg.pinv(x), torch.linalg.pinv(x[1].T, atol=0.5),  # Python float: f64 constant
                 torch.linalg.pinv(lopsided, hermitian=True), torch.linalg.matrix_exp(sym * 0.3),
                 ld, pivots, torch.linalg.ldl_solve(ld, pivots, x[0] + 1.0),
                 v, u, vh, u_wide, vh_wide, *torch.linalg.eig(self.rotation + 0.1 * torch.cat([x, x[:, :, :1]], 2)))

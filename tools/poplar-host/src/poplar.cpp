@@ -88,7 +88,7 @@ static std::vector<std::size_t> stridesOf(const std::vector<std::size_t> &shape)
 
 Tensor Tensor::make(std::shared_ptr<host::Storage> s, std::vector<std::size_t> shape) {
   Tensor t;
-  host::Elements index(s->data.size());
+  host::Elements index(s->size);
   for (std::size_t i = 0; i < index.size(); ++i) index[i] = {s.get(), i};
   t.type_ = s->type;
   t.owners_ = {std::move(s)};
@@ -252,11 +252,15 @@ Graph::Graph(const Target &target) : state_(std::make_shared<host::GraphState>()
   state_->target = target;
 }
 
-Graph::Graph(const Target &target, replication_factor replicas) : Graph(target) {
-  if (replicas.value != 1)
-    throw error("a graph replicated " + std::to_string(replicas.value) + " times (replication_factor(" +
-                std::to_string(replicas.value) + ")) needs the Poplar SDK: poplar-host runs one replica; compile the "
-                "model with replicationFactor(1) to run it here");
+static Target replicaTarget(const Target &target, unsigned replicas) {
+  if (replicas == 0 || target.getNumIPUs() % replicas != 0)
+    throw error("replication_factor(" + std::to_string(replicas) + ") does not divide the target's " +
+                std::to_string(target.getNumIPUs()) + " IPU(s)");
+  return target.replicaTarget(replicas);
+}
+
+Graph::Graph(const Target &target, replication_factor replicas) : Graph(replicaTarget(target, replicas.value)) {
+  state_->replicas = replicas.value;
 }
 
 Graph Graph::createVirtualGraph(unsigned lowerTile, unsigned upperTile) {
@@ -269,7 +273,7 @@ Graph Graph::createVirtualGraph(unsigned lowerTile, unsigned upperTile) {
 
 Tensor Graph::addVariable(const Type &type, std::vector<std::size_t> shape, const DebugContext &debug) {
   std::size_t n = product(shape);  // before `shape` is moved
-  return Tensor::make(std::make_shared<host::Storage>(type, n, debug.name()), std::move(shape));
+  return Tensor::make(std::make_shared<host::Storage>(type, n, debug.name(), state_->replicas), std::move(shape));
 }
 
 void Graph::setTileMapping(const Tensor &t, unsigned tile) {
@@ -287,7 +291,7 @@ unsigned Graph::getTileOf(const Tensor &t, std::size_t element) const {
 
 static DataStream addStream(host::GraphState &g, const std::string &handle, const Type &type, std::size_t n, bool toDevice) {
   if (g.streams.count(handle)) throw error("stream '" + handle + "' added twice");
-  auto s = std::make_shared<host::StreamState>(handle, type, n, toDevice);
+  auto s = std::make_shared<host::StreamState>(handle, type, n, toDevice, g.replicas);
   g.streams[handle] = s;
   return DataStream(s);
 }
@@ -307,6 +311,7 @@ HostFunction Graph::addHostFunction(const std::string &handle, ArrayRef<HostFunc
   s->handle = handle;
   s->inputs = inputs.vec();
   s->outputs = outputs.vec();
+  s->callbacks.resize(state_->replicas);
   return state_->hostFunctions.emplace(handle, HostFunction(s)).first->second;
 }
 
@@ -317,50 +322,73 @@ void Graph::createHostRead(const std::string &handle, const Tensor &t) { state_-
 
 namespace program {
 namespace {
-struct ComputeNode : host::Node {
+// A node that runs the same way for each replica, one after the other, as the current replica.
+struct PerReplicaNode : host::Node {
+  virtual void runOne() const = 0;
+  void run(const host::Replicas &replicas) const override {
+    for (unsigned r : replicas) poplar::host::forReplica(r, [this] { runOne(); });
+  }
+};
+struct ComputeNode : PerReplicaNode {
   std::string name;
   std::function<void()> fn;
-  void run() const override { fn(); }
+  void runOne() const override { fn(); }
+};
+struct CollectiveNode : host::Node {
+  std::string name;
+  std::function<void(const host::Replicas &)> fn;
+  void run(const host::Replicas &replicas) const override { fn(replicas); }
 };
 struct SequenceNode : host::Node {
   std::shared_ptr<std::vector<Program>> steps;
-  void run() const override { for (const Program &p : *steps) p.run(); }
+  void run(const host::Replicas &replicas) const override { for (const Program &p : *steps) p.run(replicas); }
 };
 struct RepeatNode : host::Node {
   unsigned count;
   Program body;
-  void run() const override { for (unsigned i = 0; i < count; ++i) body.run(); }
+  void run(const host::Replicas &replicas) const override { for (unsigned i = 0; i < count; ++i) body.run(replicas); }
 };
 struct IfNode : host::Node {
   Tensor condition;
   Program then, otherwise;
-  void run() const override { (condition.get(0) != 0.0 ? then : otherwise).run(); }
+  // Each replica takes the branch its own condition names: the replicas taking one branch
+  // run it in lock step, then those taking the other.
+  void run(const host::Replicas &replicas) const override {
+    host::Replicas taken, other;
+    for (unsigned r : replicas)
+      poplar::host::forReplica(r, [&] { (condition.get(0) != 0.0 ? taken : other).push_back(r); });
+    if (!taken.empty()) then.run(taken);
+    if (!other.empty()) otherwise.run(other);
+  }
 };
-struct CopyNode : host::Node {
+struct CopyNode : PerReplicaNode {
   Tensor src, dst;
-  void run() const override {
+  void runOne() const override {
     std::vector<double> values(src.numElements());  // read all first: source and destination may overlap
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = src.get(i);
     for (std::size_t i = 0; i < values.size(); ++i) dst.set(i, values[i]);
   }
 };
-struct StreamNode : host::Node {
+struct StreamNode : PerReplicaNode {
   DataStream stream;
   Tensor tensor;
-  void run() const override {
+  void runOne() const override {
     poplar::host::StreamState &s = stream.state();
     std::size_t bytes = s.type.hostBytes();
-    if (s.callback) {  // one transfer through the callback's host data
+    const auto &callback = s.callbacks.at(poplar::host::currentReplica);
+    if (callback) {  // one transfer through the callback's host data
       std::vector<char> data(s.numElements * bytes);
-      if (s.toDevice) s.callback(data.data());
+      if (s.toDevice) callback(data.data());
       for (std::size_t i = 0; i < s.numElements; ++i) {
         if (s.toDevice) tensor.set(i, s.type.load(data.data() + i * bytes));
         else s.type.store(data.data() + i * bytes, tensor.get(i));
       }
-      if (!s.toDevice) s.callback(data.data());
+      if (!s.toDevice) callback(data.data());
       return;
     }
-    if (!s.begin) throw error("stream '" + s.name + "' is not connected to a host buffer");
+    if (!s.begin)
+      throw error("stream '" + s.name + "' of replica " + std::to_string(poplar::host::currentReplica) +
+                  " is not connected to a host buffer or callback");
     for (std::size_t i = 0; i < s.numElements; ++i) {
       if (s.pos >= s.end) s.pos = s.begin;  // circular buffer
       if (s.toDevice) tensor.set(i, s.type.load(s.pos));
@@ -371,14 +399,17 @@ struct StreamNode : host::Node {
 };
 struct CallNode : host::Node {
   Function f;
-  void run() const override { f.body().run(); }
+  void run(const host::Replicas &replicas) const override { f.body().run(replicas); }
 };
-struct HostCallNode : host::Node {
+struct HostCallNode : PerReplicaNode {
   HostFunction f;
   std::vector<Tensor> inputs, outputs;
-  void run() const override {
+  void runOne() const override {
     poplar::host::HostFunctionState &s = f.state();
-    if (!s.callback) throw error("host function '" + s.handle + "' is called but no callback is connected (Engine::connectHostFunction)");
+    const auto &callback = s.callbacks.at(poplar::host::currentReplica);
+    if (!callback)
+      throw error("host function '" + s.handle + "' is called by replica " + std::to_string(poplar::host::currentReplica) +
+                  " but no callback is connected for it (Engine::connectHostFunction)");
     std::vector<std::vector<char>> in(inputs.size()), out(outputs.size());
     std::vector<const void *> inPointers;
     std::vector<void *> outPointers;
@@ -392,7 +423,7 @@ struct HostCallNode : host::Node {
       out[k].assign(outputs[k].numElements() * s.outputs[k].type.hostBytes(), 0);
       outPointers.push_back(out[k].data());
     }
-    s.callback(inPointers, outPointers);
+    callback(inPointers, outPointers);
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       std::size_t bytes = s.outputs[k].type.hostBytes();
       for (std::size_t i = 0; i < outputs[k].numElements(); ++i) outputs[k].set(i, s.outputs[k].type.load(out[k].data() + i * bytes));
@@ -400,12 +431,19 @@ struct HostCallNode : host::Node {
   }
 };
 struct SyncNode : host::Node {
-  void run() const override {}  // one host thread: every tile is always in step
+  void run(const host::Replicas &) const override {}  // lock step: every tile and replica is always in step
 };
 } // namespace
 
 Program Program::compute(std::string name, std::function<void()> fn) {
   auto n = std::make_shared<ComputeNode>();
+  n->name = std::move(name);
+  n->fn = std::move(fn);
+  return Program(n);
+}
+
+Program Program::collective(std::string name, std::function<void(const host::Replicas &)> fn) {
+  auto n = std::make_shared<CollectiveNode>();
   n->name = std::move(name);
   n->fn = std::move(fn);
   return Program(n);
@@ -506,101 +544,6 @@ Call::Call(const HostFunction &f, ArrayRef<Tensor> inputs, ArrayRef<Tensor> outp
   node_ = n;
 }
 } // namespace program
-
-// ---- Engine ------------------------------------------------------------------------
-
-Engine::Engine(const Graph &graph, std::vector<program::Program> programs, const OptionFlags &)
-    : graph_(graph.state()), programs_(std::move(programs)) {}
-
-void Engine::load(const Device &device) {
-  if (!device.isAttached()) throw error("Engine::load: the device is not attached");
-  if (device.getTarget().getNumIPUs() < graph_->target.getNumIPUs()) throw error("Engine::load: the device has too few IPUs");
-  loaded_ = true;
-}
-
-void Engine::run(unsigned index, const std::string &) {
-  if (!loaded_) throw error("Engine::run before Engine::load");
-  programs_.at(index).run();
-}
-
-void Engine::connectStream(const std::string &handle, void *begin, void *end) {
-  auto it = graph_->streams.find(handle);
-  if (it == graph_->streams.end()) throw error("no stream '" + handle + "'");
-  host::StreamState &s = *it->second;
-  std::size_t bytes = static_cast<std::size_t>(static_cast<char *>(end) - static_cast<char *>(begin));
-  if (bytes == 0 || bytes % (s.numElements * s.type.hostBytes()) != 0)
-    throw error("stream '" + handle + "': the host buffer is not a whole number of transfers");
-  s.begin = s.pos = static_cast<char *>(begin);
-  s.end = static_cast<char *>(end);
-  s.callback = nullptr;
-}
-
-void Engine::connectStreamToCallback(const std::string &handle, unsigned index, std::function<void(void *)> f) {
-  auto it = graph_->streams.find(handle);
-  if (it == graph_->streams.end()) throw error("no stream '" + handle + "'");
-  if (index != 0) throw error("stream '" + handle + "': no replica " + std::to_string(index) + " (poplar-host runs one replica)");
-  if (!f) throw error("stream '" + handle + "': an empty callback");
-  it->second->callback = std::move(f);
-  it->second->begin = it->second->end = it->second->pos = nullptr;
-}
-
-void Engine::connectHostFunction(const std::string &handle, unsigned index,
-                                 std::function<void(ArrayRef<const void *>, ArrayRef<void *>)> f) {
-  auto it = graph_->hostFunctions.find(handle);
-  if (it == graph_->hostFunctions.end()) throw error("no host function '" + handle + "'");
-  if (index != 0) throw error("host function '" + handle + "': no replica " + std::to_string(index) + " (poplar-host runs one replica)");
-  if (!f) throw error("host function '" + handle + "': an empty callback");
-  it->second.state().callback = std::move(f);
-}
-
-void Engine::connectStream(const std::string &handle, void *p) {
-  auto it = graph_->streams.find(handle);
-  if (it == graph_->streams.end()) throw error("no stream '" + handle + "'");
-  char *begin = static_cast<char *>(p);
-  connectStream(handle, begin, begin + it->second->numElements * it->second->type.hostBytes());
-}
-
-void Engine::writeTensor(const std::string &handle, const void *begin, const void *end) {
-  auto it = graph_->hostWrites.find(handle);
-  if (it == graph_->hostWrites.end()) throw error("no host write '" + handle + "'");
-  const Tensor &t = it->second;
-  std::size_t bytes = t.elementType().hostBytes();
-  if (static_cast<std::size_t>(static_cast<const char *>(end) - static_cast<const char *>(begin)) != t.numElements() * bytes)
-    throw error("writeTensor('" + handle + "'): wrong buffer size");
-  for (std::size_t i = 0; i < t.numElements(); ++i) t.set(i, t.elementType().load(static_cast<const char *>(begin) + i * bytes));
-}
-
-void Engine::readTensor(const std::string &handle, void *begin, void *end) {
-  auto it = graph_->hostReads.find(handle);
-  if (it == graph_->hostReads.end()) throw error("no host read '" + handle + "'");
-  const Tensor &t = it->second;
-  std::size_t bytes = t.elementType().hostBytes();
-  if (static_cast<std::size_t>(static_cast<char *>(end) - static_cast<char *>(begin)) != t.numElements() * bytes)
-    throw error("readTensor('" + handle + "'): wrong buffer size");
-  for (std::size_t i = 0; i < t.numElements(); ++i) t.elementType().store(static_cast<char *>(begin) + i * bytes, t.get(i));
-}
-
-static RemoteBuffer &remote(host::GraphState &graph, const std::string &handle, uint64_t repeat, unsigned replica) {
-  auto it = graph.remoteBuffers.find(handle);
-  if (it == graph.remoteBuffers.end()) throw error("no remote buffer '" + handle + "'");
-  if (repeat >= it->second.getRepeats()) throw error("remote buffer '" + handle + "' has no repeat " + std::to_string(repeat));
-  if (replica != 0) throw error("remote buffer '" + handle + "': no replica " + std::to_string(replica) + " (poplar-host runs one replica)");
-  return it->second;
-}
-
-void Engine::copyToRemoteBuffer(void *data, const std::string &handle, uint64_t repeat, unsigned replica) {
-  RemoteBuffer &b = remote(*graph_, handle, repeat, replica);
-  std::size_t bytes = b.elementType().hostBytes();
-  for (std::size_t i = 0; i < b.numElements(); ++i)
-    b.data()[repeat * b.numElements() + i] = b.elementType().round(b.elementType().load(static_cast<const char *>(data) + i * bytes));
-}
-
-void Engine::copyFromRemoteBuffer(const std::string &handle, void *data, uint64_t repeat, unsigned replica) {
-  RemoteBuffer &b = remote(*graph_, handle, repeat, replica);
-  std::size_t bytes = b.elementType().hostBytes();
-  for (std::size_t i = 0; i < b.numElements(); ++i)
-    b.elementType().store(static_cast<char *>(data) + i * bytes, b.data()[repeat * b.numElements() + i]);
-}
 
 namespace program {
 static void checkRemote(const RemoteBuffer &b, const Tensor &t) {

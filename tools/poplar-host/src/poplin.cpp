@@ -9,6 +9,27 @@
 namespace poplin {
 static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
 
+// The planning options a matMul / convolution takes (the ones ipu-mlir emits from its
+// poplar.available_memory / poplar.partials_type): checked, then left to the plan they steer.
+// The host has no plan: it accumulates in double whatever the partials type, as the IPU
+// Model computes in float; another option is an error naming it.
+static void checkOptions(const poplar::OptionFlags &options, const std::string &fn) {
+  for (const auto &[key, value] : options.entries()) {
+    if (key == "availableMemoryProportion") {
+      std::size_t used = 0;
+      double proportion = -1.0;
+      try { proportion = std::stod(value, &used); } catch (const std::exception &) { used = 0; }
+      if (used != value.size() || !(proportion >= 0.0 && proportion <= 1.0))
+        throw error(fn + ": option availableMemoryProportion must be a number in [0, 1], got '" + value + "'");
+    } else if (key == "partialsType") {
+      if (value != "float" && value != "half") throw error(fn + ": option partialsType must be float or half, got '" + value + "'");
+    } else {
+      throw error(fn + ": option '" + key + "' is not implemented by the host library (it takes availableMemoryProportion "
+                  "and partialsType)");
+    }
+  }
+}
+
 // C = A x B, or with `scale` C += scale * (A x B) (rounded once).
 static void grouped(const poplar::Tensor &A, const poplar::Tensor &B, const poplar::Tensor &C, const double *scale = nullptr) {
   std::size_t G = A.dim(0), M = A.dim(1), K = A.dim(2), N = B.dim(2);
@@ -27,7 +48,8 @@ static void grouped(const poplar::Tensor &A, const poplar::Tensor &B, const popl
 
 poplar::Tensor matMulGrouped(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
                              poplar::program::Sequence &prog, const poplar::Type &outputType,
-                             const poplar::DebugContext &debug, const poplar::OptionFlags &, matmul::PlanningCache *) {
+                             const poplar::DebugContext &debug, const poplar::OptionFlags &options, matmul::PlanningCache *) {
+  checkOptions(options, "matMul");
   if (A.rank() != 3 || B.rank() != 3 || A.dim(0) != B.dim(0) || A.dim(2) != B.dim(1))
     throw error("matMulGrouped: shapes do not match ([G,M,K] x [G,K,N])");
   poplar::Tensor C = graph.addVariable(outputType, {A.dim(0), A.dim(1), B.dim(2)}, debug);
@@ -36,8 +58,9 @@ poplar::Tensor matMulGrouped(poplar::Graph &graph, const poplar::Tensor &A, cons
 }
 
 void matMulGroupedAcc(poplar::Graph &, const poplar::Tensor &C, float k, const poplar::Tensor &A, const poplar::Tensor &B,
-                      poplar::program::Sequence &prog, const poplar::DebugContext &debug, const poplar::OptionFlags &,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debug, const poplar::OptionFlags &options,
                       matmul::PlanningCache *) {
+  checkOptions(options, "matMulAcc");
   if (A.rank() != 3 || B.rank() != 3 || C.rank() != 3 || A.dim(0) != B.dim(0) || A.dim(2) != B.dim(1) ||
       C.shape() != std::vector<std::size_t>{A.dim(0), A.dim(1), B.dim(2)})
     throw error("matMulGroupedAcc: shapes do not match (C [G,M,N] += k * [G,M,K] x [G,K,N])");
@@ -119,7 +142,8 @@ static std::size_t product(const std::vector<std::size_t> &v) {
 
 poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &weights,
                            const ConvParams &p, bool transposeAndFlipWeights, poplar::program::Sequence &prog,
-                           const poplar::DebugContext &debug, const poplar::OptionFlags &, PlanningCache *) {
+                           const poplar::DebugContext &debug, const poplar::OptionFlags &options, PlanningCache *) {
+  checkOptions(options, "convolution");
   checkSupported(p);
   std::size_t D = p.getNumFieldDims(), G = p.numConvGroups, Ci = p.inputChannelsPerConvGroup, Co = p.outputChannelsPerConvGroup;
   std::vector<std::size_t> outShape{p.batchSize, G * Co}, outField;
@@ -160,7 +184,8 @@ poplar::Tensor convolution(poplar::Graph &graph, const poplar::Tensor &in, const
 
 poplar::Tensor calculateWeightDeltas(poplar::Graph &graph, const poplar::Tensor &zDeltas, const poplar::Tensor &activations,
                                      const ConvParams &p, poplar::program::Sequence &prog, const poplar::DebugContext &debug,
-                                     const poplar::OptionFlags &, PlanningCache *) {
+                                     const poplar::OptionFlags &options, PlanningCache *) {
+  checkOptions(options, "calculateWeightDeltas");
   checkSupported(p);
   std::size_t D = p.getNumFieldDims(), G = p.numConvGroups, Ci = p.inputChannelsPerConvGroup, Co = p.outputChannelsPerConvGroup;
   std::vector<std::size_t> outField, wShape{G, Co, Ci};

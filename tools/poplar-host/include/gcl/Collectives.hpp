@@ -1,7 +1,8 @@
-// Host implementation of the GCL cross-replica collectives (see poplar/HostCore.hpp).
-// poplar-host runs one replica (a replicated poplar::Graph is refused), so every group is
-// that replica alone: a reduction or gather of its own value, a broadcast from itself.
-// A group that would hold more replicas throws. Checks our emitted code only.
+// Host implementation of the GCL cross-replica collectives (see poplar/HostCore.hpp): the
+// replicas of a poplar::Graph(target, replication_factor(R)) run in lock step, and each
+// collective combines the values of each replica group (ALL: the R replicas; CONSECUTIVE,
+// size g: replicas [k g, (k+1) g); ORTHOGONAL, size g: replicas R/g apart) in group-rank
+// order. Checks our emitted code only.
 #pragma once
 #include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>

@@ -13,7 +13,8 @@ struct replication_factor {
 
 namespace host {
 struct GraphState {
-  Target target;
+  Target target;      // of one replica
+  unsigned replicas = 1;
   std::map<std::string, std::shared_ptr<StreamState>> streams;
   std::map<std::string, Tensor> hostWrites, hostReads;
   std::map<std::string, RemoteBuffer> remoteBuffers;
@@ -25,9 +26,10 @@ struct GraphState {
 class Graph {
 public:
   explicit Graph(const Target &target);
-  // poplar-host runs one replica: a graph replicated more than once throws.
+  // `replicas` copies of the graph, each on target.getNumIPUs() / replicas IPUs: getTarget()
+  // is one replica's target.
   Graph(const Target &target, replication_factor replicas);
-  unsigned getReplicationFactor() const { return 1; }
+  unsigned getReplicationFactor() const { return state_->replicas; }
   const Target &getTarget() const { return state_->target; }
   Graph createVirtualGraph(unsigned lowerTile, unsigned upperTile);
   unsigned getNumTiles() const { return upperTile_ - lowerTile_; }
@@ -56,7 +58,7 @@ public:
                                bool rearrangeOnHost = false, bool optimiseMemory = false) {
     if (repeats == 0) throw std::runtime_error("poplar-host: addRemoteBuffer: repeats must be at least 1");
     if (state_->remoteBuffers.count(handle)) throw std::runtime_error("poplar-host: a second remote buffer '" + handle + "'");
-    return state_->remoteBuffers.emplace(handle, RemoteBuffer(handle, type, numElements, repeats)).first->second;
+    return state_->remoteBuffers.emplace(handle, RemoteBuffer(handle, type, numElements, repeats, state_->replicas)).first->second;
   }
   void createHostWrite(const std::string &handle, const Tensor &t);
   void createHostRead(const std::string &handle, const Tensor &t);

@@ -6,6 +6,11 @@
 // into a view writes the variable. Programs are an interpreted tree. Streams are callbacks
 // over host buffers connected by the Engine. Elements are held as double and rounded to
 // the tensor's type on every write, so a FLOAT tensor always holds float values.
+//
+// Replicas: a graph replicated R times keeps R copies of every variable. The engine runs the
+// program for its replicas in lock step, node by node (a compute node once per replica, a
+// collective once for all of them), and get / set reach the copy of the replica being run;
+// outside a run (building the graph, a constant's values) set writes every copy.
 #pragma once
 
 #include <cstddef>
@@ -62,19 +67,41 @@ public:
   OptionFlags() = default;
   OptionFlags(std::initializer_list<std::pair<const std::string, std::string>> l) : flags_(l) {}
   void set(const std::string &k, const std::string &v) { flags_[k] = v; }
+  // Host side only (not Poplar API): the flags, for the functions that check the ones they take.
+  const std::map<std::string, std::string> &entries() const { return flags_; }
 
 private:
   std::map<std::string, std::string> flags_;
 };
 
 namespace host {
-// One variable's elements.
+// The replica whose copy of the variables get / set reach while the engine runs a node for
+// it; kAllReplicas outside a run (set writes every copy, get reads replica 0's).
+inline constexpr unsigned kAllReplicas = ~0u;
+inline unsigned currentReplica = kAllReplicas;
+// Runs f with `replica` as the current replica, restoring the previous one after.
+template <typename F> void forReplica(unsigned replica, F &&f) {
+  unsigned saved = currentReplica;
+  currentReplica = replica;
+  try { f(); } catch (...) { currentReplica = saved; throw; }
+  currentReplica = saved;
+}
+
+// One variable's elements: `replicas` copies of `size` elements, replica after replica.
 struct Storage {
   Type type;
+  std::size_t size;
+  unsigned replicas;
   std::vector<double> data;
-  std::vector<int> tile;  // tile of each element, -1 until mapped
+  std::vector<int> tile;  // tile of each element, -1 until mapped (the same in every replica)
   std::string name;
-  Storage(Type t, std::size_t n, std::string nm) : type(t), data(n, 0.0), tile(n, -1), name(std::move(nm)) {}
+  Storage(Type t, std::size_t n, std::string nm, unsigned r = 1)
+      : type(t), size(n), replicas(r), data(n * r, 0.0), tile(n, -1), name(std::move(nm)) {}
+  double get(std::size_t i) const { return data[(currentReplica == kAllReplicas ? 0 : currentReplica) * size + i]; }
+  void set(std::size_t i, double v) {
+    if (currentReplica != kAllReplicas) { data[currentReplica * size + i] = v; return; }
+    for (unsigned r = 0; r < replicas; ++r) data[r * size + i] = v;
+  }
 };
 // One element of a tensor: a variable and the position in it. A tensor may take its
 // elements from several variables (poplar::concat).
@@ -111,8 +138,8 @@ public:
   Tensor reverse(unsigned dimension) const;
 
   // Host side only (not Poplar API): element access in row-major view order.
-  double get(std::size_t i) const { const host::Ref &r = (*index_)[i]; return r.storage->data[r.index]; }
-  void set(std::size_t i, double v) const { const host::Ref &r = (*index_)[i]; r.storage->data[r.index] = type_.round(v); }
+  double get(std::size_t i) const { const host::Ref &r = (*index_)[i]; return r.storage->get(r.index); }
+  void set(std::size_t i, double v) const { const host::Ref &r = (*index_)[i]; r.storage->set(r.index, type_.round(v)); }
   const host::Elements &elements() const { return *index_; }
   static Tensor make(std::shared_ptr<host::Storage> s, std::vector<std::size_t> shape);
 
@@ -130,9 +157,11 @@ struct StreamState {
   Type type;
   std::size_t numElements;
   bool toDevice;
-  char *begin = nullptr, *end = nullptr, *pos = nullptr;  // circular host buffer
-  std::function<void(void *)> callback;  // or a callback per transfer (connectStreamToCallback)
-  StreamState(std::string n, Type t, std::size_t e, bool d) : name(std::move(n)), type(t), numElements(e), toDevice(d) {}
+  char *begin = nullptr, *end = nullptr, *pos = nullptr;  // circular host buffer (one replica)
+  // or a callback per transfer for each replica (connectStreamToCallback(handle, replica, f))
+  std::vector<std::function<void(void *)>> callbacks;
+  StreamState(std::string n, Type t, std::size_t e, bool d, unsigned replicas)
+      : name(std::move(n)), type(t), numElements(e), toDevice(d), callbacks(replicas) {}
 };
 } // namespace host
 
@@ -149,24 +178,31 @@ private:
   std::shared_ptr<host::StreamState> state_;
 };
 
-// Streaming (off-chip) memory of `repeats` tensors of `numElements` elements each; the host
-// library keeps it as host storage, zero until written.
+// Streaming (off-chip) memory of `repeats` tensors of `numElements` elements each, one per
+// replica; the host library keeps it as host storage, zero until written.
 class RemoteBuffer {
 public:
   RemoteBuffer() = default;
-  RemoteBuffer(std::string handle, Type type, std::size_t numElements, std::size_t repeats)
-      : handle_(std::move(handle)), type_(type), numElements_(numElements), repeats_(repeats),
-        data_(std::make_shared<std::vector<double>>(numElements * repeats, 0.0)) {}
+  RemoteBuffer(std::string handle, Type type, std::size_t numElements, std::size_t repeats, unsigned replicas = 1)
+      : handle_(std::move(handle)), type_(type), numElements_(numElements), repeats_(repeats), replicas_(replicas),
+        data_(std::make_shared<std::vector<double>>(numElements * repeats * replicas, 0.0)) {}
   const std::string &handle() const { return handle_; }
   Type elementType() const { return type_; }
   std::size_t numElements() const { return numElements_; }
   std::size_t getRepeats() const { return repeats_; }
-  std::vector<double> &data() const { return *data_; }  // host side only: repeat after repeat
+  unsigned replicas() const { return replicas_; }  // host side only
+  // Host side only: the replica's storage, repeat after repeat (the current replica's, or
+  // replica 0's outside a run).
+  double *data(unsigned replica) const { return data_->data() + replica * numElements_ * repeats_; }
+  double *data() const {
+    return data(host::currentReplica == host::kAllReplicas ? 0 : host::currentReplica);
+  }
 
 private:
   std::string handle_;
   Type type_ = FLOAT;
   std::size_t numElements_ = 0, repeats_ = 0;
+  unsigned replicas_ = 1;
   std::shared_ptr<std::vector<double>> data_;
 };
 
@@ -174,19 +210,24 @@ enum class SyncType { INTERNAL, EXTERNAL, GLOBAL };
 
 namespace program {
 namespace host {
+// The replicas a node runs for, in lock step (all of the graph's, or those an If's branch took).
+using Replicas = std::vector<unsigned>;
 struct Node {
   virtual ~Node() = default;
-  virtual void run() const = 0;
+  virtual void run(const Replicas &replicas) const = 0;
 };
 } // namespace host
 
 class Program {
 public:
   Program() = default;
-  void run() const { if (node_) node_->run(); }
+  void run(const host::Replicas &replicas) const { if (node_) node_->run(replicas); }  // host side only
   // Host side only: a program node that runs a computation written as a host loop,
-  // standing for the compute sets a PopLibs function would add.
+  // standing for the compute sets a PopLibs function would add (once for each replica).
   static Program compute(std::string name, std::function<void()> fn);
+  // Host side only: a node that runs once for all the replicas running it (a cross-replica
+  // collective): fn reads and writes each replica's copy inside poplar::host::forReplica.
+  static Program collective(std::string name, std::function<void(const host::Replicas &)> fn);
 
 protected:
   explicit Program(std::shared_ptr<host::Node> n) : node_(std::move(n)) {}
@@ -257,8 +298,8 @@ namespace host {
 struct HostFunctionState {
   std::string handle;
   std::vector<HostFunctionArgument> inputs, outputs;
-  // Engine::connectHostFunction: called with each input's and output's host data
-  std::function<void(ArrayRef<const void *>, ArrayRef<void *>)> callback;
+  // Engine::connectHostFunction, per replica: called with each input's and output's host data
+  std::vector<std::function<void(ArrayRef<const void *>, ArrayRef<void *>)>> callbacks;
 };
 } // namespace host
 

@@ -12,6 +12,8 @@ public:
   unsigned getNumIPUs() const { return numIPUs_; }
   unsigned getTilesPerIPU() const { return tilesPerIPU_; }
   unsigned getNumTiles() const { return numIPUs_ * tilesPerIPU_; }
+  // Host side only: the target of one of `replicas` replicas (its share of the IPUs).
+  Target replicaTarget(unsigned replicas) const { Target t = *this; t.numIPUs_ = numIPUs_ / replicas; return t; }
 
 private:
   unsigned numIPUs_ = 1, tilesPerIPU_ = 1472;
