@@ -8,6 +8,12 @@ module {
       %1 = irdl.base "#builtin.integer" 
       irdl.parameters(mode: %0, period: %1)
     }
+    irdl.attribute @state_anchor {
+      %0 = irdl.base "#builtin.string" 
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.parameters(name: %0, mode: %1, period: %2)
+    }
     irdl.attribute @optimizer {
       %0 = irdl.base "#builtin.string" 
       %1 = irdl.base "#builtin.dictionary" 

@@ -174,6 +174,46 @@ def _attach_anchor_modes(module: ir.Module, options: CompileOptions, tensor_name
             set_result_output_mode(func, position, AnchorMode(OutputMode(mode), period))
 
 
+def _state_anchors(options: CompileOptions, tensor_names: list[str]) -> list[Any]:
+    """The ``options.anchors`` entries the program streams as state: those naming no model tensor,
+    with several steps per call and a mode other than ``final``. A final one, or any over a single
+    step (where every mode gives the final value), is read from the device after the call."""
+    from ipu_mlir.dialects.ipu_anchor import AnchorMode, StateAnchor
+    from ipu_mlir.dialects.poplar import OutputMode
+
+    if options.device_iterations * options.gradient_accumulation == 1:
+        return []
+    known = set(tensor_names)
+    return [StateAnchor(name, AnchorMode(OutputMode(mode), period)) for name, mode, period in options.anchors
+            if name not in known and mode != OutputMode.FINAL.value]
+
+
+def _run_passes(module: ir.Module, options: CompileOptions, training: bool, name: str, state: list[Any]) -> None:
+    """The compile pipeline. With anchored state, it runs in two parts: up to poplar-build-program
+    (ipu-insert-training has made the optimizer state and accumulators variables by then), then,
+    after the module's ``ipu.anchored_state`` lists the entries naming a variable, the rest.
+    The other names are left out: poptorch reports them after compiling, with the close matches
+    among every tensor name (``_anchors.check_anchors``)."""
+    from ipu_mlir.compiler.pass_pipeline import run_pipeline
+    from ipu_mlir.compiler.pipelines import compile_pipeline
+    from ipu_mlir.dialects.ipu import ARGUMENTS, RoleKind, read_roles
+    from ipu_mlir.dialects.ipu_anchor import set_anchored_state
+
+    steps = compile_pipeline(options, training=training)
+    at = next((i for i, step in enumerate(steps) if getattr(step, "name", None) == "poplar-build-program"), None)
+    if not state or at is None:
+        run_pipeline(module, steps, name=name)
+        return
+    run_pipeline(module, steps[:at], name=name)
+    kinds = (RoleKind.PARAMETER, RoleKind.BUFFER, RoleKind.CONSTANT, RoleKind.HYPER, RoleKind.OPTIMIZER_STATE,
+             RoleKind.ACCUMULATOR)
+    variables = {role.name for op in module.body.operations if op.operation.name == "func.func"
+                 for role in read_roles(op.operation, ARGUMENTS) if role is not None and role.kind in kinds}
+    with module.context, ir.Location.unknown(module.context):
+        set_anchored_state(module.operation, [anchor for anchor in state if anchor.name in variables])
+    run_pipeline(module, steps[at:], name=name)
+
+
 def _arg_dict(func: ir.Operation, index: int) -> dict[str, ir.Attribute]:
     """Argument ``index``'s attributes (``arg_attrs``), as a dict."""
     from ipu_mlir.dialects.ipu import ARGUMENTS
@@ -314,7 +354,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         program = load_program(_graph_of(module), replica_ranks)
         timings["decode"], timings["cached"] = time.perf_counter() - start, 1.0
         return CompiledProgram(captured, cached, program, context, module, timings, cached.arguments, training)
-    run_pipeline(module, compile_pipeline(options, training=training), name=name)
+    _run_passes(module, options, training, name, _state_anchors(options, captured.tensor_names))
     timings["passes"] = time.perf_counter() - start
 
     start = time.perf_counter()

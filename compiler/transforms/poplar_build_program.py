@@ -19,7 +19,7 @@ from torch_mlir import ir
 from ipu_mlir.dialects import poplar as pd
 from ipu_mlir.dialects._base import build
 from ipu_mlir.dialects.ipu import ARGUMENTS, MAIN_FUNC, RESULTS, ROLE_ATTR, UPDATE_FUNC, RoleKind, read_roles
-from ipu_mlir.dialects.ipu_anchor import AnchorMode, result_output_modes
+from ipu_mlir.dialects.ipu_anchor import ANCHORED_STATE_ATTR, AnchorMode, anchored_state, result_output_modes
 from ipu_mlir.dialects.pipeline import PHASES_ATTR, Plan, plan_of, set_plan
 from ipu_mlir.dialects.pipeline_attrs import DATA_MOVES, IPU_ATTR, STAGE_ATTR
 from ipu_mlir.dialects.poplar import OutputMode, StreamDirection, SyncKind, VariableKind
@@ -28,7 +28,7 @@ from ipu_mlir.support.ir_build import i64, string
 from ipu_mlir.support.target import MK2
 
 from ..device_control import expand_control_flow, first_control_flow
-from ..main_program import HostValue, build_main, every_n_period
+from ..main_program import HostValue, anchor_period_problem, build_main, state_anchor_problems
 from ..pass_base import Diagnostics, ModulePass
 
 # The poplar.variable kind of each argument role.
@@ -75,8 +75,12 @@ class BuildProgram(ModulePass):
     place) after every step whatever the output mode, the others as the mode says.
     ``anchor`` results (``Options.anchorTensor``) go to the host under their own
     ``#ipu.output_mode``, each through a stream ``host.anchor.<k>`` listed in the graph's
-    ``poplar.anchors`` (not among the interface's outputs). The ``every_n`` values of one
-    program share one period (``compiler/main_program.py`` builds the main program).
+    ``poplar.anchors`` (not among the interface's outputs). The module's
+    ``ipu.anchored_state`` (``#ipu.state_anchor``) names state variables (weights, buffers,
+    optimizer state, accumulators, hyper-parameters) to stream the same way, each sampled at
+    the end of every step, after the update for the last step of an iteration; a name that
+    is no such variable is an error. The ``every_n`` values of one program share one period
+    (``compiler/main_program.py`` builds the main program).
 
     With gradient accumulation the module holds ``@main`` (one micro-batch: forward,
     backward, accumulation) and ``@update`` (the optimizer): each device iteration runs
@@ -195,7 +199,21 @@ class BuildProgram(ModulePass):
         modes = {index: (None, 1) if index in every_step else
                  (anchored[index][1].mode, anchored[index][1].period) if index in anchored else
                  (OutputMode(self.output_mode), self.return_period) for index in range(len(results))}
-        if not self._check_anchor_periods(main, modes, anchored, diag):
+        try:  # Options.anchorTensor on state: the module's ipu.anchored_state, checked
+            state = anchored_state(module)
+        except ValueError as error:
+            diag.error(module, f"poplar-build-program: {error}")
+            return
+        names = [name for name, (kind, _) in variables_spec.items() if kind != RoleKind.INPUT]
+        for problem in state_anchor_problems(state, names):
+            diag.error(module, f"poplar-build-program: {problem}")
+        named = list(anchored.values()) + [(anchor.name, anchor.mode) for anchor in state]
+        every_n = list(modes.values()) + [(anchor.mode.mode, anchor.mode.period) for anchor in state]
+        problem = anchor_period_problem(named, every_n, self.device_iterations, self.gradient_accumulation,
+                                        self.return_period if self.output_mode == OutputMode.EVERY_N else None)
+        if problem is not None:
+            diag.error(main, problem)
+        if diag.failed:
             return
         interface = pd.Interface(
             inputs={name: _input_stream(name) for name, (kind, _) in variables_spec.items() if kind == RoleKind.INPUT},
@@ -223,6 +241,13 @@ class BuildProgram(ModulePass):
                 anchors.append(_variable(f"anchor.{index}", VariableKind.ANCHOR, value.type))
             sums = {index: _variable(f"sum.{index}", VariableKind.SUM, value.type) for index, value in enumerate(results)
                     if modes[index][0] == OutputMode.SUM}
+            state_values = []  # an anchored state variable streams itself, through the next host.anchor.<k>
+            for offset, anchor in enumerate(state):
+                stream_name, variable = _anchor_stream(len(anchored) + offset), variables[anchor.name]
+                build(pd.HostStreamOp, string(stream_name), string(StreamDirection.DEVICE_TO_HOST), ir.TypeAttr.get(variable.type))
+                total = (_variable(f"sum.{stream_name[len('host.'):]}", VariableKind.SUM, variable.type)
+                         if anchor.mode.mode == OutputMode.SUM else None)
+                state_values.append(HostValue(variable, stream_name, anchor.mode.mode, anchor.mode.period, total, True))
             step = build(pd.FunctionOp, string(interface.step))
             update_function = build(pd.FunctionOp, string(interface.update)) if interface.update is not None else None
         self._fill(parts[0], interface, step.operation.regions[0].blocks.append(), variables, anchors, read_inputs=True)
@@ -244,39 +269,21 @@ class BuildProgram(ModulePass):
         with loc, ir.InsertionPoint(graph_block):
             sequence = build(pd.SequenceOp, string(interface.main))
         values = [HostValue(anchors[index], streams[index], *modes[index], sums.get(index)) for index in range(len(results))]
+        values += state_values
         build_main(sequence.operation.regions[0].blocks.append(), loc, interface.step, interface.update, values,
                    self.device_iterations, self.gradient_accumulation if update is not None else 1)
         graph.operation.attributes[pd.INTERFACE_ATTR] = interface.attr()
-        if anchored:
+        if anchored or state:
             with loc:
                 graph.operation.attributes[pd.ANCHORS_ATTR] = ir.ArrayAttr.get([
                     pd.Anchor(name, streams[index], mode.mode.value, mode.period).attr()
-                    for index, (name, mode) in sorted(anchored.items())])
+                    for index, (name, mode) in sorted(anchored.items())] + [
+                    pd.Anchor(anchor.name, value.stream, anchor.mode.mode.value, anchor.mode.period).attr()
+                    for anchor, value in zip(state, state_values, strict=True)])
+        if ANCHORED_STATE_ATTR in module.attributes:
+            del module.attributes[ANCHORED_STATE_ATTR]  # now the graph's poplar.anchors
         for part in parts:
             part.func.erase()
-
-    def _check_anchor_periods(self, main: ir.Operation, modes: dict[int, tuple[OutputMode | None, int]],
-                              anchored: dict[int, tuple[str, AnchorMode]], diag: Diagnostics) -> bool:
-        """An anchor's every_n period divides the steps of a call and groups whole accumulation
-        periods (or divides G), and all every_n values share it."""
-        steps, accumulation = self.device_iterations * self.gradient_accumulation, self.gradient_accumulation
-        for name, mode in anchored.values():
-            if mode.mode != OutputMode.EVERY_N:
-                continue
-            if steps % mode.period or (accumulation % mode.period and mode.period % accumulation):
-                diag.error(main, f"anchored tensor '{name}': return period {mode.period} must divide device-iterations x "
-                                 f"gradient-accumulation = {steps}, and divide gradient-accumulation {accumulation} or be a "
-                                 "multiple of it")
-                return False
-        try:
-            every_n_period([HostValue(None, "", mode, period) for mode, period in modes.values()])
-        except ValueError:
-            listed = ", ".join(f"'{name}' ({mode.period})" for name, mode in anchored.values() if mode.mode == OutputMode.EVERY_N)
-            outputs = f"; the outputs' every_n period is {self.return_period}" if self.output_mode == OutputMode.EVERY_N else ""
-            diag.error(main, f"anchored tensors with every_n periods {listed}{outputs}: the values of one program stream "
-                             "every n steps for one n only; anchor them with the same period, or another output mode")
-            return False
-        return True
 
     def _read(self, func: ir.Operation, diag: Diagnostics) -> _Function:
         """A function's argument and result roles, and its body checked to be poplar ops."""

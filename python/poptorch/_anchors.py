@@ -16,8 +16,18 @@ host under the anchor's output mode (``#ipu.output_mode`` -> ``poplar.anchors``)
 output: ``All`` gives every iteration's value concatenated on dim 0 (as outputs are),
 ``EveryN(n)`` those of iterations n-1, 2n-1, ..., ``Final`` the last one's, ``Sum`` their sum;
 ``None`` (the default) follows the outputs' mode and period. Each call replaces the values.
-State keeps its value at the end of the call (``Final``), the only mode it has with several
-iterations per call.
+
+State follows every mode too: its value is taken at the end of each step (micro-batch), the
+last step of an iteration ending with that iteration's optimizer update, so with
+gradientAccumulation(G) a weight under ``All`` gives G values per iteration, the last G-1 of
+them equal (each is the weight the next micro-batch reads, except the last: the updated one),
+and an accumulator's last value of an iteration is the one the update left (zero). With several
+steps per call, the driver lists it in the module's ``ipu.anchored_state`` once
+``ipu-insert-training`` has made the optimizer state variables, and ``poplar-build-program``
+streams the variable under its mode (``host.anchor.<k>``, in the graph's ``poplar.anchors``,
+like a model tensor); ``Final``, or any mode over a single step, is the variable's value read
+from the device after the call. A name that is neither is refused after compiling, with the
+close matches among every name.
 """
 
 from __future__ import annotations
@@ -94,18 +104,18 @@ def _anchored_streams(executor: PoplarExecutor) -> dict[tuple[str, str, int], st
     return {(a.name, a.mode, a.period): a.stream for a in anchors}
 
 
-def check_anchors(executor: PoplarExecutor, iterations: int, training: bool) -> None:
-    """Each anchored long name exists in the compiled program and its mode can be honoured; if not,
-    the compiled program is dropped (the next call compiles again) and the error raised."""
+def check_anchors(executor: PoplarExecutor, training: bool) -> None:
+    """Each anchored long name exists in the compiled program; if not, the compiled program is
+    dropped (the next call compiles again) and the error raised."""
     try:
-        _check(executor, iterations, training)
+        _check(executor, training)
     except ValueError:
         executor._compiled.program.close()
         executor._compiled = None
         raise
 
 
-def _check(executor: PoplarExecutor, iterations: int, training: bool) -> None:
+def _check(executor: PoplarExecutor, training: bool) -> None:
     names = tensor_names(executor)
     streamed = _anchored_streams(executor)
     for anchor in executor.options.anchored_tensors:
@@ -116,12 +126,7 @@ def _check(executor: PoplarExecutor, iterations: int, training: bool) -> None:
         if anchor.long_name not in names:
             raise ValueError(f"{label}: the compiled program has no tensor {anchor.long_name!r}."
                              f"{_close(anchor.long_name, names)} getTensorNames() lists the names: {', '.join(names)}")
-        if mode is not OutputMode.Final and iterations > 1:
-            raise ValueError(
-                f"{label}: {anchor.long_name!r} is state (a variable of the program), which is kept at the end of the "
-                f"call only, not {format_value(mode)} over its {iterations} iterations. Pass output_mode="
-                "OutputMode.Final, or anchor a model tensor (an activation, an input, an output): those follow "
-                "every output mode.")
+        # Otherwise state the program does not stream (Final, or a single step): read after the call.
 
 
 def collect(executor: PoplarExecutor, streams: dict[str, list[torch.Tensor]], assemble: Any) -> None:

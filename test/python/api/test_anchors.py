@@ -1,6 +1,7 @@
 """Options.anchorTensor / PoplarExecutor.getAnchoredTensor: a tensor of the compiled program, by the
 name getTensorNames() lists, read back after a call; unknown names list the close matches. State
-here; model tensors (activations, inputs, outputs) under every output mode: test_anchor_activations.py."""
+here and in test_anchor_state.py (every output mode); model tensors (activations, inputs, outputs) under
+every output mode: test_anchor_activations.py."""
 
 from __future__ import annotations
 
@@ -92,14 +93,14 @@ def test_internal_variables_are_not_tensor_names():
     torch.testing.assert_close(model.getAnchoredTensor("t"), x, **FP32)
 
 
-def test_state_keeps_only_its_final_value():
-    opts = poptorch.Options().deviceIterations(2).anchorTensor("w", "0.weight", OutputMode.All)
-    model = poptorch.inferenceModel(torch.nn.Sequential(torch.nn.Linear(3, 2)), opts)
-    with pytest.raises(ValueError, match=r"'0.weight' is state \(a variable of the program\), which is kept at the end "
-                                         r"of the call only, not OutputMode.All over its 2 iterations"):
-        model(torch.randn(4, 3))
-    opts = poptorch.Options().deviceIterations(2).anchorTensor("w", "0.weight", OutputMode.Final)
+def test_state_under_all_over_several_iterations():
+    # State follows every output mode (test_anchor_state.py); an inference weight is the same at
+    # every step, so All gives it once per iteration and Final once.
     layer = torch.nn.Sequential(torch.nn.Linear(3, 2))
+    opts = (poptorch.Options().deviceIterations(2).anchorTensor("all", "0.weight", OutputMode.All)
+            .anchorTensor("final", "0.weight", OutputMode.Final))
     model = poptorch.inferenceModel(layer, opts)
     model(torch.randn(4, 3))
-    torch.testing.assert_close(model.getAnchoredTensor("w"), layer[0].weight.detach(), **FP32)
+    weight = layer[0].weight.detach()
+    torch.testing.assert_close(model.getAnchoredTensor("all"), torch.cat([weight, weight]), **FP32)
+    torch.testing.assert_close(model.getAnchoredTensor("final"), weight, **FP32)
