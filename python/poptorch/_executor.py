@@ -160,10 +160,8 @@ class PoplarExecutor(CountersMixin):
             for stores, part in zip(self._replica_stores, values, strict=True):
                 stores[ipu].put(name, part)
             return
-        from ipu_mlir.driver import device_copy
-
         for index, stores in enumerate(self._replica_stores):
-            stores[ipu].put(name, value if index == 0 else device_copy(value))
+            stores[ipu].put(name, value if index == 0 else value.clone())
 
     def _get(self, name: str) -> torch.Tensor:
         """Device variable ``name`` as the host sees it: the first replica's (all hold the
@@ -324,7 +322,7 @@ class PoplarExecutor(CountersMixin):
         self._check_alive()
         if self._compiled is None:
             return  # the first run uploads them
-        from ipu_mlir.driver import DeviceStore, RoleKind, device_copy
+        from ipu_mlir.driver import DeviceStore, RoleKind
 
         from . import _host_sync
 
@@ -357,7 +355,7 @@ class PoplarExecutor(CountersMixin):
                     value = named[name]
                 else:
                     raise RuntimeError(f"the compiled model uses '{name}', which the model no longer has")
-                self._put(name, device_copy(value))  # copy on write: no copy unless a side writes
+                self._put(name, value.detach().clone())
             elif kind == RoleKind.HYPER:
                 self._put(name, torch.tensor(self._hyper_value(name), dtype=torch.float32))
             elif kind in (RoleKind.OPTIMIZER_STATE, RoleKind.ACCUMULATOR):
