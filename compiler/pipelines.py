@@ -14,22 +14,6 @@ from typing import Any
 from ipu_mlir.support.target import IpuTarget, default_target
 
 from .pass_base import MlirPass, ModulePass
-from .transforms.convert_ipu_to_poplar import ConvertIpuToPoplar
-from .transforms.convert_torch_to_poplar import ConvertTorchToPoplar
-from .transforms.ipu_annotate_blocks import AnnotateBlocks
-from .transforms.ipu_assign_stages import AssignStages
-from .transforms.ipu_insert_training import InsertTraining
-from .transforms.ipu_raise_custom_ops import RaiseCustomOps
-from .transforms.pipeline_schedule import PipelineSchedule
-from .transforms.poplar_build_program import BuildProgram
-from .transforms.poplar_estimate_cycles import EstimateCycles
-from .transforms.poplar_fuse_linear import FuseLinear
-from .transforms.poplar_map_tiles import MapTiles
-from .transforms.poplar_place_tensors import PlaceTensors
-from .transforms.poplar_plan_in_place import PlanInPlace
-from .transforms.poplar_plan_memory import PlanMemory
-from .transforms.poplar_share_buffers import ShareBuffers
-from .transforms.poplar_share_pool_indices import SharePoolIndices
 
 PipelineStep = ModulePass | MlirPass
 
@@ -98,6 +82,25 @@ class CompileOptions:
 
 def compile_pipeline(options: CompileOptions, *, training: bool) -> list[PipelineStep]:
     """Torch dialect as imported -> a tile-mapped, memory-planned ``poplar.graph``."""
+    # The passes are imported here, not with CompileOptions: a process that loads a cached
+    # executable builds CompileOptions but runs no pass.
+    from .transforms.convert_ipu_to_poplar import ConvertIpuToPoplar
+    from .transforms.convert_torch_to_poplar import ConvertTorchToPoplar
+    from .transforms.ipu_annotate_blocks import AnnotateBlocks
+    from .transforms.ipu_assign_stages import AssignStages
+    from .transforms.ipu_insert_training import InsertTraining
+    from .transforms.ipu_raise_custom_ops import RaiseCustomOps
+    from .transforms.pipeline_schedule import PipelineSchedule
+    from .transforms.poplar_build_program import BuildProgram
+    from .transforms.poplar_estimate_cycles import EstimateCycles
+    from .transforms.poplar_fuse_linear import FuseLinear
+    from .transforms.poplar_map_tiles import MapTiles
+    from .transforms.poplar_place_tensors import PlaceTensors
+    from .transforms.poplar_plan_in_place import PlanInPlace
+    from .transforms.poplar_plan_memory import PlanMemory
+    from .transforms.poplar_share_buffers import ShareBuffers
+    from .transforms.poplar_share_pool_indices import SharePoolIndices
+
     target = options.target
     steps: list[PipelineStep] = [
         # poptorch:: custom ops -> ipu ops (identity_loss, print_tensor, ...).

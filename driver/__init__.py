@@ -16,7 +16,7 @@ from ipu_mlir.dialects.ipu_enums import (
 )
 from ipu_mlir.dialects.pipeline import ScheduleKind
 from ipu_mlir.dialects.poplar.enums import OutputMode
-from ipu_mlir.runtime.interpreter import DeviceStore
+from ipu_mlir.runtime.interpreter import DeviceStore, device_copy
 
 from .compile import CompiledProgram, CompileOptions, OptimizerDescription, compile_program
 
@@ -36,5 +36,6 @@ __all__ = [
     "SgdVariant",
     "StrategyKind",
     "compile_program",
+    "device_copy",
     "group_hyper_parameters",
 ]

@@ -17,19 +17,18 @@ import torch
 from torch_mlir import ir
 
 from ipu_mlir.artifact.executable import INTERFACE_KEY, Executable
-from ipu_mlir.artifact.report import write_report
 from ipu_mlir.artifact.schedule import ScheduleSummary, memory_report, summarize
-from ipu_mlir.compiler.location_metadata import module_path
-from ipu_mlir.compiler.pass_pipeline import run_pipeline
-from ipu_mlir.compiler.pipelines import CompileOptions, compile_pipeline
-from ipu_mlir.compiler.transforms.poplar_estimate_cycles import EstimateCycles
+from ipu_mlir.compiler.pipelines import CompileOptions
 from ipu_mlir.dialects import make_context
 from ipu_mlir.dialects.ipu import OPTIMIZER_ATTR, STRATEGY_ATTR, OptimizerAttr, StrategyAttr
 from ipu_mlir.dialects.poplar import CYCLES_TARGET_ATTR, cycles_of, interface_of
 from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.runtime.counters import PerfCounters
 from ipu_mlir.runtime.interpreter import Program, ReplicatedProgram, load_program
-from ipu_mlir.support.target import default_target
+
+# The passes, the pass runner and the report writer are imported where they are used: a
+# warm executable cache hit (driver/cache.py) runs none of them, and their imports were a
+# tenth of what that hit costs.
 
 
 @dataclasses.dataclass
@@ -67,12 +66,16 @@ class CompiledProgram:
 
     def write_profile(self, directory: str, host_spans: list[dict[str, Any]] | None = None, calls: int = 0) -> dict[str, str]:
         """Write the profiling report (profile.json, profile.html) into ``directory``; their paths."""
+        from ipu_mlir.artifact.report import write_report
+
         return write_report(directory, self._estimated_graph(), host_spans, calls)
 
     def cycles_by_module(self) -> list[tuple[str | None, int]]:
         """(nn.Module path of the op's location, estimated cycles) of every compute op of the
         graph's functions, in program order: what autoBalancePipeline sums per module. Program
         steps (host streams, copies, syncs) belong to no module and are left out."""
+        from ipu_mlir.compiler.location_metadata import module_path
+
         found: list[tuple[str | None, int]] = []
 
         def visit(op: ir.Operation) -> ir.WalkResult:
@@ -92,6 +95,10 @@ class CompiledProgram:
         pipeline estimated cycles gets them now, for the default target."""
         graph = _graph_of(self.module)
         if CYCLES_TARGET_ATTR not in graph.attributes:
+            from ipu_mlir.compiler.pass_pipeline import run_pipeline
+            from ipu_mlir.compiler.transforms.poplar_estimate_cycles import EstimateCycles
+            from ipu_mlir.support.target import default_target
+
             run_pipeline(self.module, [EstimateCycles(target=default_target().name)], name="estimate-cycles")
         return graph
 

@@ -13,6 +13,30 @@ import torch
 from ipu_mlir.dialects.poplar import StreamDirection, VariableKind
 
 
+def device_copy(tensor: torch.Tensor) -> torch.Tensor:
+    """The device's own copy of a host tensor (a weight the host uploads), copy on write.
+
+    ``torch._lazy_clone`` gives a tensor that shares ``tensor``'s memory until either side
+    is written: the first write to either (an in-place op, ``.data``, ``copy_``, numpy, a
+    raw ``data_ptr()``) first copies the memory for the side that writes (torch's
+    copy-on-write storage), so the two never see each other's changes, as with ``clone``.
+    Uploading BERT-base's 440 MB of weights then costs no copy (``clone`` page-faulted
+    every page: 0.4 s under load) and a weight the program only reads is never copied.
+
+    Only a resizable storage (one with an allocator) is shared: torch copies a shared
+    storage with its allocator, and one without (a tensor from ``torch.load``, which
+    ``_lazy_clone`` accepts) crashes the process on the first write (torch 2.13,
+    docs/ARCHITECTURE.md). numpy, ``frombuffer``, mmap'd (safetensors) and shared-memory
+    storages, which ``_lazy_clone`` refuses, are copied now (``clone``) like those."""
+    tensor = tensor.detach()
+    if tensor.untyped_storage().resizable():
+        try:
+            return torch._lazy_clone(tensor)
+        except RuntimeError:  # "Expected storage != nullptr": torch cannot share this storage
+            pass
+    return tensor.clone()
+
+
 @dataclasses.dataclass(frozen=True)
 class VariableInfo:
     name: str

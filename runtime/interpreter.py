@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from torch_mlir import ir
 
 from .decoder import Program
-from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo
+from .device_store import DeviceStore, HostIO, StreamInfo, VariableInfo, device_copy
 from .kernels import KernelError, attr
 from .replicas import Communicator, Exchange, ReplicaError, ReplicatedProgram
 
@@ -24,4 +24,4 @@ def load_program(graph: ir.Operation, ranks: Sequence[int] | None = None) -> Pro
 
 
 __all__ = ["Communicator", "DeviceStore", "Exchange", "HostIO", "KernelError", "Program", "ReplicaError",
-           "ReplicatedProgram", "StreamInfo", "VariableInfo", "load_program"]
+           "ReplicatedProgram", "StreamInfo", "VariableInfo", "device_copy", "load_program"]
