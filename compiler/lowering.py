@@ -274,9 +274,10 @@ LOSS_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 # The ipu ops of the training program that convert-torch-to-poplar keeps (over converted
 # tensors) and convert-ipu-to-poplar lowers: optimizer updates, gradient accumulation and
-# the reduction of gradients across replicas.
+# the reduction of gradients across replicas (or their sharding, replicated tensor sharding).
 IPU_TRAINING_OPS = (*(op.OPERATION_NAME for op in ipu_d.UPDATE_OPS.values()), ipu_d.AccumulateGradOp.OPERATION_NAME,
-                    ipu_d.ReplicaReduceOp.OPERATION_NAME, ipu_training.ReplicaBroadcastOp.OPERATION_NAME)
+                    ipu_d.ReplicaReduceOp.OPERATION_NAME, ipu_training.ReplicaBroadcastOp.OPERATION_NAME,
+                    ipu_d.ReplicaShardOp.OPERATION_NAME, ipu_d.ReplicaUnshardOp.OPERATION_NAME)
 
 # Discardable attributes of a source op that the ops replacing it inherit (placement).
 CARRIED_ATTRIBUTES = ("ipu.block", "pipeline.stage", "pipeline.ipu")

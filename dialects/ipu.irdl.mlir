@@ -97,6 +97,23 @@ module {
       %2 = irdl.any
       irdl.results(value: %2)
     }
+    irdl.operation @replica_shard {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.string" 
+      %2 = irdl.base "#builtin.integer" 
+      irdl.attributes {"kind" = %1, "replication_factor" = %2}
+      %3 = irdl.any
+      irdl.results(output: %3)
+    }
+    irdl.operation @replica_unshard {
+      %0 = irdl.any
+      irdl.operands(input: %0)
+      %1 = irdl.base "#builtin.integer" 
+      irdl.attributes {"replication_factor" = %1}
+      %2 = irdl.any
+      irdl.results(output: %2)
+    }
     irdl.operation @sgd_update {
       %0 = irdl.any
       %1 = irdl.any

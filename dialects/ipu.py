@@ -38,7 +38,8 @@ from .ipu_enums import (
     SgdVariant,
     StrategyKind,
 )
-from . import ipu_anchor, ipu_control  # noqa: F401 - ipu_anchor: #ipu.output_mode
+from . import ipu_anchor, ipu_control, ipu_sharding  # noqa: F401 - ipu_anchor: #ipu.output_mode
+from .ipu_sharding import ReplicaShardOp, ReplicaUnshardOp
 from .ipu_control import CarriedOp, ForLoopOp, IfOp, RegionResultOp, RegionYieldOp
 from .ipu_training import (
     GLOBAL_HYPER_PARAMETERS,
@@ -495,7 +496,7 @@ __all__ = [
     "RESULTS", "ROLE_ATTR", "STRATEGY_ATTR", "UNASSIGNED_IPU", "UPDATE_FUNC", "UPDATE_OPS",
     "AccumulateGradOp", "AdamUpdateOp", "CarriedOp", "ForLoopOp", "IfOp", "RegionResultOp", "RegionYieldOp", "AdamVariant", "AutoStage", "BlockAttr", "IdentityLossOp", "Ipu", "IpuEnum",
     "IpuOp", "LambUpdateOp", "LossReduction", "LossScaleMode", "LossScaleOp", "MeanStrategy", "NopOp", "Optimizer",
-    "OptimizerAttr", "OptimizerType", "PRINT_FORMAT_ATTR", "PrintTensorOp", "RecomputationCheckpointOp", "Reduction", "ReplicaReduceOp",
+    "OptimizerAttr", "OptimizerType", "PRINT_FORMAT_ATTR", "PrintTensorOp", "RecomputationCheckpointOp", "Reduction", "ReplicaReduceOp", "ReplicaShardOp", "ReplicaUnshardOp",
     "MultiConvOp", "RmspropUpdateOp", "Role", "RoleAttr", "RoleKind", "SetAvailableMemoryOp", "SetOverlapOp", "SgdUpdateOp", "SgdVariant",
     "StageAttr", "Strategy", "StrategyAttr", "StrategyKind", "TensorLocationAttr", "UpdateOp",
     "block_of", "group_hyper_parameters", "make_block_attr", "optimizer_of", "read_roles", "register_traits",

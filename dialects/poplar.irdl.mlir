@@ -61,6 +61,11 @@ module {
       %0 = irdl.base "#builtin.array" 
       irdl.parameters(ipus: %0)
     }
+    irdl.attribute @replica_shard {
+      %0 = irdl.base "#builtin.dense_array" 
+      %1 = irdl.base "#builtin.integer" 
+      irdl.parameters(shape: %0, replicas: %1)
+    }
     irdl.operation @program_if {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(condition: %0)

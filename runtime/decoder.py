@@ -32,7 +32,7 @@ from ipu_mlir.dialects.poplar import (
     interface_of,
     variable_kind,
 )
-from ipu_mlir.dialects.poplar import remote_buffer_of
+from ipu_mlir.dialects.poplar import remote_buffer_of, replica_shard_of
 from ipu_mlir.dialects.poplar import POPLAR_VIEWS, PRINT_FORMAT_ATTR
 from ipu_mlir.dialects.poplar.planning import floating_point_exceptions
 from ipu_mlir.dialects.poplar.program_order import scheduled_ops
@@ -83,6 +83,8 @@ class Program:
         # and each IPU's remote store for the current run (see environment()).
         self.remote_buffers: dict[str, int] = {}
         self.homes: dict[str, str] = {}
+        # Replicated tensor sharding: each sharded variable's whole tensor (its ReplicaShard).
+        self.shards: dict[str, Any] = {}
         self._remote: dict[int, dict[str, torch.Tensor]] = {}
         self._remote_types: dict[str, tuple[list[int], torch.dtype]] = {}
         self._loaded: dict[int, torch.Tensor] = {}  # the on-chip buffer of each off-chip variable
@@ -128,6 +130,9 @@ class Program:
                 self._variable_of_slot[slot] = info
                 if remote_buffer_of(op) is not None:
                     self.homes[info.name] = remote_buffer_of(op)
+                shard = replica_shard_of(op)
+                if shard is not None:
+                    self.shards[info.name] = shard
             elif name == "poplar.constant":
                 self._constants.append((self._slot(op.results[0]), constant_tensor(op.attributes["value"], op.results[0].type), ipu_of(op)))
             elif name == "poplar.host_stream":

@@ -233,6 +233,7 @@ class ReplicatedProgram:
         first = self.replicas[0]
         self.num_ipus = first.num_ipus
         self.variables = first.variables
+        self.shards = first.shards  # sharded variables (replicated tensor sharding): each replica its part
         self.streams = first.streams
         self.sequential_reason = first.sequential_reason
         self.seed = 0

@@ -35,6 +35,8 @@ def comm_group(cx: Any, op: Any) -> str:
 
 def _operator(cx: Any, op: Any) -> str:
     kind = cx.attr(op, "op")
+    if kind == "local" and op.operation.name == "poplar.gcl_reduce_scatter":  # each replica its own part
+        return "popops::CollectiveOperator::LOCAL"
     if kind not in _OPERATORS:
         raise CodegenError(f"{cx.where(op)}: reduction '{kind}' has no popops::CollectiveOperator "
                            f"(emitted: {', '.join(_OPERATORS)})")

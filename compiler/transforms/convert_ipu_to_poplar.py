@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from typing import Any, ClassVar
 
 from torch_mlir import ir
 
 from ipu_mlir.dialects import ipu as ipu_d
-from ipu_mlir.support.ir_build import i64, tensor_type
+from ipu_mlir.support.ir_build import i64, i64_array, tensor_type
 from ipu_mlir.support.registry import Registry
 
 from ..lowering import Lowering, Pattern, Unsupported, carry_placement, element_of, shape_of
@@ -140,6 +141,39 @@ def lower_replica_broadcast(lw: Lowering, op: ir.Operation) -> list[Any]:
 
     x = lw.v(op.operands[0])
     return [lw.emit(CrossReplicaBroadcastOp, x, i64(0), CommGroupAttr.build(CommGroupKind.ALL, 0), x.type)]
+
+
+def lower_replica_shard(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """This replica's part (replicated tensor sharding): the input flattened, zero-padded to
+    R * s and reduce-scattered over all replicas (``gcl_reduce_scatter``, op add, mean or local)."""
+    from ipu_mlir.dialects.poplar import CommGroupAttr, CommGroupKind, ReduceScatterOp
+
+    x = lw.v(op.operands[0])
+    replicas = ir.IntegerAttr(op.attributes["replication_factor"]).value
+    part = shape_of(op.results[0])[0]
+    flat = lw.reshape(x, [math.prod(shape_of(x))])
+    if part * replicas > shape_of(flat)[0]:
+        flat = lw.concat([flat, lw.zeros_or_ones(0.0, [part * replicas - shape_of(flat)[0]], element_of(x))], 0)
+    kind = ir.StringAttr(op.attributes["kind"]).value
+    reduction = {"sum": "add", "mean": "mean", "local": "local"}[kind]
+    return [lw.emit(ReduceScatterOp, flat, ir.StringAttr.get(reduction), CommGroupAttr.build(CommGroupKind.ALL, 0),
+                    tensor_type([part], element_of(x)))]
+
+
+def lower_replica_unshard(lw: Lowering, op: ir.Operation) -> list[Any]:
+    """The whole tensor from every replica's part: ``gcl_all_gather`` over all replicas, the
+    padding sliced off, reshaped."""
+    from ipu_mlir.dialects.poplar import AllGatherOp, CommGroupAttr, CommGroupKind, SliceOp
+
+    x = lw.v(op.operands[0])
+    replicas = ir.IntegerAttr(op.attributes["replication_factor"]).value
+    shape = shape_of(op.results[0])
+    elements, padded = math.prod(shape), shape_of(x)[0] * replicas
+    whole = lw.emit(AllGatherOp, x, CommGroupAttr.build(CommGroupKind.ALL, 0), tensor_type([padded], element_of(x)))
+    if padded > elements:
+        whole = lw.emit(SliceOp, whole, i64_array([0]), i64_array([elements]), i64_array([1]),
+                        tensor_type([elements], element_of(x)))
+    return [lw.reshape(whole, shape)]
 
 
 def _scaled_grad(lw: Lowering, g: ir.Value, h: dict[str, ir.Value], w: ir.Value | None) -> ir.Value:
@@ -273,6 +307,8 @@ def lowering_patterns() -> Registry[Pattern]:
     patterns.register("ipu.accumulate_grad")(lower_accumulate_grad)
     patterns.register("ipu.replica_reduce")(lower_replica_reduce)
     patterns.register("ipu.replica_broadcast")(lower_replica_broadcast)
+    patterns.register("ipu.replica_shard")(lower_replica_shard)
+    patterns.register("ipu.replica_unshard")(lower_replica_unshard)
     return patterns
 
 

@@ -38,9 +38,11 @@ from ipu_mlir.dialects.ipu import (
 from ipu_mlir.dialects import ipu_training
 from ipu_mlir.dialects.ipu_anchor import result_output_modes, set_result_output_mode
 from ipu_mlir.dialects.ipu_training import REPLICA_GROUP_ATTR
+from ipu_mlir.dialects.poplar import ReplicaShard, TensorLocations, tensor_locations_of
 from ipu_mlir.dialects.poplar.gcl import CommGroup, CommGroupAttr, CommGroupKind
 from ipu_mlir.support.ir_build import boolean, f64, i64, string
 
+from .. import replica_sharding
 from ..pass_base import Diagnostics, ModulePass, PassFailure
 from ..torch_ir import vtensor_shape_dtype
 
@@ -142,7 +144,7 @@ class InsertTraining(ModulePass):
             diag.error(module, f"ipu-insert-training expects one func.func, found {len(funcs)}")
             return
         try:
-            self._rewrite(funcs[0], diag)
+            self._rewrite(funcs[0], diag, tensor_locations_of(module))
         except ValueError as error:
             diag.error(funcs[0], f"ipu-insert-training: {error}")
 
@@ -157,7 +159,7 @@ class InsertTraining(ModulePass):
             found[name] = dtype
         return found
 
-    def _rewrite(self, func: ir.Operation, diag: Diagnostics) -> None:
+    def _rewrite(self, func: ir.Operation, diag: Diagnostics, locations: TensorLocations) -> None:
         spec = optimizer_of(func)
         body = func.regions[0].blocks[0]
         args = list(body.arguments)
@@ -174,6 +176,13 @@ class InsertTraining(ModulePass):
             if name not in params:
                 raise ValueError(f"result 'grad' of '{name}' has no matching 'parameter' argument")
         groups = _replica_groups(func, arg_roles)
+        # Replicated tensor sharding of the optimizer state: weight -> its sharding.
+        sharded = replica_sharding.sharded_weights(locations, spec, params, grads, groups, self.replication_factor)
+        # Clipping and automatic loss scaling need whole gradients: reduced whole, then each
+        # replica takes its part; otherwise the gradient is reduce-scattered.
+        scatter = spec.max_grad_norm is None and not self.auto_loss_scaling
+        state_shards = {f"{name}/{state}": shard for name, shard in sharded.items()
+                        for state in spec.update_op.state_names(spec.flags)}
 
         scalar = _scalar_type()
         new_args: list[tuple[RoleKind, str, ir.Type]] = []  # appended arguments
@@ -217,15 +226,16 @@ class InsertTraining(ModulePass):
 
         if self.gradient_accumulation == 1:
             with terminator.location, ir.InsertionPoint(terminator):
-                grads = self._reduce_across_replicas(grads, groups)
+                grads = self._reduce_across_replicas(grads, groups, sharded if scatter else {})
                 new_scale = _auto_loss_scale(grads, loss_scale) if self.auto_loss_scaling else None
                 if spec.max_grad_norm is not None:
                     grads = _clip(grads, spec.max_grad_norm, loss_scale)
-                updates = _apply_updates(spec, params, grads, add_arg, hyper, self._state_dtypes())
+                grads = _local_parts(grads, {} if scatter else sharded)
+                updates = _apply_updates(spec, params, grads, add_arg, hyper, self._state_dtypes(), sharded)
                 if new_scale is not None:
                     updates.append((RoleKind.STATE_UPDATE, "loss_scaling", new_scale))
         else:
-            updates = self._accumulate(func, spec, params, grads, add_arg, terminator, groups)
+            updates = self._accumulate(func, spec, params, grads, add_arg, terminator, groups, sharded, scatter)
 
         kept = [(role, value) for role, value in zip(res_roles, results, strict=True) if role[0] != RoleKind.GRAD]
         # An anchored result keeps its #ipu.output_mode (the signature below writes roles only).
@@ -242,6 +252,7 @@ class InsertTraining(ModulePass):
         body.erase_argument(loss_grads[0])
         all_args = [role for i, role in enumerate(arg_roles) if i != loss_grads[0]] + [(k, n) for k, n, _ in new_args]
         _set_signature(func, all_args, new_res_roles, new_results)
+        replica_sharding.mark_sharded_arguments(func, state_shards)
         for index, mode in enumerate(kept_modes):
             if mode is not None:
                 set_result_output_mode(func, index, mode)
@@ -250,7 +261,8 @@ class InsertTraining(ModulePass):
             raise PassFailure()
 
     def _accumulate(self, func: ir.Operation, spec: Optimizer, params: dict[str, ir.Value], grads: dict[str, ir.Value],
-                    add_arg: Any, terminator: ir.Operation, groups: dict[str, ir.Attribute]) -> list[tuple[str, str, ir.Value]]:
+                    add_arg: Any, terminator: ir.Operation, groups: dict[str, ir.Attribute],
+                    sharded: dict[str, ReplicaShard], scatter: bool) -> list[tuple[str, str, ir.Value]]:
         """G > 1: the step adds its gradients into accumulators; a second function,
         ``@update``, applies the optimizer to them once per G steps and zeroes them."""
         scalar = _scalar_type()
@@ -314,12 +326,13 @@ class InsertTraining(ModulePass):
                                                           operands=[accumulator, factor]).result
                 else:
                     effective[name] = accumulator
-            effective = self._reduce_across_replicas(effective, groups)
+            effective = self._reduce_across_replicas(effective, groups, sharded if scatter else {})
             new_scale = _auto_loss_scale(effective, update_hyper(0, "loss_scaling")) if self.auto_loss_scaling else None
             if spec.max_grad_norm is not None:
                 effective = _clip(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
+            effective = _local_parts(effective, {} if scatter else sharded)
             results.extend(_apply_updates(spec, update_params, effective, add_update_arg, update_hyper,
-                                          self._state_dtypes()))
+                                          self._state_dtypes(), sharded))
             if new_scale is not None:
                 results.append((RoleKind.STATE_UPDATE, "loss_scaling", new_scale))
             none = ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
@@ -333,17 +346,24 @@ class InsertTraining(ModulePass):
             results.append((RoleKind.ACCUMULATOR_UPDATE, COUNTER, zero_count))
             func_d.ReturnOp([value for _, _, value in results])
         _set_signature(update.operation, roles + extra, [(k, n) for k, n, _ in results], [v for _, _, v in results])
+        replica_sharding.mark_sharded_arguments(update.operation, {f"{name}/{state}": shard for name, shard in sharded.items()
+                                                                   for state in spec.update_op.state_names(spec.flags)})
         return updates
 
 
-    def _reduce_across_replicas(self, grads: dict[str, ir.Value], groups: dict[str, ir.Attribute]) -> dict[str, ir.Value]:
+    def _reduce_across_replicas(self, grads: dict[str, ir.Value], groups: dict[str, ir.Attribute],
+                                sharded: dict[str, ReplicaShard]) -> dict[str, ir.Value]:
         """Each gradient reduced across the replicas of its groups (at the current insertion
-        point): all replicas, or a grouped weight's groups; a group of one needs nothing."""
+        point): all replicas, or a grouped weight's groups; a group of one needs nothing. A
+        gradient in ``sharded`` is reduce-scattered: the replica's part of the reduction."""
         if self.replication_factor == 1:
             return grads
         everyone = CommGroupAttr.build(CommGroupKind.ALL, 0)
         reduced = {}
         for name, grad in grads.items():
+            if name in sharded:
+                reduced[name] = replica_sharding.shard(grad, self.reduction, sharded[name])
+                continue
             group = groups.get(name, everyone)
             if CommGroup.from_attr(group).group_size(self.replication_factor) == 1:
                 reduced[name] = grad
@@ -372,19 +392,30 @@ def _set_signature(func: ir.Operation, arg_roles: list[tuple[RoleKind, str]], re
     write_roles(func, RESULTS, res_roles)
 
 
+def _local_parts(grads: dict[str, ir.Value], sharded: dict[str, ReplicaShard]) -> dict[str, ir.Value]:
+    """Each (whole, reduced) gradient in ``sharded`` as the replica's part of it."""
+    return {name: replica_sharding.shard(grad, "local", sharded[name]) if name in sharded else grad
+            for name, grad in grads.items()}
+
+
 def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str, ir.Value], add_arg: Any,
-                   hyper: Any, state_dtypes: dict[str, str]) -> list[tuple[RoleKind, str, ir.Value]]:
+                   hyper: Any, state_dtypes: dict[str, str],
+                   sharded: dict[str, ReplicaShard]) -> list[tuple[RoleKind, str, ir.Value]]:
     """One update op per gradient (at the current insertion point); returns the results' roles.
     Each state argument has the element type ``state_dtypes`` gives it (default: its weight's);
     the op runs in the widest type of weight, gradient and state, and its results are cast
-    back to the types they are stored in."""
+    back to the types they are stored in. A weight in ``sharded`` (its gradient already the
+    replica's part) updates the replica's part of itself with its state parts, and the parts
+    are gathered into the whole new weight."""
     scalar = _scalar_type()
     update_op = spec.update_op
     state_names = update_op.state_names(spec.flags)
     with_step = update_op.counts_steps(spec.flags)
     updates: list[tuple[RoleKind, str, ir.Value]] = []
     for name, grad in grads.items():
-        weight = params[name]
+        whole = weight = params[name]
+        if name in sharded:
+            weight = replica_sharding.shard(whole, "local", sharded[name])
         group = spec.param_groups.get(name, 0)
         weight_dtype = vtensor_shape_dtype(weight.type)[1]
         stored = [state_dtypes.get(s, weight_dtype) for s in state_names]
@@ -396,7 +427,10 @@ def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str
         op = update_op.create(_cast(weight, compute), _cast(grad, compute), [_cast(s, compute) for s in state],
                               step, hyper_values, spec.flags)
         outs = list(op.operation.results)
-        updates.append((RoleKind.WEIGHT_UPDATE, name, _cast(outs[0], weight_dtype)))
+        new_weight = _cast(outs[0], weight_dtype)
+        if name in sharded:
+            new_weight = replica_sharding.unshard(new_weight, whole.type, sharded[name])
+        updates.append((RoleKind.WEIGHT_UPDATE, name, new_weight))
         for state_name, dtype, value in zip(state_names, stored, outs[1 : 1 + len(state)], strict=True):
             updates.append((RoleKind.STATE_UPDATE, f"{name}/{state_name}", _cast(value, dtype)))
         if with_step:

@@ -164,7 +164,11 @@ class BuildProgram(ModulePass):
         # One variable per name across the functions, in argument order (@main's, then
         # @update's others): the interface lists the host-provided ones in this order.
         variables_spec: dict[str, tuple[RoleKind, ir.Type]] = {}
+        shards: dict[str, ir.Attribute] = {}  # replicated tensor sharding: argument name -> its poplar.replica_shard
         for part in parts:
+            for name, attr in zip((name for name, _ in part.infos), _arg_attr(part.func, pd.REPLICA_SHARD_ATTR), strict=False):
+                if attr is not None:
+                    shards[name] = attr
             for (name, kind), arg in zip(part.infos, part.args, strict=True):
                 known = variables_spec.get(name)
                 if known is not None and known[1] != arg.type:
@@ -229,6 +233,8 @@ class BuildProgram(ModulePass):
             for name, (kind, type_) in variables_spec.items():
                 variable_name = _input_variable(name) if kind == RoleKind.INPUT else name
                 variables[name] = _variable(variable_name, _KINDS[kind], type_)
+                if name in shards:
+                    variables[name].owner.attributes[pd.REPLICA_SHARD_ATTR] = shards[name]
                 if kind == RoleKind.INPUT:
                     stream = build(pd.HostStreamOp, string(interface.input_stream(name)), string(StreamDirection.HOST_TO_DEVICE), ir.TypeAttr.get(type_))
                     if input_overlap.get(name) is not None:
@@ -369,6 +375,12 @@ class BuildProgram(ModulePass):
                 source = by_arg[value.arg_number] if isinstance(value, ir.BlockArgument) else value
                 if source != variables[name]:
                     build(pd.CopyOp, source, variables[name])
+
+
+def _arg_attr(func: ir.Operation, name: str) -> list[ir.Attribute | None]:
+    """Each argument's attribute ``name`` in ``arg_attrs``, None where unset."""
+    entries = [ir.DictAttr(entry) for entry in ir.ArrayAttr(func.attributes[ARGUMENTS])] if ARGUMENTS in func.attributes else []
+    return [entry[name] if name in entry else None for entry in entries]
 
 
 def _overlaps(func: ir.Operation, which: str) -> list[ir.Attribute | None]:

@@ -170,6 +170,7 @@ from .streaming import (
     streaming_of,
     tensor_locations_of,
 )
+from .sharding import REPLICA_SHARD_ATTR, ReplicaShard, ReplicaShardAttr, replica_shard_of
 
 
 def register_traits() -> None:
@@ -202,5 +203,6 @@ __all__ = [
     "CUSTOM_MAX_VALUES", "CtcBeamSearchDecoderOp", "CustomOp", "CustomOpGradOp", "HostCallOp",
     "REMOTE_BUFFER_ATTR", "STREAMING_ATTR", "TENSOR_LOCATIONS_ATTR", "RemoteLoadOp", "RemoteStoreOp", "TensorLocation",
     "TensorLocations", "remote_buffer_of", "streaming_attr", "streaming_of", "tensor_locations_of",
+    "REPLICA_SHARD_ATTR", "ReplicaShard", "ReplicaShardAttr", "replica_shard_of",
     "broadcast_shapes", "map_expression_args", "parse_map_expression", "register_traits",
 ]

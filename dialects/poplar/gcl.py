@@ -193,7 +193,9 @@ class ReduceScatterOp(PoplarOp, name="gcl_reduce_scatter"):
     """Reduces a tensor across the replicas of each group and gives each replica one slice
     of the result along dim 0 (``gcl::reduceScatterCrossReplica``).
 
-    Semantics: ``op`` as for ``gcl_all_reduce``. With group size g, dim 0 of the input
+    Semantics: ``op`` as for ``gcl_all_reduce``, or ``"local"``
+    (``CollectiveOperator::LOCAL``: no reduction, each replica takes its part of its own
+    input, as a replica takes its part of a weight it shards). With group size g, dim 0 of the input
     (rank >= 1) must be divisible by g; the replica of group rank i gets rows
     [i*n/g, (i+1)*n/g) of the reduction: the result is the input's type with dim 0 / g.
 
@@ -208,7 +210,7 @@ class ReduceScatterOp(PoplarOp, name="gcl_reduce_scatter"):
     result: TensorResult
 
     def check(self, v: Rules) -> None:
-        v.string("op", choices=REDUCTIONS)
+        v.string("op", choices=(*REDUCTIONS, "local"))
         _, size = _group_size(v, self)
         shape, result = _shape(v, self.input, "input"), _shape(v, self.result, "result")
         v.require(len(shape) >= 1, f"input must have rank >= 1 (it is scattered along dim 0), got {self.input.type}")

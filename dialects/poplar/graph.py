@@ -191,6 +191,26 @@ class VariableOp(PoplarOp, name="variable"):
         v.require(len(tiles) in (0, 2), f"attribute 'tiles' must be empty or [first_tile, num_tiles], got {tiles}")
         v.require(len(tiles) == 0 or tiles[1] >= 1, "attribute 'tiles' must map to at least one tile")
         Rules.ranked(self.result, "result")
+        _check_replica_shard(v, self)
+
+
+def _check_replica_shard(v: Rules, op: PoplarOp) -> None:
+    """A sharded variable (``poplar.replica_shard``) holds its part of the tensor, across
+    the enclosing graph's replicas."""
+    from .gcl import replication_factor_of
+    from .sharding import replica_shard_of
+
+    try:
+        shard = replica_shard_of(op.operation)
+    except ValueError as error:
+        v.require(False, str(error))
+        return
+    if shard is None:
+        return
+    replicas = replication_factor_of(op.operation)
+    v.require(replicas is None or replicas == shard.replicas,
+              f"is sharded across {shard.replicas} replicas but the enclosing 'poplar.graph' has "
+              f"replication_factor {replicas}")
 
 
 class ConstantOp(PoplarOp, name="constant", traits=[ext.Pure]):

@@ -153,6 +153,14 @@ class PoplarExecutor(CountersMixin):
         from . import _replica_grouping
 
         ipu = self._compiled.program.variables[name].ipu
+        shard = self._compiled.program.shards.get(name)
+        if shard is not None:  # replicated tensor sharding: each replica its part
+            from . import _replica_sharding
+
+            parts = _replica_sharding.split(shard, value)
+            for stores, rank in zip(self._replica_stores, _Replicas.of(self._options).global_ranks, strict=True):
+                stores[ipu].put(name, parts[rank])
+            return
         grouping = _replica_grouping.owner(self, name)
         if grouping is not None:
             replicas = _Replicas.of(self._options)
@@ -171,6 +179,14 @@ class PoplarExecutor(CountersMixin):
         from . import _replica_grouping
 
         ipu = self._compiled.program.variables[name].ipu
+        shard = self._compiled.program.shards.get(name)
+        if shard is not None:  # replicated tensor sharding: every replica's part, joined
+            from . import _replica_sharding
+
+            if _Replicas.of(self._options).ranks is not None:
+                raise RuntimeError(f"'{name}' is sharded across replicas (useReplicatedTensorSharding), and reading it "
+                                   "back from replicas of several processes is not supported; read it with one process")
+            return _replica_sharding.join(shard, [stores[ipu].get(name) for stores in self._replica_stores])
         grouping = _replica_grouping.owner(self, name)
         if grouping is None:
             return self._replica_stores[0][ipu].get(name)
@@ -641,6 +657,8 @@ class PoplarExecutor(CountersMixin):
         path, _, key = name.rpartition("/")
         params = _raw_named_tensors(self._model)
         shape = info.shape
+        if name in self._compiled.program.shards:  # sharded across replicas: the whole tensor's shape
+            shape = self._compiled.program.shards[name].shape
         if _replica_grouping.owner(self, name) is not None:  # the state of a grouped weight: one per group
             shape = (params[path].shape[0], *shape)
         existing = self._optimizer.state.get(params.get(path)) if path in params else None
@@ -709,6 +727,7 @@ class PoplarExecutor(CountersMixin):
         from . import _replica_grouping
 
         _replica_grouping.check(self, replicas.total)
+        self._options.TensorLocations._check_sharding(replicas.total, self._training)
         if replicas.ranks is not None:  # several processes: torch.distributed carries the collectives
             from . import _distributed
 

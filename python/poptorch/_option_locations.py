@@ -58,7 +58,7 @@ class TensorLocationSettings:
     def minElementsForReplicatedTensorSharding(  # noqa: N802
         self, min_elements: int
     ) -> TensorLocationSettings:
-        """Only shard tensors with more than this many elements."""
+        """Only shard tensors with at least this many elements (PopART's rule)."""
         label = self._writable("minElementsForReplicatedTensorSharding")
         self._min_elements_for_replicated_tensor_sharding = _int_arg(
             label, min_elements, 0, "Pass an element count of 0 or more."
@@ -171,11 +171,23 @@ class _TensorLocationOptions(_OptionGroup):
         self._locations[kind] = location._stored_copy()
         if kind == "activation":  # the others are read by poplar-place-tensors
             _ignored(f"TensorLocations.{method}", location)
-        elif location.replicated_tensor_sharding:  # recorded in #poplar.tensor_locations, not acted on yet
+        elif kind != "optimizer" and location.replicated_tensor_sharding:  # the optimizer state's is acted on
             _logging.warn_no_effect(f"Options.TensorLocations.{method}(...).useReplicatedTensorSharding", True,
-                                    "replicated tensor sharding is not implemented yet: every replica holds "
-                                    "the whole tensor, on or off chip as useOnChipStorage says")
+                                    "replicated tensor sharding applies to the optimizer state only: every replica "
+                                    f"holds whole {kind} tensors, on or off chip as useOnChipStorage says")
         return self
+
+    def _check_sharding(self, replicas: int, training: bool) -> None:
+        """At compile time: sharding the optimizer state needs replicas and training; without
+        them it is said once to have no effect."""
+        if not self._locations["optimizer"].replicated_tensor_sharding:
+            return
+        if replicas == 1:
+            _logging.warn_no_effect("Options.TensorLocations.setOptimizerLocation(...).useReplicatedTensorSharding",
+                                    True, "it shards the optimizer state across replicas, and replicationFactor is 1")
+        elif not training:
+            _logging.warn_no_effect("Options.TensorLocations.setOptimizerLocation(...).useReplicatedTensorSharding",
+                                    True, "an inference model has no optimizer state to shard")
 
     def setActivationLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802
         """Set where activations are stored."""

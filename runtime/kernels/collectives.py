@@ -42,7 +42,8 @@ def combine(op: ir.Operation) -> Callable[[list[torch.Tensor], int], torch.Tenso
         reduction = attr(op, "op")
 
         def scatter(values: list[torch.Tensor], position: int) -> torch.Tensor:
-            reduced = reduce_values(values, reduction)
+            # "local": no reduction, the replica's part of its own value (CollectiveOperator::LOCAL)
+            reduced = values[position] if reduction == "local" else reduce_values(values, reduction)
             rows = reduced.shape[0] // len(values)
             return reduced[position * rows:(position + 1) * rows].clone()
 

@@ -315,3 +315,30 @@ func.func @replicas(%g: tensor<2x3xf32>, %m: tensor<3xf32>) -> (tensor<2x3xf32>,
   %2 = "ipu.replica_broadcast"(%m) {replication_factor = 4 : i64} : (tensor<3xf32>) -> tensor<3xf32>
   return %0, %1, %2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// Replicated tensor sharding: a replica's part is a gcl::reduceScatterCrossReplica of the
+// flattened tensor zero-padded to R parts (10 elements + 2 zeros over 4 replicas: parts of
+// 3), op mean / add for a gradient, local for the replica's own weight; the whole tensor is
+// the parts all-gathered, the padding sliced off, reshaped. No padding when R divides n.
+// CHECK-LABEL: sym_name = "sharding"
+// CHECK: %[[F:.*]] = "poplar.reshape"(%arg0) : (tensor<2x5xf32>) -> tensor<10xf32>
+// CHECK-NEXT: %[[Z:.*]] = "poplar.constant"() {ipu = 0 : i64, value = dense<0.000000e+00> : tensor<2xf32>} : () -> tensor<2xf32>
+// CHECK-NEXT: %[[P:.*]] = "poplar.concat"(%[[F]], %[[Z]]) {dim = 0 : i64} : (tensor<10xf32>, tensor<2xf32>) -> tensor<12xf32>
+// CHECK-NEXT: %[[G:.*]] = "poplar.gcl_reduce_scatter"(%[[P]]) {group = #poplar.comm_group<"all", 0 : i64>, op = "mean"} : (tensor<12xf32>) -> tensor<3xf32>
+// CHECK: "poplar.gcl_reduce_scatter"(%{{.*}}) {group = #poplar.comm_group<"all", 0 : i64>, op = "local"} : (tensor<12xf32>) -> tensor<3xf32>
+// CHECK: %[[A:.*]] = "poplar.gcl_all_gather"(%[[G]]) {group = #poplar.comm_group<"all", 0 : i64>} : (tensor<3xf32>) -> tensor<12xf32>
+// CHECK-NEXT: %[[S:.*]] = "poplar.slice"(%[[A]]) {begin = array<i64: 0>, end = array<i64: 10>, stride = array<i64: 1>} : (tensor<12xf32>) -> tensor<10xf32>
+// CHECK-NEXT: %[[W:.*]] = "poplar.reshape"(%[[S]]) : (tensor<10xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT: %[[E:.*]] = "poplar.gcl_reduce_scatter"(%arg1) {group = #poplar.comm_group<"all", 0 : i64>, op = "add"} : (tensor<8xf32>) -> tensor<2xf32>
+// CHECK-NEXT: "poplar.gcl_all_gather"(%[[E]]) {group = #poplar.comm_group<"all", 0 : i64>} : (tensor<2xf32>) -> tensor<8xf32>
+// CHECK-NEXT: "func.return"(%[[W]],
+func.func @sharding(%g: tensor<2x5xf32>, %b: tensor<8xf32>) -> (tensor<2x5xf32>, tensor<3xf32>, tensor<8xf32>) {
+  %0 = "ipu.replica_shard"(%g) {kind = "mean", replication_factor = 4 : i64} : (tensor<2x5xf32>) -> tensor<3xf32>
+  %1 = "ipu.replica_shard"(%g) {kind = "local", replication_factor = 4 : i64} : (tensor<2x5xf32>) -> tensor<3xf32>
+  %2 = "ipu.replica_unshard"(%0) {replication_factor = 4 : i64} : (tensor<3xf32>) -> tensor<2x5xf32>
+  %3 = "ipu.replica_shard"(%b) {kind = "sum", replication_factor = 4 : i64} : (tensor<8xf32>) -> tensor<2xf32>
+  %4 = "ipu.replica_unshard"(%3) {replication_factor = 4 : i64} : (tensor<2xf32>) -> tensor<8xf32>
+  return %2, %1, %4 : tensor<2x5xf32>, tensor<3xf32>, tensor<8xf32>
+}

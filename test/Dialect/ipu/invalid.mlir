@@ -991,3 +991,37 @@ func.func @multi_conv_partials_float64(%x: tensor<4xf32>) {
   %0 = "ipu.multi_conv"(%x) {group = 0 : i64, index = 0 : i64, plan_type = "serial", partials_type = "double"} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+// ipu.replica_shard / ipu.replica_unshard
+
+func.func @replica_shard_kind(%x: tensor<10xf32>) {
+  // expected-error@+1 {{'ipu.replica_shard' op attribute 'kind' must be one of "sum", "mean", "local", got "max"}}
+  %0 = "ipu.replica_shard"(%x) {kind = "max", replication_factor = 4 : i64} : (tensor<10xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @replica_shard_one_replica(%x: tensor<10xf32>) {
+  // expected-error@+1 {{'ipu.replica_shard' op attribute 'replication_factor' must be >= 2, got 1}}
+  %0 = "ipu.replica_shard"(%x) {kind = "sum", replication_factor = 1 : i64} : (tensor<10xf32>) -> tensor<10xf32>
+  return
+}
+
+// -----
+
+func.func @replica_shard_part(%x: tensor<2x5xf32>) {
+  // expected-error@+1 {{'ipu.replica_shard' op replica_shard: the part of a tensor of shape [2, 5] (10 elements) across 4 replicas has shape [3] (ceil(n / R)), got [2]}}
+  %0 = "ipu.replica_shard"(%x) {kind = "sum", replication_factor = 4 : i64} : (tensor<2x5xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @replica_unshard_element(%x: tensor<3xf32>) {
+  // expected-error@+1 {{'ipu.replica_unshard' op replica_unshard: element types differ: f16 and f32}}
+  %0 = "ipu.replica_unshard"(%x) {replication_factor = 4 : i64} : (tensor<3xf32>) -> tensor<2x5xf16>
+  return
+}

@@ -166,3 +166,21 @@ func.func @planning_ops(%x: tensor<4xf32>) -> tensor<4xf32> {
   %3 = "ipu.set_overlap"(%2) {direction = "output", mode = "overlap_device_iteration_loop"} : (tensor<4xf32>) -> tensor<4xf32>
   return %3 : tensor<4xf32>
 }
+
+// -----
+
+// Replicated tensor sharding: a replica's part of a tensor (flattened, padded to R parts of
+// ceil(n / R): 10 elements over 4 replicas are parts of 3), of the mean or sum over the
+// replicas or of its own value, and the whole tensor gathered back from the parts.
+// CHECK-LABEL: sym_name = "sharding_ops"
+// CHECK: %[[P:.*]] = "ipu.replica_shard"(%arg0) {kind = "mean", replication_factor = 4 : i64} : (!torch.vtensor<[2,5],f32>) -> !torch.vtensor<[3],f32>
+// CHECK: "ipu.replica_shard"(%arg0) {kind = "local", replication_factor = 4 : i64} : (!torch.vtensor<[2,5],f32>) -> !torch.vtensor<[3],f32>
+// CHECK: "ipu.replica_shard"(%arg1) {kind = "sum", replication_factor = 2 : i64} : (tensor<6xf16>) -> tensor<3xf16>
+// CHECK: "ipu.replica_unshard"(%[[P]]) {replication_factor = 4 : i64} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[2,5],f32>
+func.func @sharding_ops(%w: !torch.vtensor<[2,5],f32>, %x: tensor<6xf16>) -> !torch.vtensor<[2,5],f32> {
+  %0 = "ipu.replica_shard"(%w) {kind = "mean", replication_factor = 4 : i64} : (!torch.vtensor<[2,5],f32>) -> !torch.vtensor<[3],f32>
+  %1 = "ipu.replica_shard"(%w) {kind = "local", replication_factor = 4 : i64} : (!torch.vtensor<[2,5],f32>) -> !torch.vtensor<[3],f32>
+  %2 = "ipu.replica_shard"(%x) {kind = "sum", replication_factor = 2 : i64} : (tensor<6xf16>) -> tensor<3xf16>
+  %3 = "ipu.replica_unshard"(%0) {replication_factor = 4 : i64} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[2,5],f32>
+  return %3 : !torch.vtensor<[2,5],f32>
+}

@@ -61,7 +61,7 @@ func.func @group_size_for_all(%x: tensor<4xf32>) {
 
 // ===== poplar.gcl_reduce_scatter
 func.func @reduce_scatter_op(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'poplar.gcl_reduce_scatter' op attribute 'op' must be one of "add", "mean", "mul", "min", "max", got "sum"}}
+  // expected-error@+1 {{'poplar.gcl_reduce_scatter' op attribute 'op' must be one of "add", "mean", "mul", "min", "max", "local", got "sum"}}
   %0 = "poplar.gcl_reduce_scatter"(%x) {op = "sum", group = #poplar.comm_group<"consecutive", 2 : i64>} : (tensor<4xf32>) -> tensor<2xf32>
   return
 }
@@ -199,3 +199,33 @@ func.func @broadcast_type(%x: tensor<4xf32>) {
     "poplar.program_call"() {callee = "step"} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 1 : i64, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// ===== poplar.variable with poplar.replica_shard (replicated tensor sharding)
+// Its type is the replica's part: ceil(elements / replicas) elements, rank 1.
+"poplar.graph"() ({
+  // expected-error@+1 {{'poplar.variable' op a variable sharded as [5, 3] across 4 replicas holds ceil(15 / 4) = 4 elements: its type must be tensor<4x...>, got shape [5, 3]}}
+  %v = "poplar.variable"() {name = "v", kind = "optimizer_state", ipu = 0 : i64, tiles = array<i64>, poplar.replica_shard = #poplar.replica_shard<array<i64: 5, 3>, 4 : i64>} : () -> tensor<5x3xf32>
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 4 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// The replicas it is sharded across are the graph's.
+"poplar.graph"() ({
+  // expected-error@+1 {{'poplar.variable' op is sharded across 4 replicas but the enclosing 'poplar.graph' has replication_factor 2}}
+  %v = "poplar.variable"() {name = "v", kind = "optimizer_state", ipu = 0 : i64, tiles = array<i64>, poplar.replica_shard = #poplar.replica_shard<array<i64: 5, 3>, 4 : i64>} : () -> tensor<4xf32>
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+"poplar.graph"() ({
+  // expected-error@+1 {{'poplar.variable' op 'poplar.replica_shard' replicas must be >= 2 (one replica holds the whole tensor), got 1}}
+  %v = "poplar.variable"() {name = "v", kind = "optimizer_state", ipu = 0 : i64, tiles = array<i64>, poplar.replica_shard = #poplar.replica_shard<array<i64: 5>, 1 : i64>} : () -> tensor<5xf32>
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()

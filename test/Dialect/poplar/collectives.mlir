@@ -9,6 +9,9 @@
 "poplar.graph"() ({
   %w = "poplar.variable"() {name = "w", kind = "weight", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<8x3xf32>
   %s = "poplar.variable"() {name = "s", kind = "buffer", ipu = 0 : i64, tiles = array<i64>} : () -> tensor<i32>
+  // Replicated tensor sharding: this replica's part (ceil(15 / 4) = 4 elements) of a 5x3 tensor.
+  // CHECK: "poplar.variable"() {ipu = 0 : i64, kind = "optimizer_state", name = "v", poplar.replica_shard = #poplar.replica_shard<array<i64: 5, 3>, 4 : i64>, tiles = array<i64>} : () -> tensor<4xf32>
+  %v = "poplar.variable"() {name = "v", kind = "optimizer_state", ipu = 0 : i64, tiles = array<i64>, poplar.replica_shard = #poplar.replica_shard<array<i64: 5, 3>, 4 : i64>} : () -> tensor<4xf32>
   "poplar.function"() ({
     // Every replica: the mean over the 4; a group of one replica: the value itself.
     // CHECK: "poplar.gcl_all_reduce"(%{{.*}}) {group = #poplar.comm_group<"all", 0 : i64>, op = "mean"} : (tensor<8x3xf32>) -> tensor<8x3xf32>
@@ -33,6 +36,11 @@
     // A group of 4 consecutive replicas is every replica.
     // CHECK: "poplar.gcl_all_reduce"(%{{.*}}) {group = #poplar.comm_group<"consecutive", 4 : i64>, op = "mul"} : (tensor<8x3xf32>) -> tensor<8x3xf32>
     %8 = "poplar.gcl_all_reduce"(%w) {op = "mul", group = #poplar.comm_group<"consecutive", 4 : i64>} : (tensor<8x3xf32>) -> tensor<8x3xf32>
+    // "local": no reduction, each replica its own part of its own value (a weight it shards).
+    // CHECK: "poplar.gcl_reduce_scatter"(%{{.*}}) {group = #poplar.comm_group<"all", 0 : i64>, op = "local"} : (tensor<16xf32>) -> tensor<4xf32>
+    %9 = "poplar.reshape"(%4) : (tensor<16x3xf32>) -> tensor<48xf32>
+    %10 = "poplar.slice"(%9) {begin = array<i64: 0>, end = array<i64: 16>, stride = array<i64: 1>} : (tensor<48xf32>) -> tensor<16xf32>
+    %11 = "poplar.gcl_reduce_scatter"(%10) {op = "local", group = #poplar.comm_group<"all", 0 : i64>} : (tensor<16xf32>) -> tensor<4xf32>
   }) {name = "step"} : () -> ()
   "poplar.program_sequence"() ({
     "poplar.program_call"() {callee = "step"} : () -> ()

@@ -193,3 +193,40 @@ def test_a_replicated_training_step_matches_the_ipu_model(host_library: Path, tm
             checked += 1
         offset += size
     assert offset == updated.shape[1] and checked == 4
+
+
+# Replicated tensor sharding takes a replica's part of its own value with
+# reduceScatterCrossReplica(LOCAL) (no reduction): replica r gets rows [2r, 2r + 2) of its x.
+_LOCAL_SCATTER = """
+"builtin.module"() ({
+  "poplar.graph"() ({
+    %x = "poplar.variable"() {name = "input.x", kind = "input", ipu = 0 : i64, tiles = array<i64: 0, 2>} : () -> tensor<4x3xf32>
+    %o = "poplar.variable"() {name = "anchor.0", kind = "anchor", ipu = 0 : i64, tiles = array<i64: 2, 1>} : () -> tensor<2x3xf32>
+    "poplar.host_stream"() {direction = "host_to_device", name = "host.input.x", type = tensor<4x3xf32>} : () -> ()
+    "poplar.host_stream"() {direction = "device_to_host", name = "host.output.0", type = tensor<2x3xf32>} : () -> ()
+    "poplar.function"() ({
+      %0 = "poplar.gcl_reduce_scatter"(%x) {op = "local", group = #poplar.comm_group<"all", 0 : i64>} : (tensor<4x3xf32>) -> tensor<2x3xf32>
+      "poplar.program_copy"(%0, %o) : (tensor<2x3xf32>, tensor<2x3xf32>) -> ()
+    }) {name = "step"} : () -> ()
+    "poplar.program_sequence"() ({
+      "poplar.program_stream_copy"(%x) {stream = "host.input.x"} : (tensor<4x3xf32>) -> ()
+      "poplar.program_call"() {callee = "step"} : () -> ()
+      "poplar.program_stream_copy"(%o) {stream = "host.output.0"} : (tensor<2x3xf32>) -> ()
+    }) {name = "main"} : () -> ()
+  }) {num_ipus = 1 : i64, replication_factor = 2 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+}) : () -> ()
+"""
+
+
+def test_a_local_reduce_scatter_gives_each_replica_its_own_part(host_library: Path, tmp_path: Path) -> None:
+    source = tmp_path / "program.cpp"
+    text = emit_cpp(ir.Module.parse(_LOCAL_SCATTER, make_context()))
+    assert "popops::CollectiveOperator::LOCAL" in text
+    source.write_text(text)
+    x = torch.randn(2, 4, 3)  # replica after replica
+    (tmp_path / "host.input.x.bin").write_bytes(x.numpy().tobytes())
+    (tmp_path / "weights.bin").write_bytes(b"")
+    _run(source, host_library)
+    out = torch.from_numpy(np.fromfile(tmp_path / "host.output.0.bin", dtype=np.float32)).reshape(2, 2, 3)
+    for r in range(2):
+        torch.testing.assert_close(out[r], x[r][2 * r:2 * r + 2], rtol=0, atol=0)

@@ -120,12 +120,14 @@ def test_io_tiles_to_load_need_io_tiles() -> None:
         training(x, y)
 
 
-def test_replicated_tensor_sharding_warns_that_it_has_no_effect_yet(caplog: pytest.LogCaptureFixture) -> None:
+def test_replicated_tensor_sharding_of_weights_warns_that_it_has_no_effect(caplog: pytest.LogCaptureFixture) -> None:
+    """Only the optimizer state is sharded (test_replicated_tensor_sharding.py); weights stay whole."""
     from poptorch import _logging
 
     _logging.reset_warn_once()
     options = poptorch.Options()
     with caplog.at_level("WARNING", logger="poptorch"):
-        options.TensorLocations.setOptimizerLocation(poptorch.TensorLocationSettings().useReplicatedTensorSharding(True))
-    assert ("Options.TensorLocations.setOptimizerLocation(...).useReplicatedTensorSharding(True) was accepted but has "
-            "no effect in the IPU Model emulator (replicated tensor sharding is not implemented yet") in caplog.text
+        options.TensorLocations.setWeightLocation(poptorch.TensorLocationSettings().useReplicatedTensorSharding(True))
+    assert ("Options.TensorLocations.setWeightLocation(...).useReplicatedTensorSharding(True) was accepted but has "
+            "no effect in the IPU Model emulator (replicated tensor sharding applies to the optimizer state only: "
+            "every replica holds whole weight tensors") in caplog.text

@@ -114,7 +114,7 @@ poplar::Tensor allReduceCrossReplica(poplar::Graph &graph, const poplar::Tensor 
 poplar::Tensor reduceScatterCrossReplica(poplar::Graph &graph, const poplar::Tensor &data, popops::CollectiveOperator op,
                                          poplar::program::Sequence &prog, const CommGroup &group,
                                          const poplar::DebugContext &debug, const poplar::OptionFlags &) {
-  checkOperator(op, "reduceScatterCrossReplica");
+  // LOCAL: no reduction, each replica keeps its own part of its own data (a sharded weight's part).
   Groups groups = groupsOf(graph, group, "reduceScatterCrossReplica");
   std::size_t n = data.numElements();
   if (n % groups.size != 0)
@@ -125,7 +125,8 @@ poplar::Tensor reduceScatterCrossReplica(poplar::Graph &graph, const poplar::Ten
   poplar::Type type = data.elementType();
   addCollective(prog, "reduceScatterCrossReplica", debug, groups, data, out,
                 [op, type, part](const std::vector<const std::vector<double> *> &inputs, unsigned rank) {
-                  std::vector<double> all = reduce(inputs, op, type);
+                  std::vector<double> all =
+                      op == popops::CollectiveOperator::LOCAL ? *inputs[rank] : reduce(inputs, op, type);
                   return std::vector<double>(all.begin() + static_cast<long>(rank * part),
                                              all.begin() + static_cast<long>((rank + 1) * part));
                 });
