@@ -7,7 +7,9 @@ at step ``t`` stage ``s`` processes micro-batch ``t - s`` when ``0 <= t - s < m`
 (ramp-up while ``t < S - 1``, steady state, ramp-down after ``t >= m``). Stages on
 different IPUs in one step run concurrently; stages sharing an IPU run one after the
 other. A sharded program runs every stage of a micro-batch before the next one, one IPU
-busy at a time. The plan, the memory and the step function come from the graph's typed
+busy at a time. A phased program (``#pipeline.phases``) runs its phases one after the other,
+the stages of one phase at once, each on its own IPU (one row per phase and micro-batch).
+The plan, the memory and the step function come from the graph's typed
 attributes (``#pipeline.plan``, ``#poplar.memory_plan``, ``#poplar.interface``). This
 module imports neither torch nor the interpreter.
 """
@@ -19,7 +21,7 @@ import html
 
 from torch_mlir import ir
 
-from ipu_mlir.dialects.pipeline import ScheduleKind, plan_of
+from ipu_mlir.dialects.pipeline import ScheduleKind, phases_of, plan_of
 from ipu_mlir.dialects.poplar import interface_of, memory_plan_of, streaming_of
 
 
@@ -34,20 +36,32 @@ def sharded_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, i
     return [[(stage, mb)] for mb in range(micro_batches) for stage in range(num_stages)]
 
 
+def phased_steps(stage_phases: list[int], micro_batches: int) -> list[list[tuple[int, int]]]:
+    """``(stage, micro_batch)`` pairs of each step of a phased schedule: per micro-batch, one
+    step per phase in phase order holding every stage of that phase (they run in parallel)."""
+    phases = sorted(set(stage_phases))
+    return [[(stage, mb) for stage, phase in enumerate(stage_phases) if phase == current]
+            for mb in range(micro_batches) for current in phases]
+
+
 def ideal_utilisation(num_stages: int, micro_batches: int) -> float:
     """The busy fraction of a balanced pipeline: m / (m + p - 1)."""
     return micro_batches / (micro_batches + num_stages - 1)
 
 
 def render_text(kind: str, stage_ipus: list[int], micro_batches: int, training: bool,
-                peak_bytes: dict[int, int] | None = None, forward_stages: int | None = None) -> str:
+                peak_bytes: dict[int, int] | None = None, forward_stages: int | None = None,
+                stage_phases: list[int] | None = None) -> str:
     """A table of the schedule: one row per step, one column per IPU; each cell says
-    which stage of which micro-batch runs (``F`` forward, ``B`` backward stages)."""
+    which stage of which micro-batch runs (``F`` forward, ``B`` backward stages). A phased
+    schedule (``stage_phases``: the phase of each stage) adds each step's phase."""
     num_ipus = max(stage_ipus) + 1
-    grid = _grid(kind, stage_ipus, micro_batches)
-    names = _stage_names(len(stage_ipus), training, forward_stages)
-    header = ["step"] + [f"IPU{ipu}" for ipu in range(num_ipus)]
-    rows = [[str(t)] + [", ".join(f"{names[s]}:mb{mb}" for s, mb in cells[ipu]) or "-" for ipu in range(num_ipus)]
+    grid = _grid(kind, stage_ipus, micro_batches, stage_phases)
+    names = _stage_names(len(stage_ipus), training, forward_stages, stage_phases is not None)
+    phase_of = _phase_of_steps(grid, stage_phases)
+    header = ["step"] + (["phase"] if phase_of else []) + [f"IPU{ipu}" for ipu in range(num_ipus)]
+    rows = [[str(t)] + ([str(phase_of[t])] if phase_of else []) +
+            [", ".join(f"{names[s]}:mb{mb}" for s, mb in cells[ipu]) or "-" for ipu in range(num_ipus)]
             for t, cells in enumerate(grid)]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = [f"{kind} schedule: {len(stage_ipus)} stages on {num_ipus} IPUs, {micro_batches} micro-batches, "
@@ -61,11 +75,12 @@ def render_text(kind: str, stage_ipus: list[int], micro_batches: int, training: 
 
 
 def render_html(kind: str, stage_ipus: list[int], micro_batches: int, training: bool,
-                peak_bytes: dict[int, int] | None = None, forward_stages: int | None = None) -> str:
+                peak_bytes: dict[int, int] | None = None, forward_stages: int | None = None,
+                stage_phases: list[int] | None = None) -> str:
     """The schedule as a self-contained HTML page: a step x IPU grid coloured by stage."""
     num_ipus = max(stage_ipus) + 1
-    grid = _grid(kind, stage_ipus, micro_batches)
-    names = _stage_names(len(stage_ipus), training, forward_stages)
+    grid = _grid(kind, stage_ipus, micro_batches, stage_phases)
+    names = _stage_names(len(stage_ipus), training, forward_stages, stage_phases is not None)
     palette = ["#8ecae6", "#ffb703", "#90be6d", "#f28482", "#cdb4db", "#a8dadc", "#f4a261", "#b5e48c"]
     head = "".join(f"<th>IPU{ipu}</th>" for ipu in range(num_ipus))
     body = []
@@ -87,9 +102,13 @@ def render_html(kind: str, stage_ipus: list[int], micro_batches: int, training: 
             f"{memory}</body></html>\n")
 
 
-def _grid(kind: str, stage_ipus: list[int], micro_batches: int) -> list[dict[int, list[tuple[int, int]]]]:
+def _grid(kind: str, stage_ipus: list[int], micro_batches: int,
+          stage_phases: list[int] | None = None) -> list[dict[int, list[tuple[int, int]]]]:
     num_ipus = max(stage_ipus) + 1
-    steps = (pipelined_steps if kind == ScheduleKind.PIPELINED else sharded_steps)(len(stage_ipus), micro_batches)
+    if stage_phases is not None:
+        steps = phased_steps(stage_phases, micro_batches)
+    else:
+        steps = (pipelined_steps if kind == ScheduleKind.PIPELINED else sharded_steps)(len(stage_ipus), micro_batches)
     grid = []
     for pairs in steps:
         cells: dict[int, list[tuple[int, int]]] = {ipu: [] for ipu in range(num_ipus)}
@@ -99,12 +118,21 @@ def _grid(kind: str, stage_ipus: list[int], micro_batches: int) -> list[dict[int
     return grid
 
 
-def _stage_names(num_stages: int, training: bool, forward_stages: int | None) -> list[str]:
+def _phase_of_steps(grid: list[dict[int, list[tuple[int, int]]]], stage_phases: list[int] | None) -> list[int]:
+    """The phase each step of a phased grid runs (empty for other schedules)."""
+    if stage_phases is None:
+        return []
+    return [next(stage_phases[s] for pairs in cells.values() for s, _ in pairs) for cells in grid]
+
+
+def _stage_names(num_stages: int, training: bool, forward_stages: int | None, phased: bool = False) -> list[str]:
     forward = forward_stages if forward_stages is not None else (num_stages + 1) // 2 if training else num_stages
     names = []
     for stage in range(num_stages):
         if not training:
             names.append(f"F{stage}")
+        elif phased:  # every forward stage has its own backward stage 2S - 1 - i
+            names.append(f"F{stage}" if stage < forward else f"B{2 * forward - 1 - stage}")
         elif stage < forward - 1:
             names.append(f"F{stage}")
         elif stage == forward - 1:
@@ -126,6 +154,7 @@ class ScheduleSummary:
     peak_bytes: dict[int, int] | None  # None without a memory plan
     note: str | None = None  # e.g. why a pipelined plan runs micro-batch by micro-batch
     remote: dict[int, RemoteTraffic] = dataclasses.field(default_factory=dict)  # streaming memory by IPU
+    stage_phases: list[int] | None = None  # the phase of each stage of a phased step (#pipeline.phases)
 
     def _remote_line(self) -> str:
         if not self.remote:
@@ -133,13 +162,15 @@ class ScheduleSummary:
         return "streaming memory: " + ", ".join(traffic.line(ipu) for ipu, traffic in self.remote.items())
 
     def text(self) -> str:
-        text = render_text(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+        text = render_text(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages,
+                           self.stage_phases)
         if self.remote:
             text += self._remote_line() + "\n"
         return text + (f"note: {self.note}\n" if self.note else "")
 
     def html(self) -> str:
-        page = render_html(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages)
+        page = render_html(self.kind, self.stage_ipus, self.micro_batches, self.training, self.peak_bytes, self.forward_stages,
+                           self.stage_phases)
         if self.remote:
             page = page.replace("</body>", f"<p>{html.escape(self._remote_line())}</p></body>")
         return page.replace("</body>", f"<p>note: {html.escape(self.note)}</p></body>") if self.note else page
@@ -158,7 +189,8 @@ def memory_report(graph: ir.Operation) -> dict[int, dict[str, int]]:
 @dataclasses.dataclass(frozen=True)
 class RemoteTraffic:
     """Streaming memory of one IPU: its remote buffers' bytes and the remote loads and stores
-    (``poplar.program_remote_load`` / ``_store``) of one step and of one update."""
+    (``poplar.program_remote_load`` / ``_store`` of off-chip variables, ``pipeline.remote_load`` /
+    ``_store`` of values crossing a phase boundary) of one step and of one update."""
 
     streaming_bytes: int
     step_loads: int
@@ -186,7 +218,8 @@ def remote_traffic(graph: ir.Operation, step: str, update: str | None) -> dict[i
             return found
 
         def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name in ("poplar.program_remote_load", "poplar.program_remote_store"):
+            if op.name in ("poplar.program_remote_load", "poplar.program_remote_store", "pipeline.remote_load",
+                           "pipeline.remote_store"):
                 ipu = buffers.get(ir.StringAttr(op.attributes["buffer"]).value, 0)
                 found.setdefault(ipu, [0, 0])[op.name.endswith("store")] += 1
             return ir.WalkResult.ADVANCE
@@ -226,9 +259,13 @@ def summarize(graph: ir.Operation) -> ScheduleSummary:
     kind, stage_ipus, forward = (ScheduleKind.SHARDED, [0], 1) if plan is None else \
         (plan.kind, list(plan.stage_ipus), plan.forward_stages)
     memory = memory_plan_of(graph)
-    return ScheduleSummary(str(kind), stage_ipus, forward, _micro_batches(main, interface.step), interface.update is not None,
+    phases = phases_of(step)
+    # Training: an update program, or (the update inside the step) backward stages beyond the forward ones.
+    training = interface.update is not None or len(stage_ipus) > forward
+    return ScheduleSummary(str(kind), stage_ipus, forward, _micro_batches(main, interface.step), training,
                            {entry.ipu: entry.total for entry in memory.ipus} if memory else None,
-                           remote=remote_traffic(graph, interface.step, interface.update))
+                           remote=remote_traffic(graph, interface.step, interface.update),
+                           stage_phases=None if phases is None else list(phases.stage_phases))
 
 
 def _micro_batches(main: ir.Operation, step: str) -> int:

@@ -43,7 +43,10 @@ ops; ``program_call`` its callee's; ``program_repeat`` ``count`` times its body,
 pipelined step (a function holding a ``pipeline.schedule``), whose ``count``
 micro-batches take the pipeline's time steps (``m + S - 1``), each as long as the busiest
 IPU's stages in it plus an external sync; ``pipeline.schedule`` carries one micro-batch
-run alone (the sum of its stages). The main ``program_sequence`` thus carries the cycles
+run alone (the sum of its stages). A phased step (a function with ``#pipeline.phases``, its
+ops flat with ``pipeline.phase``) runs its phases one after the other, the IPUs of a phase at
+once: each phase takes its busiest IPU's ops, plus an external sync after it when the step
+spans several IPUs. The main ``program_sequence`` thus carries the cycles
 of one host call. These are estimates of a model of the chip, not measurements.
 """
 
@@ -56,6 +59,7 @@ from typing import ClassVar
 from torch_mlir import ir
 
 from ipu_mlir.artifact.schedule import pipelined_steps
+from ipu_mlir.dialects.pipeline import PHASE_ATTR, PHASES_ATTR
 from ipu_mlir.dialects.pipeline_attrs import ipu_of
 from ipu_mlir.dialects.poplar import CYCLES_ATTR, CYCLES_TARGET_ATTR, POPLAR_VIEWS, comm_group_of
 from ipu_mlir.dialects.poplar.planning import HostOverlap, MultiConvPlan, overlap_of, planned_passes, read_multi_conv
@@ -140,6 +144,8 @@ class _Estimator:
     def _cycles(self, op: ir.Operation) -> int:
         name = op.name
         t = self.target
+        if name == "poplar.function" and PHASES_ATTR in op.attributes:
+            return self.phased(op.regions[0].blocks[0])
         if name in _REGIONS:
             return sum(self.block(block) for region in op.regions for block in region.blocks)
         if name == "pipeline.schedule":
@@ -254,6 +260,23 @@ class _Estimator:
             passes = sum(1 for x in results if x.rank >= 3)
             return 2 * math.prod(grad.shape) * (math.prod(weight.shape) // max(1, weight.shape[0])) * passes
         return 2 * out * depth
+
+    def phased(self, block: ir.Block) -> int:
+        """A phased step: phase after phase, each as long as its busiest IPU (ops without a
+        phase run on their own, in program order)."""
+        busy: dict[int, dict[int, int]] = {}  # phase -> IPU -> cycles
+        alone = 0
+        for op in block.operations:
+            op = op.operation
+            cycles = self.op(op)
+            if PHASE_ATTR in op.attributes:
+                phase = busy.setdefault(ir.IntegerAttr(op.attributes[PHASE_ATTR]).value, {})
+                phase[ipu_of(op)] = phase.get(ipu_of(op), 0) + cycles
+            else:
+                alone += cycles
+        ipus = {ipu for phase in busy.values() for ipu in phase}
+        sync = self.target.external_sync_cycles if len(ipus) > 1 else 0
+        return alone + sum(max(phase.values()) + sync for phase in busy.values())
 
     def repeat(self, op: ir.Operation) -> int:
         count = ir.IntegerAttr(op.attributes["count"]).value

@@ -232,3 +232,24 @@ def test_phased_inference_matches_eager() -> None:
     torch.testing.assert_close(out, expected_out, **FP32)
     torch.testing.assert_close(loss, expected_loss, **FP32)
     assert '"pipeline.remote_load"' in _step_text(inference)
+
+
+def test_schedule_picture_shows_phases_in_parallel_and_their_remote_copies() -> None:
+    """One row per phase: the stages of a phase side by side on their IPUs (serial phases over
+    2 IPUs: forward phases 0, 1, the shared backward phase 1 and backward phase 2), and the
+    phase-boundary moves counted as the step's loads and stores of each IPU."""
+    training = _train("serial", 2, poptorch.Liveness.OffChipAfterEachPhase)
+    summary = training._compiled.schedule()
+    text = summary.text()
+    assert "phased_serial schedule: 8 stages on 2 IPUs, 1 micro-batches, 3 steps" in text, text
+    rows = [line.split() for line in text.splitlines()[1:5]]
+    assert rows == [["step", "phase", "IPU0", "IPU1"],
+                    ["0", "0", "F0:mb0", "F1:mb0"],
+                    ["1", "1", "F2:mb0,", "B2:mb0", "F3:mb0,", "B3:mb0"],
+                    ["2", "2", "B0:mb0", "B1:mb0"]], text
+    step = _step_text(training)
+    loads, stores = step.count('"pipeline.remote_load"'), step.count('"pipeline.remote_store"')
+    assert sum(t.step_loads for t in summary.remote.values()) == loads > 0
+    assert sum(t.step_stores for t in summary.remote.values()) == stores > 0
+    assert "per step" in text and "<td" in summary.html()
+    training.destroy()
