@@ -131,3 +131,32 @@ def test_replicated_tensor_sharding_of_weights_warns_that_it_has_no_effect(caplo
     assert ("Options.TensorLocations.setWeightLocation(...).useReplicatedTensorSharding(True) was accepted but has "
             "no effect in the IPU Model emulator (replicated tensor sharding applies to the optimizer state only: "
             "every replica holds whole weight tensors") in caplog.text
+
+
+def test_io_tiles_carry_the_remote_copies_same_numbers() -> None:
+    """useIOTilesToLoad / useIOTilesToStore with numIOTiles: the optimizer state's remote copies
+    go through the I/O tiles (poplar.io_tiles on each), the cost model charges them as exchanges
+    from those tiles instead of Streaming Memory round trips, and the numbers stay eager's."""
+    cycles = {}
+    for io_tiles in (False, True):
+        model = Regression()
+        reference, eager_losses = _eager(model, _batches(STEPS, 4), 1)
+        options = poptorch.Options()
+        settings = poptorch.TensorLocationSettings().useOnChipStorage(False)
+        if io_tiles:
+            settings = settings.useIOTilesToLoad(True).useIOTilesToStore(True)
+            options.TensorLocations.numIOTiles(32)
+        options.TensorLocations.setOptimizerLocation(settings)
+        training = poptorch.trainingModel(model, options, optimizer=poptorch.optim.Adam(model.parameters(), lr=0.01))
+        losses = [training(x, y)[1] for x, y in _batches(STEPS, 4)]
+        training.copyWeightsToHost()
+        for got, want in zip(losses, eager_losses, strict=True):
+            torch.testing.assert_close(got.reshape(-1)[-1], want[-1], **FP32)
+        for name, value in reference.state_dict().items():
+            torch.testing.assert_close(model.state_dict()[name], value, **FP32, msg=f"weight {name}")
+        copies = [line for line in training._compiled.ir_text().splitlines()
+                  if '"poplar.program_remote_load"' in line or '"poplar.program_remote_store"' in line]
+        assert copies and all(("poplar.io_tiles" in line) == io_tiles for line in copies), copies
+        cycles[io_tiles] = sum(int(line.split("poplar.cycles = ")[1].split(" ")[0]) for line in copies)
+        training.destroy()
+    assert cycles[True] < cycles[False], cycles
