@@ -168,10 +168,11 @@ class PoplarExecutor(CountersMixin):
             for stores, part in zip(self._replica_stores, values, strict=True):
                 stores[ipu].put(name, part)
             return
-        from ipu_mlir.driver import device_copy
-
+        # The other replicas get plain clones, not copy-on-write copies: the replicas run in
+        # threads, and a copy-on-write storage shared by several threads' first writes is a
+        # path torch 2.13 does not promise to be safe (a crash seen once, not reproduced).
         for index, stores in enumerate(self._replica_stores):
-            stores[ipu].put(name, value if index == 0 else device_copy(value))
+            stores[ipu].put(name, value if index == 0 else value.detach().clone())
 
     def _get(self, name: str) -> torch.Tensor:
         """Device variable ``name`` as the host sees it: the first replica's (all hold the
