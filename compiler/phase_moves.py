@@ -23,13 +23,18 @@ the memory plan counts as streaming memory and the IPU Model holds in the IPU's 
 
 from __future__ import annotations
 
+import math
+
 from torch_mlir import ir
 
 from ipu_mlir.dialects import pipeline as pipeline_d
 from ipu_mlir.dialects._base import build
 from ipu_mlir.dialects.pipeline import PHASE_ATTR, Liveness, Phases, Plan
 from ipu_mlir.dialects.pipeline_attrs import IPU_ATTR, STAGE_ATTR, ipu_of
+from ipu_mlir.dialects.poplar import POPLAR_VIEWS
 from ipu_mlir.support.ir_build import i64, string
+
+from . import location_metadata as meta
 
 _KEPT = ("poplar.variable", "poplar.constant")  # always live: never moved
 
@@ -78,15 +83,8 @@ def schedule_phases(step: ir.Operation, plan: Plan, phases: Phases) -> None:
     # placed where a phase starts follows the stores of the phase before.
     for buffer, index, result, _ in moves:
         op = ops[index]
-        with op.location:  # the streaming memory holding the value: a remote buffer of its IPU
-            remote = ir.Operation.create("poplar.remote_buffer", attributes={
-                "name": string(buffer), "type": ir.TypeAttr.get(result.type), "repeats": i64(1),
-                IPU_ATTR: i64(ipu_of(op))}, ip=ir.InsertionPoint(step))
-        del remote
-        after = ops[index + 1] if index + 1 < len(ops) else None
-        store = build(pipeline_d.RemoteStoreOp, string(buffer), i64(ipu_of(op)), result, loc=op.location,
-                      ip=ir.InsertionPoint(after) if after is not None else ir.InsertionPoint(block))
-        _label(store.operation, _stage(op), ipu_of(op), phase_list[index])
+        store = _store(step, buffer, result, op, ops[index + 1] if index + 1 < len(ops) else None)
+        _label(store, _stage(op), ipu_of(op), phase_list[index])
     for buffer, index, result, readers in moves:
         for (phase, ipu), uses in sorted(readers.items(), key=lambda item: item[0]):
             first_reader = min(at for at, _, _ in uses)
@@ -94,11 +92,35 @@ def schedule_phases(step: ir.Operation, plan: Plan, phases: Phases) -> None:
             if phases.liveness == Liveness.OFF_CHIP_AFTER_FWD_NO_OVERLAP or at <= index:
                 at = first_reader
             reader = ops[first_reader]
-            load = build(pipeline_d.RemoteLoadOp, string(buffer), i64(ipu), result.type, loc=reader.location,
-                         ip=ir.InsertionPoint(ops[at]))
-            _label(load.operation, _stage(reader), ipu, phase)
-            for _, owner, operand in uses:
-                owner.operands[operand] = load.result
+            load = _load(buffer, ipu, result, uses, reader, ops[at])
+            _label(load, _stage(reader), ipu, phase)
+
+
+def _store(step: ir.Operation, buffer: str, result: ir.Value, producer: ir.Operation,
+           before: ir.Operation | None) -> ir.Operation:
+    """A remote buffer ``buffer`` on the IPU of ``producer`` (declared before ``step``) and a
+    ``pipeline.remote_store`` of ``result`` into it before ``before`` (None: at the block's end)."""
+    ipu = ipu_of(producer)
+    with producer.location:  # the streaming memory holding the value: a remote buffer of its IPU
+        remote = ir.Operation.create("poplar.remote_buffer", attributes={
+            "name": string(buffer), "type": ir.TypeAttr.get(result.type), "repeats": i64(1),
+            IPU_ATTR: i64(ipu)}, ip=ir.InsertionPoint(step))
+    del remote
+    block = step.regions[0].blocks[0]
+    store = build(pipeline_d.RemoteStoreOp, string(buffer), i64(ipu), result, loc=producer.location,
+                  ip=ir.InsertionPoint(before) if before is not None else ir.InsertionPoint(block))
+    return store.operation
+
+
+def _load(buffer: str, ipu: int, result: ir.Value, uses: list[tuple[int, ir.Operation, int]], reader: ir.Operation,
+          before: ir.Operation) -> ir.Operation:
+    """A ``pipeline.remote_load`` of ``buffer`` onto ``ipu`` before ``before``, which every use in
+    ``uses`` ((position, op, operand number)) reads instead of ``result``."""
+    load = build(pipeline_d.RemoteLoadOp, string(buffer), i64(ipu), result.type, loc=reader.location,
+                 ip=ir.InsertionPoint(before))
+    for _, owner, operand in uses:
+        owner.operands[operand] = load.result
+    return load.operation
 
 
 def _position(ops: list[ir.Operation], op: ir.Operation, start: int) -> int | None:
@@ -124,3 +146,68 @@ def _top_level(op: ir.Operation, block: ir.Block) -> ir.Operation:
     while op.parent is not None and op.block != block:
         op = op.parent.operation if hasattr(op.parent, "operation") else op.parent
     return op
+
+
+ACTIVATION_BUFFER = "activation."  # remote buffers of off-chip activations: activation.<n>
+
+
+def move_activations(step: ir.Operation, min_elements: int) -> list[tuple[ir.Operation, ir.Operation]]:
+    """Off-chip activations (``setActivationLocation(useOnChipStorage(False))``) in a training
+    step that runs its ops in order (one IPU, or sharded over several; not pipelined, not
+    phased). The forward pass is the ops before the first op the frontend marked backward
+    (``bwd`` in its location). Each value a forward op computes (not a view of a variable or
+    constant, at least ``min_elements`` elements) that an op of the backward pass or after it
+    reads (the backward pass, the optimizer update, the step's output copies) is stored to a
+    remote buffer of its IPU (``pipeline.remote_store``, after its last forward use, so an
+    in-place write of the forward pass is kept) and loaded again (``pipeline.remote_load``,
+    one per reading IPU) just before its first later reader, which with every later reader
+    reads the load. On chip, the value then lives from its producer to its last forward use
+    and from the load to its last reader, not across the turn from forward to backward.
+    Returns the (store, load) pairs, one per load, in program order of the stores."""
+    block = step.regions[0].blocks[0]
+    ops = [op.operation for op in block.operations]
+    turn = next((index for index, op in enumerate(ops) if meta.is_backward(op)), None)
+    if turn is None:
+        return []
+    local: set[ir.Value] = set()  # forward values that alias no variable or constant
+    for op in ops[:turn]:
+        if op.name in _KEPT:
+            continue
+        if op.name in POPLAR_VIEWS and not all(operand in local for operand in op.operands):
+            continue  # a view of a variable, a constant or a value from outside the step
+        local.update(result for result in op.results if isinstance(result.type, ir.RankedTensorType))
+    moved: list[tuple[ir.Operation, ir.Operation]] = []
+    for index, op in enumerate(ops[:turn]):
+        for result in op.results:
+            if result not in local or math.prod(ir.RankedTensorType(result.type).shape) < min_elements:
+                continue
+            last_forward = index
+            readers: dict[int, list[tuple[int, ir.Operation, int]]] = {}  # reader IPU -> its later uses
+            for use in list(result.uses):
+                owner = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+                at = _position(ops, _top_level(owner, block), index)
+                if at is None:
+                    continue
+                if at < turn:
+                    last_forward = max(last_forward, at)
+                else:
+                    readers.setdefault(ipu_of(ops[at]), []).append((at, owner, use.operand_number))
+            if not readers:
+                continue
+            buffer = f"{ACTIVATION_BUFFER}{len(moved)}"
+            after = ops[last_forward + 1]  # the turn itself at the latest
+            store = _store(step, buffer, result, op, after)
+            _copy_labels(op, store)
+            for ipu, uses in sorted(readers.items()):
+                reader = ops[min(at for at, _, _ in uses)]
+                load = _load(buffer, ipu, result, uses, reader, reader)
+                _copy_labels(reader, load)
+                moved.append((store, load))
+    return moved
+
+
+def _copy_labels(source: ir.Operation, target: ir.Operation) -> None:
+    """A store or load runs in the stage (and on the IPU) of the op it serves."""
+    for name in (STAGE_ATTR, IPU_ATTR):
+        if name in source.attributes:
+            target.attributes[name] = source.attributes[name]

@@ -10,6 +10,14 @@ that uses it loads it (``poplar.program_remote_load``) just before its first use
 it may write it, stores it (``poplar.program_remote_store``) just after its last use, so
 it is on chip only in between (``poplar-plan-memory`` counts it there).
 
+Off-chip activations (the activation class off chip): in each function holding a backward
+pass (ops whose location says ``bwd``), every forward value read by the backward pass or after
+it (with at least ``min_elements_for_off_chip`` elements, not a view of a variable) is stored
+to a remote buffer ``activation.<n>`` (``pipeline.remote_store``) after its last forward use
+and loaded (``pipeline.remote_load``) before its first later reader
+(``phase_moves.move_activations``). Refused in a pipelined step (its stash keeps activations
+on chip) and in phased execution (the phases' liveness decides).
+
 Where the load goes: in the innermost block whose uses it must cover. A block whose uses
 of the variable are all inside calls or nested programs (a ``program_repeat`` calling the
 step, the ``update`` function) hands each of them its own load and store; a block with a
@@ -23,12 +31,22 @@ from typing import ClassVar
 
 from torch_mlir import ir
 
-from ipu_mlir.dialects.poplar import POPLAR_VIEWS, REMOTE_BUFFER_ATTR, TensorLocations, tensor_locations_of, variable_kind
+from ipu_mlir.dialects.pipeline import phases_of, plan_of
+from ipu_mlir.dialects.poplar import (
+    POPLAR_VIEWS,
+    REMOTE_BUFFER_ATTR,
+    TensorLocation,
+    TensorLocations,
+    tensor_locations_of,
+    variable_kind,
+)
 from ipu_mlir.dialects.poplar.program_order import graphs_of
 from ipu_mlir.support.ir_build import i64, string
 from ipu_mlir.support.ir_walk import operands_within
 
+from .. import location_metadata as meta
 from ..pass_base import Diagnostics, ModulePass, PassOptionError
+from ..phase_moves import move_activations
 
 IO_TILES_ATTR = "poplar.io_tiles"  # unit attribute on a remote load / store through the I/O tiles
 _REMOTE_PREFIX = "remote."
@@ -203,6 +221,19 @@ class _Placer:
                    for op in block.operations)
 
 
+def _has_backward(function: ir.Operation) -> bool:
+    """Whether an op of ``function`` (nested ones too: a pipelined step's stages) is of the backward pass."""
+    found = False
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        found = found or meta.is_backward(op)
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+
+    function.walk(visit)
+    return found
+
+
 def _copy_stage(source: ir.Operation, target: ir.Operation) -> None:
     """A load or store runs in the pipeline stage (and on the IPU) of the op it serves."""
     for name in ("pipeline.stage", "pipeline.ipu"):
@@ -236,6 +267,47 @@ class PlaceTensors(ModulePass):
             return
         for graph in graphs_of(module):
             self._place_graph(graph, locations, diag)
+            if locations.activation.on_chip == 0:
+                self._place_activations(graph, locations.activation, diag)
+
+    def _place_activations(self, graph: ir.Operation, location: TensorLocation, diag: Diagnostics) -> None:
+        """Off-chip activations: in each function holding a backward pass, the forward values
+        read after it are stored after the forward pass and loaded before their backward use
+        (``phase_moves.move_activations``)."""
+        if (location.io_tiles_to_load or location.io_tiles_to_store) and self.io_tiles == 0:
+            diag.error(graph, "activations are loaded or stored through I/O tiles (TensorLocationSettings."
+                              "useIOTilesToLoad / useIOTilesToStore) but no I/O tiles are allocated: set "
+                              "Options.TensorLocations.numIOTiles(32) or more")
+            return
+        for op in graph.regions[0].blocks[0].operations:
+            function = op.operation
+            if function.name != "poplar.function":
+                continue
+            if not _has_backward(function):
+                continue  # no backward pass: nothing reads a forward value later
+            plan, phases = plan_of(function), phases_of(function)
+            if phases is not None:
+                diag.error(function, "activations are placed off chip (TensorLocations.setActivationLocation("
+                                     "TensorLocationSettings().useOnChipStorage(False))) in phased execution, where "
+                                     "the liveness of the phases decides where activations live between phases: "
+                                     "remove setActivationLocation and use strategy.setTensorsLiveness("
+                                     "poptorch.Liveness.OffChipAfterFwd) instead")
+                continue
+            if plan is not None and plan.pipelined and plan.num_stages > 1:
+                diag.error(function, "activations are placed off chip (TensorLocations.setActivationLocation("
+                                     "TensorLocationSettings().useOnChipStorage(False))) in a pipelined step "
+                                     f"({plan.num_stages} stages), which keeps the forward activations of the "
+                                     "micro-batches in flight in on-chip stashes (pipeline.stash): off-chip "
+                                     "activations are not available with pipelining. Keep activations on chip "
+                                     "(the stash shrinks with recomputation: Options._Popart.set("
+                                     "\"autoRecomputation\", 3)), or use ShardedExecution, or phased execution "
+                                     "with Liveness.OffChipAfterFwd")
+                continue
+            for store, load in move_activations(function, location.min_elements_for_off_chip):
+                if location.io_tiles_to_store:
+                    store.attributes[IO_TILES_ATTR] = ir.UnitAttr.get()
+                if location.io_tiles_to_load:
+                    load.attributes[IO_TILES_ATTR] = ir.UnitAttr.get()
 
     def _place_graph(self, graph: ir.Operation, locations: TensorLocations, diag: Diagnostics) -> None:
         placer = _Placer(graph, self.io_tiles)

@@ -45,8 +45,6 @@ _EMULATOR_IGNORED_REASONS: dict[str, str] = {
     # Not implemented yet (issue 15): stored, validated and read back by the properties only.
     "Precision.setFloatingPointBehaviour": "NaN on float16 overflow (nanoo) is not emulated: an overflow gives "
                                            "an infinity, as torch computes it",
-    "TensorLocations.setActivationLocation": "activations move off chip only between the phases of phased "
-                                             "execution, which is not available yet: they stay on chip",
     # Presentation of the compiler's own output.
     "showCompilationProgressBar": "the compiler shows no progress bar (compile times are logged at INFO)",
     "relaxOptimizerAttributesChecks": "poptorch.optim checks attributes itself and warns about ignored ones either "

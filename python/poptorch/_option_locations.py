@@ -6,7 +6,7 @@ import copy
 from typing import Any, ClassVar
 
 from . import _logging
-from ._option_base import _MAX_IO_TILES, _bool_arg, _ignored, _int_arg, _Lock, _OptionGroup
+from ._option_base import _MAX_IO_TILES, _bool_arg, _int_arg, _Lock, _OptionGroup
 
 
 # --- tensor locations --------------------------------------------------------------------
@@ -168,26 +168,33 @@ class _TensorLocationOptions(_OptionGroup):
                 f"accumulators, not to activations. Remove useReplicatedTensorSharding() from "
                 f"the activation settings."
             )
-        self._locations[kind] = location._stored_copy()
-        if kind == "activation":  # the others are read by poplar-place-tensors
-            _ignored(f"TensorLocations.{method}", location)
-        elif kind != "optimizer" and location.replicated_tensor_sharding:  # the optimizer state's is acted on
+        self._locations[kind] = location._stored_copy()  # read by ipu-insert-training and poplar-place-tensors
+        if kind in ("weight", "accumulator") and location.replicated_tensor_sharding:
             _logging.warn_no_effect(f"Options.TensorLocations.{method}(...).useReplicatedTensorSharding", True,
                                     "replicated tensor sharding applies to the optimizer state only: every replica "
                                     f"holds whole {kind} tensors, on or off chip as useOnChipStorage says")
         return self
 
     def _check_sharding(self, replicas: int, training: bool) -> None:
-        """At compile time: sharding the optimizer state needs replicas and training; without
-        them it is said once to have no effect."""
-        if not self._locations["optimizer"].replicated_tensor_sharding:
-            return
-        if replicas == 1:
-            _logging.warn_no_effect("Options.TensorLocations.setOptimizerLocation(...).useReplicatedTensorSharding",
-                                    True, "it shards the optimizer state across replicas, and replicationFactor is 1")
-        elif not training:
-            _logging.warn_no_effect("Options.TensorLocations.setOptimizerLocation(...).useReplicatedTensorSharding",
-                                    True, "an inference model has no optimizer state to shard")
+        """At compile time: what a setting cannot do for this model is said once to have no
+        effect. Sharding needs replicas, and (but for weights) training; off-chip activations
+        need a backward pass that reads them."""
+        what = {"weight": "weights", "optimizer": "the optimizer state", "accumulator": "the gradient accumulators"}
+        for kind, method in (("optimizer", "setOptimizerLocation"),):
+            if not self._locations[kind].replicated_tensor_sharding:
+                continue
+            option = f"Options.TensorLocations.{method}(...).useReplicatedTensorSharding"
+            if replicas == 1:
+                _logging.warn_no_effect(option, True, f"it shards {what[kind]} across replicas, and "
+                                                      "replicationFactor is 1")
+            elif not training:
+                _logging.warn_no_effect(option, True, "an inference model's weights are read, never updated: every "
+                                                      "replica holds them whole" if kind == "weight" else
+                                        f"an inference model has no {what[kind][4:]} to shard")
+        if not training and self._locations["activation"].on_chip is False:
+            _logging.warn_no_effect("Options.TensorLocations.setActivationLocation", self._locations["activation"],
+                                    "off-chip activations are the forward values a training step's backward pass "
+                                    "reads; an inference model has no backward pass")
 
     def setActivationLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802
         """Set where activations are stored."""

@@ -86,7 +86,8 @@ SETTERS: dict[str, tuple[tuple, str]] = {
     "Distributed.disable": ((), "test_options.py::test_distributed_reads_openmpi_variables_and_custom_ones"),
     "Distributed.setTimeout": ((5,), "replication/test_distributed.py::test_a_dead_or_hung_peer_fails_the_other_within_the_timeout"),
     "TensorLocations.numIOTiles": ((32,), "api/test_planning_hints.py::test_io_tiles_are_taken_from_the_compute_tiles"),
-    "TensorLocations.setActivationLocation": ((OFF_CHIP,), WARNS),
+    "TensorLocations.setActivationLocation": (
+        (OFF_CHIP,), "locations/test_off_chip_activations.py::test_off_chip_activations_lower_the_peak_and_keep_the_numbers"),
     "TensorLocations.setWeightLocation": (
         (OFF_CHIP,), "locations/test_tensor_locations.py::test_off_chip_class_moves_to_streaming_memory_same_numbers"),
     "TensorLocations.setOptimizerLocation": (
