@@ -10,8 +10,6 @@ is undefined). Everything here is an estimate of a model of the chip, not a meas
 
 from __future__ import annotations
 
-import dataclasses
-
 from torch_mlir import ir
 
 from ipu_mlir.artifact.profile import CallTimeline, call_timeline
@@ -19,12 +17,27 @@ from ipu_mlir.artifact.profile import CallTimeline, call_timeline
 COUNTER_KEYS = ("input", "input_complete", "output", "output_complete")
 
 
-@dataclasses.dataclass(frozen=True)
 class CallRecord:
-    """One host call: its cycles and PopTorch's counters, ``counters[key][index][iteration]``."""
+    """One host call: its cycles and PopTorch's counters, ``counters[key][index][iteration]``
+    (computed when first read: most calls never read them)."""
 
-    cycles: int
-    counters: dict[str, list[list[float]]]
+    def __init__(self, cycles: int, timeline: CallTimeline, base: int) -> None:
+        self.cycles = cycles
+        self._timeline, self._base = timeline, base
+        self._counters: dict[str, list[list[float]]] | None = None
+
+    @property
+    def counters(self) -> dict[str, list[list[float]]]:
+        if self._counters is None:
+            tl, base = self._timeline, self._base
+            counters: dict[str, list[list[float]]] = {key: [] for key in COUNTER_KEYS}
+            for direction, streams in (("input", tl.inputs), ("output", tl.outputs)):
+                for stream in streams:
+                    transfers = [t for t in tl.transfers if t.stream == stream]
+                    counters[direction].append([tl.seconds(base + t.start) for t in transfers])
+                    counters[direction + "_complete"].append([tl.seconds(base + t.end) for t in transfers])
+            self._counters = counters
+        return self._counters
 
     def latency(self, kind: str) -> tuple[float, float, float]:
         """(min, max, average) seconds over the call's iterations of one of PopTorch's latencies:
@@ -61,14 +74,7 @@ class PerfCounters:
     def record_call(self) -> CallRecord:
         """Advance the clock by one host call and return its counters."""
         tl = self.timeline
-        base = self.elapsed
-        counters: dict[str, list[list[float]]] = {key: [] for key in COUNTER_KEYS}
-        for direction, streams in (("input", tl.inputs), ("output", tl.outputs)):
-            for stream in streams:
-                transfers = [t for t in tl.transfers if t.stream == stream]
-                counters[direction].append([tl.seconds(base + t.start) for t in transfers])
-                counters[direction + "_complete"].append([tl.seconds(base + t.end) for t in transfers])
+        self.last = CallRecord(tl.cycles, tl, self.elapsed)
         self.elapsed += tl.cycles
         self.calls += 1
-        self.last = CallRecord(tl.cycles, counters)
         return self.last

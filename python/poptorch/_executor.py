@@ -61,11 +61,31 @@ def normalize_kwargs(forward: Callable, kwargs: dict[str, Any]) -> dict[str, Any
     return {key: kwargs[key] for key in sorted(kwargs, key=lambda k: order.get(k, len(order)))}
 
 
+# forward's parameter names by function: bound methods (self dropped) and plain callables apart.
+_PARAMETERS = {True: weakref.WeakKeyDictionary(), False: weakref.WeakKeyDictionary()}
+
+
 def _parameters(forward: Callable) -> list[str]:
+    """forward's parameter names (without ``self``), looked up once per function: every
+    call binds its arguments by them."""
+    bound = inspect.ismethod(forward)
+    function = getattr(forward, "__func__", None) if bound else forward
     try:
-        return list(inspect.signature(forward).parameters)
+        cached = _PARAMETERS[bound].get(function) if function is not None else None
+    except TypeError:  # an unhashable or not weakly referenceable callable
+        function, cached = None, None
+    if cached is not None:
+        return cached
+    try:
+        params = list(inspect.signature(forward).parameters)
     except (TypeError, ValueError):
-        return []
+        params = []
+    if function is not None:
+        try:
+            _PARAMETERS[bound][function] = params
+        except TypeError:
+            pass
+    return params
 
 
 def _bind(forward: Callable, args: tuple, kwargs: dict[str, Any]) -> list[_Leaf]:
