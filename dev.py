@@ -99,8 +99,9 @@ def test() -> int:
     lit_status = run([VENV / "bin" / "lit", "-sv", ROOT / "test"], env=env(), cwd=ROOT)
     # -X faulthandler from the start: a crash in native code prints every thread's Python stack
     # (the test that crashed) even after a library installed its own signal handlers.
-    pytest_status = run([python_in_venv(), "-X", "faulthandler", "-m", "pytest", ROOT / "test" / "python"], env=env(),
-                        cwd=ROOT)
+    # --durations: the slowest tests in every log, to keep the suite inside its time budget.
+    pytest_status = run([python_in_venv(), "-X", "faulthandler", "-m", "pytest", "--durations=40", ROOT / "test" / "python"],
+                        env=env(), cwd=ROOT)
     log(f"lit: {_status(lit_status)}; pytest: {_status(pytest_status)}; {time.perf_counter() - start:.1f} s")
     return 1 if lit_status or pytest_status else 0
 
