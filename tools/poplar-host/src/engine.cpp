@@ -2,10 +2,11 @@
 // every replica in lock step, connects streams and host functions, writes and reads tensors
 // and remote buffers. It exists only to check ipu-mlir's emitted code; see ../README.md.
 #include <poplar/Engine.hpp>
+#include "host_util.hpp"
 
 namespace poplar {
 
-static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 // ---- Engine ------------------------------------------------------------------------
 

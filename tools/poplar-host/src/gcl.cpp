@@ -9,10 +9,11 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include "host_util.hpp"
 
 namespace gcl {
 namespace {
-std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 // The replica groups of a graph of `replicas`: the members of each replica's group in rank order.
 struct Groups {

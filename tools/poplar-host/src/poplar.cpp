@@ -9,10 +9,11 @@
 #include <cstdio>
 #include <cstring>
 #include <numeric>
+#include "host_util.hpp"
 
 namespace poplar {
 
-static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 std::string Type::toString() const {
   switch (kind_) {

@@ -5,9 +5,10 @@
 #include <poplin/MatMul.hpp>
 
 #include <numeric>
+#include "host_util.hpp"
 
 namespace poplin {
-static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 // The planning options a matMul / convolution takes (the ones ipu-mlir emits from its
 // poplar.available_memory / poplar.partials_type): checked, then left to the plan they steer.

@@ -7,16 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include "host_util.hpp"
 
 namespace poplin {
 namespace {
-std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
-std::size_t batchesOf(const poplar::Tensor &t) {
-  std::size_t n = 1;
-  for (unsigned d = 0; d + 2 < t.rank(); ++d) n *= t.dim(d);
-  return n;
-}
+using poplar_host::batchesOf;
 
 std::vector<std::size_t> batchShape(const poplar::Tensor &t, std::vector<std::size_t> tail) {
   std::vector<std::size_t> shape(t.shape().begin(), t.shape().end() - 2);
@@ -30,14 +27,8 @@ void requireFloatMatrix(const poplar::Tensor &t, const char *fn, bool square) {
   if (t.elementType() != poplar::FLOAT) throw error(std::string(fn) + ": a must be FLOAT");
 }
 
-std::vector<double> load(const poplar::Tensor &t, std::size_t m, std::size_t count) {
-  std::vector<double> out(count);
-  for (std::size_t i = 0; i < count; ++i) out[i] = t.get(m * count + i);
-  return out;
-}
-void store(const poplar::Tensor &t, std::size_t m, const std::vector<double> &v) {
-  for (std::size_t i = 0; i < v.size(); ++i) t.set(m * v.size() + i, v[i]);
-}
+using poplar_host::loadMatrix;
+using poplar_host::storeMatrix;
 
 // A rotation's tangent for the 2x2 problem with off-diagonal `off` and (q - p) diagonal difference.
 double tangent(double diff, double off) {
@@ -107,7 +98,7 @@ void jacobiEigen(std::vector<double> a, std::size_t n, std::vector<double> &w, s
 
 // The lower (or upper) triangle of matrix m of a, mirrored into a full symmetric matrix.
 std::vector<double> symmetric(const poplar::Tensor &a, std::size_t m, std::size_t n, bool lower) {
-  std::vector<double> x = load(a, m, n * n);
+  std::vector<double> x = loadMatrix(a, m, n * n);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n; ++j) {
       if (lower) x[i * n + j] = x[j * n + i];
@@ -214,8 +205,8 @@ std::pair<poplar::Tensor, poplar::Tensor> eigh(poplar::Graph &graph, const popla
     std::vector<double> values, vectors;
     for (std::size_t m = 0; m < batchesOf(a); ++m) {
       jacobiEigen(symmetric(a, m, n, lower), n, values, vectors);
-      store(w, m, values);
-      if (computeVectors) store(v, m, vectors);
+      storeMatrix(w, m, values);
+      if (computeVectors) storeMatrix(v, m, vectors);
     }
   }));
   return {w, v};
@@ -234,7 +225,7 @@ std::tuple<poplar::Tensor, poplar::Tensor, poplar::Tensor> svd(poplar::Graph &gr
   prog.add(poplar::program::Program::compute(debug.name(), [a, u, s, vh, computeUV, m, n, k, uc, vr] {
     std::vector<double> left, values, right;
     for (std::size_t b = 0; b < batchesOf(a); ++b) {
-      std::vector<double> x = load(a, b, m * n), uOut(m * uc), vhOut(vr * n);
+      std::vector<double> x = loadMatrix(a, b, m * n), uOut(m * uc), vhOut(vr * n);
       if (m >= n) {  // a = U S V^T: U m x uc, V n x n
         jacobiSvd(x, m, n, uc, left, values, right);
         uOut = left;
@@ -251,8 +242,8 @@ std::tuple<poplar::Tensor, poplar::Tensor, poplar::Tensor> svd(poplar::Graph &gr
       }
       for (std::size_t i = 0; i < k; ++i) s.set(b * k + i, values[i]);
       if (computeUV) {
-        store(u, b, uOut);
-        store(vh, b, vhOut);
+        storeMatrix(u, b, uOut);
+        storeMatrix(vh, b, vhOut);
       }
     }
   }));
@@ -279,7 +270,7 @@ poplar::Tensor pseudoInverse(poplar::Graph &graph, const poplar::Tensor &a, cons
             for (std::size_t r = 0; r < n; ++r)
               for (std::size_t c = 0; c < n; ++c) p[r * n + c] += right[r * n + j] * right[c * n + j] / values[j];
       } else {  // a = U S V^T: a^+ = V diag(1 / s) U^T over s above the tolerance
-        std::vector<double> x = load(a, b, m * n);
+        std::vector<double> x = loadMatrix(a, b, m * n);
         bool tall = m >= n;
         if (!tall) {
           std::vector<double> t(n * m);
@@ -320,7 +311,7 @@ poplar::Tensor matrixExp(poplar::Graph &graph, const poplar::Tensor &a, poplar::
       return z;
     };
     for (std::size_t b = 0; b < batchesOf(a); ++b) {
-      std::vector<double> x = load(a, b, n * n);
+      std::vector<double> x = loadMatrix(a, b, n * n);
       double norm = 0.0;  // the 1-norm: the largest column sum
       for (std::size_t j = 0; j < n; ++j) {
         double sum = 0.0;
@@ -336,7 +327,7 @@ poplar::Tensor matrixExp(poplar::Graph &graph, const poplar::Tensor &a, poplar::
         for (std::size_t i = 0; i < n * n; ++i) sum[i] += (term[i] /= k);
       }
       for (int s = 0; s < squarings; ++s) sum = multiply(sum, sum);
-      store(out, b, sum);
+      storeMatrix(out, b, sum);
     }
   }));
   return out;

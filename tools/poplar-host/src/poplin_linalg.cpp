@@ -5,9 +5,10 @@
 #include <poplin/TriangularSolve.hpp>
 
 #include <cmath>
+#include "host_util.hpp"
 
 namespace poplin {
-static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 static std::size_t batches(const poplar::Tensor &t) {
   std::size_t n = 1;

@@ -6,16 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include "host_util.hpp"
 
 namespace poplin {
 namespace {
-std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
-std::size_t batchesOf(const poplar::Tensor &t) {
-  std::size_t n = 1;
-  for (unsigned d = 0; d + 2 < t.rank(); ++d) n *= t.dim(d);
-  return n;
-}
+using poplar_host::batchesOf;
 std::size_t rows(const poplar::Tensor &t) { return t.dim(t.rank() - 2); }
 std::size_t cols(const poplar::Tensor &t) { return t.dim(t.rank() - 1); }
 
@@ -37,9 +34,7 @@ std::vector<double> load(const poplar::Tensor &t, std::size_t m, std::size_t r, 
   for (std::size_t i = 0; i < r * c; ++i) out[i] = t.get(m * r * c + i);
   return out;
 }
-void store(const poplar::Tensor &t, std::size_t m, const std::vector<double> &v) {
-  for (std::size_t i = 0; i < v.size(); ++i) t.set(m * v.size() + i, v[i]);
-}
+using poplar_host::storeMatrix;
 
 // LAPACK geqr2 (dlarfg's convention) on a row-major m x n matrix.
 void householderQR(std::vector<double> &a, std::size_t m, std::size_t n, std::vector<double> &tau) {
@@ -100,7 +95,7 @@ std::pair<poplar::Tensor, poplar::Tensor> geqrf(poplar::Graph &graph, const popl
     for (std::size_t b = 0; b < batchesOf(a); ++b) {
       std::vector<double> x = load(a, b, m, n);
       householderQR(x, m, n, t);
-      store(out, b, x);
+      storeMatrix(out, b, x);
       for (std::size_t i = 0; i < k; ++i) tau.set(b * k + i, t[i]);
     }
   }));
@@ -118,7 +113,7 @@ poplar::Tensor householderProduct(poplar::Graph &graph, const poplar::Tensor &re
     for (std::size_t b = 0; b < batchesOf(reflectors); ++b) {
       std::vector<double> v = load(reflectors, b, m, n), t(k);
       for (std::size_t i = 0; i < k; ++i) t[i] = tau.get(b * k + i);
-      store(out, b, orgqr(v, m, n, t.data(), k, n));
+      storeMatrix(out, b, orgqr(v, m, n, t.data(), k, n));
     }
   }));
   return out;
@@ -146,7 +141,7 @@ poplar::Tensor ormqr(poplar::Graph &graph, const poplar::Tensor &reflectors, con
         else
           for (std::size_t row = 0; row < cr; ++row) reflect(v, r, vc, i, t[i], x, 1, row * cc);
       }
-      store(out, b, x);
+      storeMatrix(out, b, x);
     }
   }));
   return out;
@@ -167,8 +162,8 @@ std::pair<poplar::Tensor, poplar::Tensor> qr(poplar::Graph &graph, const poplar:
       householderQR(x, m, n, t);
       for (std::size_t i = 0; i < std::min(rr, m); ++i)
         for (std::size_t j = i; j < n; ++j) upper[i * n + j] = x[i * n + j];
-      store(r, b, upper);
-      if (mode != QRMode::R_ONLY) store(q, b, orgqr(x, m, n, t.data(), k, qc));
+      storeMatrix(r, b, upper);
+      if (mode != QRMode::R_ONLY) storeMatrix(q, b, orgqr(x, m, n, t.data(), k, qc));
     }
   }));
   return {q, r};
@@ -260,7 +255,7 @@ std::tuple<poplar::Tensor, poplar::Tensor, poplar::Tensor> ldlFactor(poplar::Gra
       info.set(b, sytf2Lower(x, n, ipiv));
       for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = i + 1; j < n; ++j) x[i * n + j] = 0.0;
-      store(ld, b, x);
+      storeMatrix(ld, b, x);
       for (std::size_t i = 0; i < n; ++i) pivots.set(b * n + i, ipiv[i]);
     }
   }));
@@ -319,7 +314,7 @@ poplar::Tensor ldlSolve(poplar::Graph &graph, const poplar::Tensor &ld, const po
         swapRows(i, static_cast<std::size_t>((block ? -piv(i) : piv(i)) - 1));
         if (block) --i;
       }
-      store(out, m, x);
+      storeMatrix(out, m, x);
     }
   }));
   return out;

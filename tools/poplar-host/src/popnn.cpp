@@ -9,9 +9,10 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include "host_util.hpp"
 
 namespace popnn {
-static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 poplar::Tensor nonLinearity(poplar::Graph &graph, NonLinearityType type, const poplar::Tensor &t,
                             poplar::program::Sequence &prog, const poplar::DebugContext &debug, const poplar::OptionFlags &) {

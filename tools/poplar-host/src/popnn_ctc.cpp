@@ -10,13 +10,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include "host_util.hpp"
 
 namespace popnn {
 namespace ctc_infer {
 namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 // log(exp(a) + exp(b))
 double logAdd(double a, double b) {

@@ -6,9 +6,10 @@
 #include <popnn/LogSoftmax.hpp>
 
 #include <cmath>
+#include "host_util.hpp"
 
 namespace popnn {
-static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 namespace {
 // Which statistic and which affine parameter each element of acts belongs to: batch norm

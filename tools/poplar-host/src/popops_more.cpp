@@ -8,9 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include "host_util.hpp"
 
 namespace popops {
-static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 poplar::Tensor pad(poplar::Graph &graph, const poplar::Tensor &t, const std::vector<std::ptrdiff_t> &lower,
                    const std::vector<std::ptrdiff_t> &upper, float val, padding::MappingMethod) {

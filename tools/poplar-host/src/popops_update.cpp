@@ -10,9 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include "host_util.hpp"
 
 namespace popops {
-static std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 void zero(poplar::Graph &, const poplar::Tensor &t, poplar::program::Sequence &prog, const poplar::DebugContext &debug) {
   prog.add(poplar::program::Program::compute(debug.name(), [t] {

@@ -4,10 +4,11 @@
 #include <poprand/RandomGen.hpp>
 
 #include <cmath>
+#include "host_util.hpp"
 
 namespace poprand {
 namespace {
-std::runtime_error error(const std::string &what) { return std::runtime_error("poplar-host: " + what); }
+using poplar_host::error;
 
 struct Generator {
   uint64_t state = 0;
