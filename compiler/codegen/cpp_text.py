@@ -9,6 +9,9 @@ weights.bin the variables once (for every replica) or once per replica, and weig
 every replica's variables, replica after replica; the host write (read) of a variable takes
 (gives) one copy per replica, replica after replica."""
 
+import re
+from typing import Any
+
 HELPERS = (
     "// Maps t's elements in equal contiguous parts over numTiles tiles from firstTile (the",
     "// linear mapping poplar-map-tiles planned).",
@@ -139,3 +142,25 @@ RANDOM_SEED = (
     "    for (unsigned r = 0; r < kReplicas; ++r) seeds.insert(seeds.end(), seed.begin(), seed.end());",
     "    engine.writeTensor(\"randomSeed\", seeds.data(), seeds.data() + seeds.size());",
 )
+
+
+def sanitize(name: str) -> str:
+    """A C++ identifier from any name: other characters become _, a leading digit gets one."""
+    text = re.sub(r"[^0-9A-Za-z_]", "_", name)
+    return text if text and not text[0].isdigit() else "_" + text
+
+
+def cstr(text: str) -> str:
+    """A C++ string literal of ``text``."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def location_of(op: Any) -> str:
+    """``name at file:line:col`` from an op's (fused, named) location; ``unknown`` if none."""
+    text = str(op.location)
+    files = re.findall(r'"([^"]+)":(\d+):(\d+)', text)
+    names = [n for n in re.findall(r'"([^"]+)"\(', text) if not n.startswith("<")]
+    place = f"{files[0][0]}:{files[0][1]}:{files[0][2]}" if files else ""
+    if names and place:
+        return f"{names[0]} at {place}"
+    return place or (names[0] if names else "unknown")

@@ -16,7 +16,6 @@ module reads only the poplar dialect and never imports torch.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from torch_mlir import ir
@@ -27,10 +26,11 @@ from ipu_mlir.support.ir_walk import attr_value
 from . import compute_gcl, compute_histogram, compute_linalg, compute_linalg2, compute_lu, compute_random, compute_scatter, compute_sorting, compute_training  # noqa: F401  (register their ops' emissions)
 from . import compute_ctc, compute_fft, compute_host  # noqa: F401  (register their ops' emissions)
 from .compute import EMITTERS
-from .compute_fft import COMPLEX_OPS, is_complex
+from .compute_fft import is_complex
 from .compute_random import RANDOM_OPS
 from .cpp_pool import POOL_HELPERS
-from .cpp_text import HELPERS, MAIN, RANDOM_SEED
+from .cpp_text import HELPERS, MAIN, RANDOM_SEED, cstr, location_of, sanitize
+from .emit_program import ProgramEmitter
 from .errors import CodegenError
 
 _PTYPES = {"f32": "FLOAT", "f16": "HALF", "i32": "INT", "ui32": "UNSIGNED_INT", "i64": "LONGLONG", "i1": "BOOL", "i8": "CHAR"}
@@ -66,27 +66,7 @@ def _draws(op: Any) -> bool:
     return False
 
 
-def _sanitize(name: str) -> str:
-    text = re.sub(r"[^0-9A-Za-z_]", "_", name)
-    return text if text and not text[0].isdigit() else "_" + text
-
-
-def _cstr(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def location_of(op: Any) -> str:
-    """``name at file:line:col`` from an op's (fused, named) location; ``unknown`` if none."""
-    text = str(op.location)
-    files = re.findall(r'"([^"]+)":(\d+):(\d+)', text)
-    names = [n for n in re.findall(r'"([^"]+)"\(', text) if not n.startswith("<")]
-    place = f"{files[0][0]}:{files[0][1]}:{files[0][2]}" if files else ""
-    if names and place:
-        return f"{names[0]} at {place}"
-    return place or (names[0] if names else "unknown")
-
-
-class _GraphEmitter:
+class _GraphEmitter(ProgramEmitter):
     def __init__(self, graph: Any) -> None:
         self.graph_op = graph
         self.num_ipus = self._int(graph, "num_ipus", 1)
@@ -194,7 +174,7 @@ class _GraphEmitter:
 
     def debug(self, op: Any, suffix: str = "") -> str:
         name = op.operation.name.removeprefix("poplar.")
-        return _cstr(f"{name}/{suffix}" if suffix else name)
+        return cstr(f"{name}/{suffix}" if suffix else name)
 
     # -- the unit --------------------------------------------------------------------
     def emit(self) -> str:
@@ -332,14 +312,14 @@ class _GraphEmitter:
             if name not in variables:
                 raise CodegenError(f"#poplar.interface names the host-provided {kind} '{name}', which is not a poplar.variable")
             value = variables[name].results[0]
-            out.append(f"  graph.createHostWrite({_cstr(name)}, {self.name(value)});")
-            out.append(f"  graph.createHostRead({_cstr(name + '/read')}, {self.name(value)});")
+            out.append(f"  graph.createHostWrite({cstr(name)}, {self.name(value)});")
+            out.append(f"  graph.createHostRead({cstr(name + '/read')}, {self.name(value)});")
             attrs = variables[name].operation.attributes
-            remote = f", {_cstr(ir.StringAttr(attrs['poplar.remote_buffer']).value)}" if "poplar.remote_buffer" in attrs else ""
-            out.append(f"  hostWrites.push_back({{{_cstr(name)}, poplar::{self.ptype(value)}, {math.prod(self.shape(value))}{remote}}});")
+            remote = f", {cstr(ir.StringAttr(attrs['poplar.remote_buffer']).value)}" if "poplar.remote_buffer" in attrs else ""
+            out.append(f"  hostWrites.push_back({{{cstr(name)}, poplar::{self.ptype(value)}, {math.prod(self.shape(value))}{remote}}});")
         transfers = self._transfers(block)
         for stream, (direction, ptype, elements) in self.streams.items():
-            out.append(f"  hostStreams.push_back({{{_cstr(stream)}, poplar::{ptype}, {elements}, {transfers.get(stream, 0)}, "
+            out.append(f"  hostStreams.push_back({{{cstr(stream)}, poplar::{ptype}, {elements}, {transfers.get(stream, 0)}, "
                        f"{'true' if direction == 'host_to_device' else 'false'}}});")
         out.append("")
         programs: list[str] = []
@@ -362,13 +342,13 @@ class _GraphEmitter:
         value = op.results[0]
         name, kind, ipu = self.attr(op, "name"), self.attr(op, "kind"), self.attr(op, "ipu")
         tiles = self.attr(op, "tiles") if "tiles" in op.operation.attributes else []
-        var = self.define(value, "v_" + _sanitize(name) + "_", ipu=ipu)
+        var = self.define(value, "v_" + sanitize(name) + "_", ipu=ipu)
         where = location_of(op.operation)
         ptype, shape = self.storage(value)
         lines = [f"// {kind} '{name}'" + ("" if where == "unknown" else f" ({where})")
                  + ("; complex: (real, imaginary) pairs in the last dimension" if is_complex(value) else ""),
                  f"poplar::Tensor {var} = ipu[{ipu}].addVariable(poplar::{ptype}, "
-                 f"{{{', '.join(map(str, shape))}}}, {_cstr(name)});"]
+                 f"{{{', '.join(map(str, shape))}}}, {cstr(name)});"]
         if len(tiles) == 2:
             lines.append(f"mapLinearly(ipu[{ipu}], {var}, {tiles[0]}, {tiles[1]});")
         elif math.prod(shape) > 0:
@@ -437,10 +417,10 @@ class _GraphEmitter:
         if element not in _PTYPES:
             raise CodegenError(f"stream '{name}' of element type {element} has no Poplar type in the emitter")
         self.streams[name] = (direction, _PTYPES[element], elements)
-        var = "s_" + _sanitize(name)
+        var = "s_" + sanitize(name)
         self.used.add(var)
         fifo = "addHostToDeviceFIFO" if direction == "host_to_device" else "addDeviceToHostFIFO"
-        return [f"poplar::DataStream {var} = graph.{fifo}({_cstr(name)}, poplar::{_PTYPES[element]}, {elements});"]
+        return [f"poplar::DataStream {var} = graph.{fifo}({cstr(name)}, poplar::{_PTYPES[element]}, {elements});"]
 
     def _remote_buffer(self, op: Any) -> list[str]:
         name, repeats = self.attr(op, "name"), self.attr(op, "repeats")
@@ -448,10 +428,10 @@ class _GraphEmitter:
         element = str(shaped.element_type)
         if element not in _PTYPES:
             raise CodegenError(f"remote buffer '{name}' of element type {element} has no Poplar type in the emitter")
-        var = self.fresh("r_" + _sanitize(name) + "_")
+        var = self.fresh("r_" + sanitize(name) + "_")
         self.remote_buffers[name] = var
         return [f"// remote buffer '{name}': {repeats} x {list(shaped.shape)} in streaming memory",
-                f"poplar::RemoteBuffer {var} = graph.addRemoteBuffer({_cstr(name)}, poplar::{_PTYPES[element]}, "
+                f"poplar::RemoteBuffer {var} = graph.addRemoteBuffer({cstr(name)}, poplar::{_PTYPES[element]}, "
                 f"{math.prod(shaped.shape)}, {repeats});"]
 
     def _transfers(self, block: Any) -> dict[str, int]:
@@ -487,135 +467,6 @@ class _GraphEmitter:
         for op in main:
             walk(self.body(op).operations, 1, 0)
         return counts
-
-    def _function(self, op: Any) -> None:
-        name = self.attr(op, "name")
-        seq = self.fresh("f_" + _sanitize(name) + "_")
-        out = self._out
-        out.append(f"  // function '{name}'")
-        out.append(f"  poplar::program::Sequence {seq};")
-        self._block(self.body(op), seq, "  ")
-        fn = "fn_" + _sanitize(name)
-        self.functions[name] = fn
-        out.append(f"  poplar::Function {fn} = graph.addFunction({seq});")
-        out.append("")
-
-    def _program_sequence(self, op: Any) -> str:
-        name = self.attr(op, "name") if "name" in op.operation.attributes else "program"
-        seq = self.fresh("p_" + _sanitize(name) + "_")
-        self._out.append(f"  // program '{name}'")
-        self._out.append(f"  poplar::program::Sequence {seq};")
-        if self.uses_random and not self._seeded:
-            self._seeded = True
-            self._out += ["  // every run draws from the seed on: each draw takes the generator's next numbers",
-                          f"  poprand::setSeed(graph, randomSeed, 0, {seq}, \"randomSeed\");"]
-        self._block(self.body(op), seq, "  ")
-        return seq
-
-    def _block(self, block: Any, seq: str, indent: str) -> None:
-        out = self._out
-        for op in block.operations:
-            name = op.operation.name
-            where = location_of(op.operation)
-            out.append(f"{indent}// {name.removeprefix('poplar.')}" + ("" if where == "unknown" else f" ({where})"))
-            if name == "poplar.program_repeat":
-                body = self.fresh("repeat")
-                out.append(f"{indent}poplar::program::Sequence {body};")
-                self._block(self.body(op), body, indent)
-                out.append(f"{indent}{seq}.add(poplar::program::Repeat({self.attr(op, 'count')}, {body}));")
-            elif name == "poplar.program_if":
-                then, otherwise = self.fresh("then"), self.fresh("otherwise")
-                for body, region in ((then, op.regions[0]), (otherwise, op.regions[1])):
-                    out.append(f"{indent}poplar::program::Sequence {body};")
-                    for b in region.blocks:
-                        self._block(b, body, indent)
-                out.append(f"{indent}{seq}.add(poplar::program::If({self.name(op.operands[0])}, {then}, {otherwise}));")
-            elif name == "poplar.program_sequence":
-                inner = self.fresh("seq")
-                out.append(f"{indent}poplar::program::Sequence {inner};")
-                self._block(self.body(op), inner, indent)
-                out.append(f"{indent}{seq}.add({inner});")
-            elif name == "poplar.constant":
-                out += [indent + line for line in self._constant(op)[1:]]
-            elif name == "pipeline.schedule":
-                out.append(f"{indent}// {self.attr(op, 'kind')} schedule of {self.attr(op, 'num_stages')} stages on "
-                           f"{self.attr(op, 'num_ipus')} IPUs: the stages run in order for each micro-batch")
-                self._block(self.body(op), seq, indent)
-            elif name == "pipeline.stage":
-                stage = self.fresh(f"stage{self.attr(op, 'stage_id')}_")
-                out.append(f"{indent}poplar::program::Sequence {stage};  // stage {self.attr(op, 'stage_id')} on IPU {self.attr(op, 'ipu_id')}")
-                self._block(self.body(op), stage, indent)
-                out.append(f"{indent}{seq}.add({stage});")
-            elif name in ("pipeline.send", "pipeline.recv"):
-                value = op.operands[0] if name == "pipeline.send" else op.results[0]
-                channel = self._channel(op, value, indent)
-                if name == "pipeline.send":
-                    out.append(f"{indent}{seq}.add(poplar::program::Copy({self.name(value)}, {channel}));  "
-                               f"// inter-IPU copy: IPU {self.attr(op, 'src_ipu')} -> IPU {self.attr(op, 'dst_ipu')}")
-                else:
-                    self.names[value] = channel
-                    self.ipus[value] = self.attr(op, "dst_ipu")
-            elif name == "poplar.program_call":
-                callee = self.attr(op, "callee")
-                if callee not in self.functions:
-                    raise CodegenError(f"{self.where(op)}: calls '{callee}', which is not a poplar.function defined before it")
-                out.append(f"{indent}{seq}.add(poplar::program::Call({self.functions[callee]}));")
-            elif name == "poplar.program_copy":
-                src, dst = op.operands
-                a, b = self.ipus.get(src, 0), self.ipus.get(dst, 0)
-                note = f"  // inter-IPU copy: IPU {a} -> IPU {b}" if a != b else ""
-                out.append(f"{indent}{seq}.add(poplar::program::Copy({self.name(src)}, {self.name(dst)})));{note}".replace(")));", "));"))
-            elif name == "poplar.program_stream_copy":
-                stream = self.attr(op, "stream")
-                if stream not in self.streams:
-                    raise CodegenError(f"{self.where(op)}: copies stream '{stream}', which no poplar.host_stream declares")
-                var, tensor = "s_" + _sanitize(stream), self.name(op.operands[0])
-                args = f"{var}, {tensor}" if self.streams[stream][0] == "host_to_device" else f"{tensor}, {var}"
-                out.append(f"{indent}{seq}.add(poplar::program::Copy({args}));")
-            elif name in ("poplar.program_remote_load", "poplar.program_remote_store"):
-                buffer = self.attr(op, "buffer")
-                if buffer not in self.remote_buffers:
-                    raise CodegenError(f"{self.where(op)}: copies remote buffer '{buffer}', which no poplar.remote_buffer declares")
-                pair = (self.remote_buffers[buffer], self.name(op.operands[0]))
-                src, dst = pair if name.endswith("load") else pair[::-1]
-                out.append(f"{indent}{seq}.add(poplar::program::Copy({src}, {dst}));")
-            elif name == "poplar.program_print_tensor":
-                if "poplar.print_format" in op.operation.attributes:
-                    raise CodegenError(f"{self.where(op)}: a print with a layout (poplar.print_format, from "
-                                       "ipu_print_tensor's formatting arguments) is not emitted as C++ yet (no "
-                                       "PrintTensorFmt); print with the default layout")
-                out.append(f"{indent}{seq}.add(poplar::program::PrintTensor({_cstr(self.attr(op, 'title'))}, {self.name(op.operands[0])}));")
-            elif name == "poplar.program_sync":
-                kind = self.attr(op, "kind") if "kind" in op.operation.attributes else "internal"
-                out.append(f"{indent}{seq}.add(poplar::program::Sync(poplar::SyncType::{kind.upper()}));")
-            elif name in EMITTERS:
-                if name not in COMPLEX_OPS and any(is_complex(v) for v in [*op.operands, *op.results]):
-                    raise CodegenError(f"{self.where(op)} on complex values has no emission yet (a complex<f32> tensor "
-                                       "is a FLOAT tensor of (real, imaginary) pairs, which only the FFT ops, "
-                                       "view_as_real / view_as_complex, copies and streams use); take "
-                                       "torch.view_as_real of the spectrum and compute on its real tensor")
-                saved, self.prog = self.prog, seq
-                try:
-                    lines = EMITTERS[name](self, op)
-                finally:
-                    self.prog = saved
-                out += [indent + line for line in lines]
-            else:
-                raise CodegenError(f"{self.where(op)} has no C++ emission yet "
-                                   f"(emitted compute ops: {', '.join(sorted(n.removeprefix('poplar.') for n in EMITTERS))})")
-
-    def _channel(self, op: Any, value: Any, indent: str) -> str:
-        """The tensor on the receiving IPU that a send / recv channel copies into (declared
-        by whichever of the pair comes first)."""
-        channel = self.attr(op, "channel")
-        if channel not in self.channels:
-            var = self.fresh("x_" + _sanitize(channel) + "_")
-            dst = self.attr(op, "dst_ipu")
-            self._out += [f"{indent}poplar::Tensor {var} = ipu[{dst}].addVariable(poplar::{self.ptype(value)}, "
-                          f"{{{', '.join(map(str, self.shape(value)))}}}, {_cstr(channel)});  // channel '{channel}'",
-                          f"{indent}mapLinearly(ipu[{dst}], {var}, 0, 1);"]
-            self.channels[channel] = var
-        return self.channels[channel]
 
     def _main(self) -> list[str]:
         return list(MAIN)
