@@ -8,6 +8,7 @@ a ``torch_mlir.passmanager.PassManager`` next to MLIR's own textual passes.
 from __future__ import annotations
 
 import dataclasses
+import time
 import typing
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -109,8 +110,12 @@ class ModulePass:
         return self.name + ("{" + " ".join(parts) + "}" if parts else "")
 
     # -- PassManager adapter --------------------------------------------------------
-    def as_callable(self) -> Callable[[ir.Operation, Any], None]:
+    def as_callable(self, timings: dict[str, float] | None = None) -> Callable[[ir.Operation, Any], None]:
+        """The pass as a PassManager callable; with ``timings``, each run adds its seconds
+        to ``timings["passes.<name>"]``."""
+
         def run(op: ir.Operation, pass_: Any) -> None:
+            start = time.perf_counter()
             diag = Diagnostics()
             try:
                 # Python passes run without a current context; builders need one.
@@ -127,6 +132,9 @@ class ModulePass:
                     f"(at {where.filename}:{where.lineno}); please report it with the reproducer"
                 )
                 diag.failed = True
+            if timings is not None:
+                key = f"passes.{self.name}"
+                timings[key] = timings.get(key, 0.0) + time.perf_counter() - start
             if diag.failed:
                 pass_.signal_pass_failure()
 

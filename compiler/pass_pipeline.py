@@ -14,6 +14,7 @@ import hashlib
 import os
 import shlex
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -96,12 +97,14 @@ def parse_pipeline(text: str) -> list[PipelineElement]:
     return elements
 
 
-def build_pass_manager(elements: list[PipelineElement], context: ir.Context) -> PassManager:
-    """One PassManager running ``elements`` in order (anchored on the module)."""
+def build_pass_manager(elements: list[PipelineElement], context: ir.Context,
+                       timings: dict[str, float] | None = None) -> PassManager:
+    """One PassManager running ``elements`` in order (anchored on the module); with
+    ``timings``, each of our passes adds its seconds to ``timings["passes.<name>"]``."""
     pm = PassManager("builtin.module", context=context)
     for element in elements:
         if element.ours is not None:
-            pm.add(element.ours.as_callable(), name=element.ours.name, argument=element.ours.name)
+            pm.add(element.ours.as_callable(timings), name=element.ours.name, argument=element.ours.name)
             continue
         try:
             pm.add(element.text)
@@ -206,7 +209,8 @@ def _reproducer(name: str, text: str, elements: list[PipelineElement]) -> tuple[
     return path, command
 
 
-def run_pipeline(module: ir.Module, pipeline: str | Sequence[ModulePass | MlirPass], *, name: str = "pipeline") -> None:
+def run_pipeline(module: ir.Module, pipeline: str | Sequence[ModulePass | MlirPass], *, name: str = "pipeline",
+                 verify_each: bool = True, timings: dict[str, float] | None = None) -> None:
     """Run ``pipeline`` (text, or a list of pass objects) on ``module`` in place.
 
     The module is verified first: an invalid one raises :class:`InvalidModuleError` (its
@@ -215,8 +219,22 @@ def run_pipeline(module: ir.Module, pipeline: str | Sequence[ModulePass | MlirPa
     input IR is written to a reproducer file before the pass manager runs, so that even a
     hard crash leaves one; it is removed when the pipeline succeeds. On failure a
     :class:`PipelineError` names the file and the exact ``ipu-opt`` command to rerun it.
+
+    ``verify_each`` (MLIR's default, and ``ipu-opt``'s) verifies the module after every pass.
+    Without it (the driver's compile) the module is verified once, after the last pass: the
+    Python verifiers of thousands of poplar ops after each of 14 passes were most of a
+    BERT-base compile. A failed pass or a module that does not verify at the end then runs
+    the pipeline again on the input with ``verify_each``, and its diagnostics are the error:
+    the same error, naming the same op, as a run that verified every pass reports.
+
+    ``timings`` (a dict) gets seconds added under ``passes.<name>`` for each of our passes,
+    ``passes.input`` (verifying the input and writing it as the reproducer), ``passes.mlir``
+    (MLIR's own passes, and with ``verify_each`` the verifier after each pass) and
+    ``passes.verify`` (the final verification).
     """
     elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else elements_of(pipeline)
+    own = {} if timings is None else timings
+    start = time.perf_counter()
     problems = verification_errors(module)
     if problems:
         # The generic form prints function attributes as plain attributes: safe on these modules.
@@ -225,15 +243,51 @@ def run_pipeline(module: ir.Module, pipeline: str | Sequence[ModulePass | MlirPa
         raise InvalidModuleError(name, problems, path, command)
     before = module.operation.get_asm(enable_debug_info=True, assume_verified=True)
     path, command = _reproducer(name, before, elements)
-    pm = build_pass_manager(elements, module.context)
+    _add(own, "passes.input", time.perf_counter() - start)
+    ours: dict[str, float] = {}
+    pm = build_pass_manager(elements, module.context, ours)
+    if not verify_each:  # a PassManager verifies after every pass unless told not to
+        pm.enable_verifier(False)
+    diagnostics: list[str] | None = None
+    start = time.perf_counter()
     try:
         pm.run(module.operation)
     except ir.MLIRError as error:
         diagnostics = [format_diagnostic(d) for d in error.error_diagnostics]
+    _add(own, "passes.mlir", time.perf_counter() - start - sum(ours.values()))
+    for key, seconds in ours.items():
+        _add(own, key, seconds)
+    if not verify_each:
+        if diagnostics is None:
+            start = time.perf_counter()
+            diagnostics = verification_errors(module) or None
+            _add(own, "passes.verify", time.perf_counter() - start)
+        if diagnostics is not None:
+            diagnostics = _verified_run_diagnostics(before, elements, module.context) or diagnostics
+    if diagnostics is not None:
         if not path.exists():  # a concurrent run of the same input succeeded and removed it
             path, command = _reproducer(name, before, elements)
-        raise PipelineError(name, diagnostics, path, command) from None
+        raise PipelineError(name, diagnostics, path, command)
     path.unlink(missing_ok=True)
+
+
+def _add(timings: dict[str, float], key: str, seconds: float) -> None:
+    timings[key] = timings.get(key, 0.0) + seconds
+
+
+def _verified_run_diagnostics(text: str, elements: list[PipelineElement], context: ir.Context) -> list[str]:
+    """The diagnostics of running ``elements`` on a fresh parse of ``text`` (a pipeline's
+    input) with the module verified after every pass; empty if that run succeeds."""
+    try:
+        module = ir.Module.parse(text, context)
+    except ir.MLIRError:  # pragma: no cover - the printed input parses (it is the reproducer)
+        return []
+    pm = build_pass_manager(elements, context)
+    try:
+        pm.run(module.operation)
+    except ir.MLIRError as error:
+        return [format_diagnostic(d) for d in error.error_diagnostics]
+    return []
 
 
 __all__ = [

@@ -195,12 +195,15 @@ def _state_anchors(options: CompileOptions, tensor_names: list[str]) -> list[Any
             if name not in known and mode != OutputMode.FINAL.value]
 
 
-def _run_passes(module: ir.Module, options: CompileOptions, training: bool, name: str, state: list[Any]) -> None:
+def _run_passes(module: ir.Module, options: CompileOptions, training: bool, name: str, state: list[Any],
+                timings: dict[str, float]) -> None:
     """The compile pipeline. With anchored state, it runs in two parts: up to poplar-build-program
     (ipu-insert-training has made the optimizer state and accumulators variables by then), then,
     after the module's ``ipu.anchored_state`` lists the entries naming a variable, the rest.
     The other names are left out: poptorch reports them after compiling, with the close matches
-    among every tensor name (``_anchors.check_anchors``)."""
+    among every tensor name (``_anchors.check_anchors``). The module is verified after the
+    last pass, not after each (``run_pipeline``'s ``verify_each``); ``timings`` gets each
+    pass's seconds (``passes.<name>``)."""
     from ipu_mlir.compiler.pass_pipeline import run_pipeline
     from ipu_mlir.compiler.pipelines import compile_pipeline
     from ipu_mlir.dialects.ipu import ARGUMENTS, RoleKind, read_roles
@@ -209,16 +212,16 @@ def _run_passes(module: ir.Module, options: CompileOptions, training: bool, name
     steps = compile_pipeline(options, training=training)
     at = next((i for i, step in enumerate(steps) if getattr(step, "name", None) == "poplar-build-program"), None)
     if not state or at is None:
-        run_pipeline(module, steps, name=name)
+        run_pipeline(module, steps, name=name, verify_each=False, timings=timings)
         return
-    run_pipeline(module, steps[:at], name=name)
+    run_pipeline(module, steps[:at], name=name, verify_each=False, timings=timings)
     kinds = (RoleKind.PARAMETER, RoleKind.BUFFER, RoleKind.CONSTANT, RoleKind.HYPER, RoleKind.OPTIMIZER_STATE,
              RoleKind.ACCUMULATOR)
     variables = {role.name for op in module.body.operations if op.operation.name == "func.func"
                  for role in read_roles(op.operation, ARGUMENTS) if role is not None and role.kind in kinds}
     with module.context, ir.Location.unknown(module.context):
         set_anchored_state(module.operation, [anchor for anchor in state if anchor.name in variables])
-    run_pipeline(module, steps[at:], name=name)
+    run_pipeline(module, steps[at:], name=name, verify_each=False, timings=timings)
 
 
 def _arg_dict(func: ir.Operation, index: int) -> dict[str, ir.Attribute]:
@@ -306,7 +309,10 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     the optimizer's update in one program). With ``cache_dir``, capture and the passes are
     skipped when the executable cache (``driver/cache.py``) holds the model's entry under the
     pre-capture key (``timings["cached"]`` and ``["precaptured"]`` are 1.0), or the passes
-    only under the post-capture key (``["cached"]`` 1.0). ``replica_ranks`` are the global ranks of
+    only under the post-capture key (``["cached"]`` 1.0). ``timings`` holds the seconds of
+    ``capture``, ``passes`` and ``decode`` and their parts: ``capture.<part>`` (the frontend's
+    export, joint trace and import), ``passes.<pass name>`` (and ``passes.input``, ``.mlir``,
+    ``.verify``: ``run_pipeline``), ``decode.artifact`` (the executable's bytecode). ``replica_ranks`` are the global ranks of
     the replicas this process runs (None: all ``options.replication_factor`` of them)."""
     training = optimizer is not None
     name = type(model).__name__
@@ -329,12 +335,14 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     if training:
         from ipu_mlir.compiler.frontend.training import capture_training
 
-        captured = capture_training(model, args, kwargs, context, anchors=[name for name, _, _ in options.anchors])
+        captured = capture_training(model, args, kwargs, context, anchors=[name for name, _, _ in options.anchors],
+                                    timings=timings)
         _check_trainable(model, captured)
     else:
         from ipu_mlir.compiler.frontend.capture import capture_inference  # here: a cache hit needs no torch.export
 
-        captured = capture_inference(model, args, kwargs, context, anchors=[name for name, _, _ in options.anchors])
+        captured = capture_inference(model, args, kwargs, context, anchors=[name for name, _, _ in options.anchors],
+                                     timings=timings)
     timings["capture"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -361,7 +369,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
         program = load_program(_graph_of(module), replica_ranks)
         timings["decode"], timings["cached"] = time.perf_counter() - start, 1.0
         return CompiledProgram(captured, cached, program, context, module, timings, cached.arguments, training)
-    _run_passes(module, options, training, name, _state_anchors(options, captured.tensor_names))
+    _run_passes(module, options, training, name, _state_anchors(options, captured.tensor_names), timings)
     timings["passes"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -386,6 +394,7 @@ def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any],
     executable = Executable.from_module(module, metadata)
     if key is not None:
         cache.put(key, executable)
+    timings["decode.artifact"] = time.perf_counter() - start
     program = load_program(graph, replica_ranks)
     timings["decode"] = time.perf_counter() - start
     compiled = CompiledProgram(captured, executable, program, context, module, timings, executable.arguments, training)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
+import time
 from collections.abc import Iterator, Sequence
 import warnings
 from typing import Any
@@ -230,12 +231,16 @@ def check_imported(module: ir.Module) -> None:
 
 
 def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context,
-                      anchors: Sequence[str] = ()) -> CapturedProgram:
+                      anchors: Sequence[str] = (), timings: dict[str, float] | None = None) -> CapturedProgram:
     """Export ``model(*args, **kwargs)`` and import it into ``context`` (Torch dialect). Each
     name of ``anchors`` that names a tensor of the graph (``anchors.py``) is one more result,
-    last, with role ``anchor``; other names (state variables) are left to the caller."""
+    last, with role ``anchor``; other names (state variables) are left to the caller.
+    ``timings`` gets the seconds of ``capture.export`` (with the decompositions) and ``capture.import``."""
+    timings = {} if timings is None else timings
+    start = time.perf_counter()
     with tensor_attributes_as_buffers(model) as attributes, recording_returned_inputs(model) as returned:
         program = export_model(model, args, kwargs)
+    timings["capture.export"] = time.perf_counter() - start
     signature = program.graph_signature
     graph = program.graph_module.graph
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
@@ -296,6 +301,7 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
     output_node.args = (tuple([v for _, v in buffer_updates] + tensor_values + [v for _, v in input_updates]
                               + [node for _, node in anchored]),)
 
+    start = time.perf_counter()
     module = import_program(program, context)
     set_roles(module, ARGUMENTS,
               [(k, w.name) for w, k in zip(weights, kinds, strict=True)] + [(RoleKind.INPUT, i.name) for i in inputs])
@@ -304,6 +310,7 @@ def capture_inference(model: torch.nn.Module, args: tuple, kwargs: dict, context
               + [(RoleKind.OUTPUT, s.name) for s in outputs]
               + [(RoleKind.INPUT_UPDATE, name) for name in updated] + anchor_roles(anchored))
     check_imported(module)
+    timings["capture.import"] = time.perf_counter() - start
     _, in_spec = pytree.tree_flatten((args, kwargs))
     return CapturedProgram(
         module=module,

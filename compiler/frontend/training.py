@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -268,12 +269,15 @@ def _strip(name: str) -> str:
 
 
 def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context,
-                     anchors: Sequence[str] = ()) -> TrainingCapture:
+                     anchors: Sequence[str] = (), timings: dict[str, float] | None = None) -> TrainingCapture:
     """Export ``model(*args, **kwargs)`` (micro-batch inputs) as one forward + backward function.
     Each name of ``anchors`` that names a forward tensor (``anchors.py``) is one more result,
-    last, with role ``anchor``."""
+    last, with role ``anchor``. ``timings`` gets the seconds of ``capture.export`` (the export
+    that finds the loss), ``capture.joint`` (the joint trace) and ``capture.import``."""
     from torch._functorch.aot_autograd import aot_export_joint_with_descriptors
 
+    timings = {} if timings is None else timings
+    start = time.perf_counter()
     stack = contextlib.ExitStack()
     # While traced, plain tensor attributes are buffers and returned inputs are recorded (mutation.py).
     attributes = stack.enter_context(tensor_attributes_as_buffers(model))
@@ -285,6 +289,8 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
         stack.close()
         raise
     wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
+    timings["capture.export"] = time.perf_counter() - start
+    start = time.perf_counter()
     try:
         with (fxtb.preserve_node_meta(), tracing(), _exporting(), fresh_blocks_per_run(model), _math_attention(),
               lowered_ops_whole(), _tensor_constants(), _no_mkldnn(), unchecked_linalg_errors(), reference_linear_cross_entropy(),
@@ -375,10 +381,13 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     output_node.args = (tuple(kept),)
     graph.lint()
     graph_module.recompile()
+    timings["capture.joint"] = time.perf_counter() - start
 
+    start = time.perf_counter()
     module = import_program(graph_module, context)
     _annotate(module, arguments, results)
     check_imported(module)
+    timings["capture.import"] = time.perf_counter() - start
     user_outputs = program.call_spec.out_spec
     exported_output = next(n for n in program.graph.nodes if n.op == "output")
     user_values = [v for spec, v in zip(program.graph_signature.output_specs, exported_output.args[0], strict=True)
