@@ -6,10 +6,14 @@ For inference (``deviceIterations`` = m micro-batches per call) and training
 ``PipelinedExecution`` (stages of different micro-batches overlap in worker threads) and
 with ``ShardedExecution`` (one IPU busy at a time), their speed ratio, eager PyTorch on
 the same micro-batches, and the measured stage utilisation (busy time of each IPU over
-the loop's wall time) against the ideal m / (m + p - 1) of a p-stage pipeline. Last, pipelined
+the loop's wall time) against the ideal m / (m + p - 1) of a p-stage pipeline. Each
+configuration runs ``--runs`` rounds (sharded, pipelined and eager calls in turn) and
+prints the median and range of the speed-up and utilisation over the rounds; ``--timeline``
+adds where the pipelined loop's time goes (waiting, hand-off, Python between tasks, the
+time per kind of step: :mod:`ipu_mlir.runtime.pipeline_timeline`). Last, pipelined
 training with recomputation (``_Popart.set("autoRecomputation", 3)``) against stashing:
 time and IPU 0's stash.
-Usage: ``python bench/pipeline.py [--quick]``.
+Usage: ``python bench/pipeline.py [--quick] [--runs N] [--timeline]``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import torch.nn as nn
 
 import poptorch
 from ipu_mlir.artifact.schedule import ideal_utilisation
+from ipu_mlir.runtime.pipeline_timeline import PipelineTrace, breakdown
 
 WIDTH = 1024
 LAYERS_PER_STAGE = 3
@@ -45,21 +50,21 @@ class TwoStage(nn.Module):
             return out, self.loss(out, target)
 
 
-def _median(fn, repeats: int) -> float:  # noqa: ANN001
-    fn()
+def _median_call(fn, repeats: int, after=None) -> float:  # noqa: ANN001
+    """The median time of ``repeats`` calls of ``fn`` (``after()`` runs after each, untimed)."""
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
+        if after is not None:
+            after()
     return statistics.median(times)
 
 
-def _utilisation(trace: list[tuple[int, int, int, int, float, float]], ipus: int) -> float:
-    """Busy time of all IPUs over ipus x the wall time from the first task to the last."""
-    span = max(end for *_, end in trace) - min(start for *_, start, _ in trace)
-    busy = sum(end - start for *_, start, end in trace)
-    return busy / (ipus * span)
+def _range(values: list[float], fmt: str) -> str:
+    """``median [min-max]`` of ``values``."""
+    return f"{statistics.median(values):{fmt}} [{min(values):{fmt}}-{max(values):{fmt}}]"
 
 
 def _wrapper(training: bool, kind: str, m: int, model: nn.Module, recompute: bool = False):  # noqa: ANN202
@@ -78,18 +83,14 @@ def _wrapper(training: bool, kind: str, m: int, model: nn.Module, recompute: boo
     return poptorch.inferenceModel(model.eval(), options)
 
 
-def run(training: bool, m: int, repeats: int) -> None:
+def run(training: bool, m: int, repeats: int, runs: int, timeline: bool) -> None:
+    """``runs`` rounds, each timing sharded, pipelined and eager calls in turn (``repeats``
+    calls each, median), so that the machine's load hits all three alike; the speed-up and
+    utilisation of each round, as median [min-max] over the rounds."""
     torch.manual_seed(0)
     x, y = torch.randn(m * BATCH, WIDTH), torch.randn(m * BATCH, WIDTH)
     mode = "training" if training else "inference"
-    times, utilisation = {}, 0.0
-    for kind in ("sharded", "pipelined"):
-        model = TwoStage()
-        wrapper = _wrapper(training, kind, m, model)
-        times[kind] = _median(lambda wrapper=wrapper: wrapper(x, y), repeats)
-        if kind == "pipelined":
-            utilisation = _utilisation(wrapper._compiled.program.last_trace, 2)
-        wrapper.destroy()
+    wrappers = {kind: _wrapper(training, kind, m, TwoStage()) for kind in ("sharded", "pipelined")}
     eager_model = TwoStage()
     eager_model = eager_model.train() if training else eager_model.eval()
     optimizer = torch.optim.SGD(eager_model.parameters(), lr=1e-3)
@@ -106,11 +107,47 @@ def run(training: bool, m: int, repeats: int) -> None:
                 for i in range(m):
                     eager_model(x[i * BATCH:(i + 1) * BATCH], y[i * BATCH:(i + 1) * BATCH])
 
-    eager_time = _median(eager, repeats)
-    print(f"{torch.get_num_threads()} thread(s)  {mode:9s} m={m:2d}  eager {eager_time * 1e3:7.1f} ms  sharded {times['sharded'] * 1e3:7.1f} ms  "
-          f"pipelined {times['pipelined'] * 1e3:7.1f} ms  speed-up pipelined/sharded {times['sharded'] / times['pipelined']:.2f}x  "
-          f"pipelined/eager {times['pipelined'] / eager_time:.2f}  utilisation {utilisation:.2f} "
-          f"(ideal m/(m+p-1) = {ideal_utilisation(2, m):.2f})")
+    calls = {kind: (lambda wrapper=wrapper: wrapper(x, y)) for kind, wrapper in wrappers.items()} | {"eager": eager}
+    for call in calls.values():  # compile, warm up
+        call()
+    program = wrappers["pipelined"]._compiled.program
+    times: dict[str, list[float]] = {kind: [] for kind in calls}
+    utilisation: list[float] = []
+    traces: list[PipelineTrace] = []
+    for _ in range(runs):
+        for kind, call in calls.items():
+            if kind == "pipelined":
+                round_traces: list[PipelineTrace] = []
+                times[kind].append(_median_call(call, repeats, lambda: round_traces.append(program.last_trace)))
+                utilisation.append(statistics.median(breakdown(t).utilisation for t in round_traces))
+                traces += round_traces
+            else:
+                times[kind].append(_median_call(call, repeats))
+    speed_up = [s / p for s, p in zip(times["sharded"], times["pipelined"], strict=True)]
+    ideal = ideal_utilisation(2, m)
+    print(f"{torch.get_num_threads()} thread(s)  {mode:9s} m={m:2d}  eager {statistics.median(times['eager']) * 1e3:7.1f} ms  "
+          f"sharded {statistics.median(times['sharded']) * 1e3:7.1f} ms  pipelined {statistics.median(times['pipelined']) * 1e3:7.1f} ms  "
+          f"pipelined/eager {statistics.median(times['pipelined']) / statistics.median(times['eager']):.2f}")
+    print(f"    over {runs} runs: speed-up pipelined/sharded {_range(speed_up, '.2f')}x  "
+          f"utilisation {_range(utilisation, '.3f')} (ideal m/(m+p-1) = {ideal:.3f}, "
+          f"gap {100 * (ideal - statistics.median(utilisation)):.1f} points)")
+    if timeline:
+        # The call of median utilisation, then one profiled call (timing each step costs a little).
+        traces.sort(key=lambda t: breakdown(t).utilisation)
+        parts = breakdown(traces[len(traces) // 2])
+        busy_per_call = sum(parts.busy.values())
+        print("    timeline of the median call: " + parts.text(ideal, m).replace("\n", "\n    "))
+        print(f"      a stage runs {busy_per_call / statistics.median(times['sharded']):.3f}x its sharded time "
+              "(both IPUs busy vs one; the sharded call's overhead included)")
+        os.environ["IPU_MLIR_PIPELINE_PROFILE"] = "1"
+        try:
+            calls["pipelined"]()
+        finally:
+            del os.environ["IPU_MLIR_PIPELINE_PROFILE"]
+        profiled = breakdown(program.last_trace)
+        print("      profiled call: " + profiled.text(ideal, m).splitlines()[-1].strip())
+    for wrapper in wrappers.values():
+        wrapper.destroy()
 
 
 def run_recompute(m: int, repeats: int) -> None:
@@ -120,7 +157,8 @@ def run_recompute(m: int, repeats: int) -> None:
     results = {}
     for recompute in (False, True):
         wrapper = _wrapper(True, "pipelined", m, TwoStage(), recompute=recompute)
-        time_ = _median(lambda wrapper=wrapper: wrapper(x, y), repeats)
+        wrapper(x, y)  # compile, warm up
+        time_ = _median_call(lambda wrapper=wrapper: wrapper(x, y), repeats)
         results[recompute] = (time_, wrapper._compiled.memory_per_ipu()[0]["stash"])
         wrapper.destroy()
     (stash_time, stash_bytes), (re_time, re_bytes) = results[False], results[True]
@@ -131,9 +169,15 @@ def run_recompute(m: int, repeats: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats and micro-batches (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, runs and micro-batches (a smoke run)")
+    parser.add_argument("--runs", type=int, default=None, help="rounds of sharded / pipelined / eager calls (default 5, 2 with --quick)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="print where each pipelined loop's time goes (runtime/pipeline_timeline.py)")
     args = parser.parse_args()
-    print(f"host: {os.cpu_count()} cores, torch {torch.__version__}; "
+    runs = args.runs if args.runs is not None else 2 if args.quick else 5
+    if runs < 1:
+        parser.error("--runs must be at least 1")
+    print(f"host: {os.cpu_count()} cores, torch {torch.__version__}, load average {os.getloadavg()[0]:.2f}; "
           f"2 stages of {LAYERS_PER_STAGE} x Linear({WIDTH}, {WIDTH}), micro-batch {BATCH}")
     repeats = 3 if args.quick else 10
     default_threads = torch.get_num_threads()
@@ -142,10 +186,11 @@ def main() -> None:
     for threads in sorted({1, default_threads}, reverse=True):
         torch.set_num_threads(threads)
         for m in ((4,) if args.quick else (4, 16)):
-            run(False, m, repeats)
-            run(True, m, repeats)
+            run(False, m, repeats, runs, args.timeline)
+            run(True, m, repeats, runs, args.timeline)
         if threads == 1:
             run_recompute(4 if args.quick else 16, repeats)
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
