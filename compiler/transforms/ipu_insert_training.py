@@ -38,11 +38,13 @@ from ipu_mlir.dialects.ipu import (
 from ipu_mlir.dialects import ipu_training
 from ipu_mlir.dialects.ipu_anchor import result_output_modes, set_result_output_mode
 from ipu_mlir.dialects.ipu_training import REPLICA_GROUP_ATTR
-from ipu_mlir.dialects.poplar import ReplicaShard, TensorLocations, tensor_locations_of
+from ipu_mlir.dialects.pipeline import plan_of
+from ipu_mlir.dialects.poplar import TensorLocations, tensor_locations_of
 from ipu_mlir.dialects.poplar.gcl import CommGroup, CommGroupAttr, CommGroupKind
 from ipu_mlir.support.ir_build import boolean, f64, i64, string
 
 from .. import replica_sharding
+from ..replica_sharding import ShardPlan
 from ..pass_base import Diagnostics, ModulePass, PassFailure
 from ..torch_ir import vtensor_shape_dtype
 
@@ -176,13 +178,19 @@ class InsertTraining(ModulePass):
             if name not in params:
                 raise ValueError(f"result 'grad' of '{name}' has no matching 'parameter' argument")
         groups = _replica_groups(func, arg_roles)
-        # Replicated tensor sharding of the optimizer state: weight -> its sharding.
-        sharded = replica_sharding.sharded_weights(locations, spec, params, grads, groups, self.replication_factor)
+        # Replicated tensor sharding (compiler/replica_sharding.py): weight -> what is sharded
+        # of it; ``sharded`` holds the weights whose update runs on the replica's parts.
+        plans = replica_sharding.plan_sharding(locations, spec, params, grads, groups, self.replication_factor,
+                                               self.gradient_accumulation)
+        replica_sharding.check_pipelined(plans, plan_of(func))
+        sharded = {name: plan for name, plan in plans.items() if plan.on_parts}
+        for name, plan in plans.items():
+            if plan.weight:  # the argument becomes the part, gathered where the passes read it
+                replica_sharding.gather_weight(body, params[name], plan.shard)
         # Clipping and automatic loss scaling need whole gradients: reduced whole, then each
         # replica takes its part; otherwise the gradient is reduce-scattered.
         scatter = spec.max_grad_norm is None and not self.auto_loss_scaling
-        state_shards = {f"{name}/{state}": shard for name, shard in sharded.items()
-                        for state in spec.update_op.state_names(spec.flags)}
+        state_shards = replica_sharding.sharded_arguments(plans, spec.update_op.state_names(spec.flags))
 
         scalar = _scalar_type()
         new_args: list[tuple[RoleKind, str, ir.Type]] = []  # appended arguments
@@ -235,7 +243,7 @@ class InsertTraining(ModulePass):
                 if new_scale is not None:
                     updates.append((RoleKind.STATE_UPDATE, "loss_scaling", new_scale))
         else:
-            updates = self._accumulate(func, spec, params, grads, add_arg, terminator, groups, sharded, scatter)
+            updates = self._accumulate(func, spec, params, grads, add_arg, terminator, groups, plans, scatter)
 
         kept = [(role, value) for role, value in zip(res_roles, results, strict=True) if role[0] != RoleKind.GRAD]
         # An anchored result keeps its #ipu.output_mode (the signature below writes roles only).
@@ -262,9 +270,11 @@ class InsertTraining(ModulePass):
 
     def _accumulate(self, func: ir.Operation, spec: Optimizer, params: dict[str, ir.Value], grads: dict[str, ir.Value],
                     add_arg: Any, terminator: ir.Operation, groups: dict[str, ir.Attribute],
-                    sharded: dict[str, ReplicaShard], scatter: bool) -> list[tuple[str, str, ir.Value]]:
+                    plans: dict[str, ShardPlan], scatter: bool) -> list[tuple[str, str, ir.Value]]:
         """G > 1: the step adds its gradients into accumulators; a second function,
-        ``@update``, applies the optimizer to them once per G steps and zeroes them."""
+        ``@update``, applies the optimizer to them once per G steps and zeroes them. A sharded
+        accumulator adds the replica's part of each micro-batch's reduced gradient."""
+        sharded = {name: plan for name, plan in plans.items() if plan.on_parts}
         scalar = _scalar_type()
         updates: list[tuple[RoleKind, str, ir.Value]] = []
         count = add_arg(RoleKind.ACCUMULATOR, COUNTER, scalar)
@@ -276,6 +286,8 @@ class InsertTraining(ModulePass):
             updates.append((RoleKind.ACCUMULATOR_UPDATE, COUNTER, new_count))
             for name, grad in grads.items():
                 grad = _cast(grad, accum_dtype)
+                if name in plans and plans[name].accumulator:  # reduce-scattered per micro-batch
+                    grad = replica_sharding.shard(grad, self.reduction, plans[name].shard)
                 accumulator = add_arg(RoleKind.ACCUMULATOR, f"{name}/accum", grad.type)
                 accum_types[name] = grad.type
                 op = build(ipu_d.AccumulateGradOp, accumulator, grad, new_count, string(self.reduction),
@@ -326,7 +338,8 @@ class InsertTraining(ModulePass):
                                                           operands=[accumulator, factor]).result
                 else:
                     effective[name] = accumulator
-            effective = self._reduce_across_replicas(effective, groups, sharded if scatter else {})
+            effective = replica_sharding.reduce_accumulated(
+                effective, plans, scatter, lambda grads, scattered: self._reduce_across_replicas(grads, groups, scattered))
             new_scale = _auto_loss_scale(effective, update_hyper(0, "loss_scaling")) if self.auto_loss_scaling else None
             if spec.max_grad_norm is not None:
                 effective = _clip(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
@@ -346,13 +359,12 @@ class InsertTraining(ModulePass):
             results.append((RoleKind.ACCUMULATOR_UPDATE, COUNTER, zero_count))
             func_d.ReturnOp([value for _, _, value in results])
         _set_signature(update.operation, roles + extra, [(k, n) for k, n, _ in results], [v for _, _, v in results])
-        replica_sharding.mark_sharded_arguments(update.operation, {f"{name}/{state}": shard for name, shard in sharded.items()
-                                                                   for state in spec.update_op.state_names(spec.flags)})
+        replica_sharding.mark_sharded_arguments(update.operation,
+                                                replica_sharding.sharded_arguments(plans, spec.update_op.state_names(spec.flags)))
         return updates
 
-
     def _reduce_across_replicas(self, grads: dict[str, ir.Value], groups: dict[str, ir.Attribute],
-                                sharded: dict[str, ReplicaShard]) -> dict[str, ir.Value]:
+                                sharded: dict[str, ShardPlan]) -> dict[str, ir.Value]:
         """Each gradient reduced across the replicas of its groups (at the current insertion
         point): all replicas, or a grouped weight's groups; a group of one needs nothing. A
         gradient in ``sharded`` is reduce-scattered: the replica's part of the reduction."""
@@ -362,7 +374,7 @@ class InsertTraining(ModulePass):
         reduced = {}
         for name, grad in grads.items():
             if name in sharded:
-                reduced[name] = replica_sharding.shard(grad, self.reduction, sharded[name])
+                reduced[name] = replica_sharding.shard(grad, self.reduction, sharded[name].shard)
                 continue
             group = groups.get(name, everyone)
             if CommGroup.from_attr(group).group_size(self.replication_factor) == 1:
@@ -392,21 +404,22 @@ def _set_signature(func: ir.Operation, arg_roles: list[tuple[RoleKind, str]], re
     write_roles(func, RESULTS, res_roles)
 
 
-def _local_parts(grads: dict[str, ir.Value], sharded: dict[str, ReplicaShard]) -> dict[str, ir.Value]:
+def _local_parts(grads: dict[str, ir.Value], sharded: dict[str, ShardPlan]) -> dict[str, ir.Value]:
     """Each (whole, reduced) gradient in ``sharded`` as the replica's part of it."""
-    return {name: replica_sharding.shard(grad, "local", sharded[name]) if name in sharded else grad
+    return {name: replica_sharding.shard(grad, "local", sharded[name].shard) if name in sharded else grad
             for name, grad in grads.items()}
 
 
 def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str, ir.Value], add_arg: Any,
                    hyper: Any, state_dtypes: dict[str, str],
-                   sharded: dict[str, ReplicaShard]) -> list[tuple[RoleKind, str, ir.Value]]:
+                   sharded: dict[str, ShardPlan]) -> list[tuple[RoleKind, str, ir.Value]]:
     """One update op per gradient (at the current insertion point); returns the results' roles.
     Each state argument has the element type ``state_dtypes`` gives it (default: its weight's);
     the op runs in the widest type of weight, gradient and state, and its results are cast
     back to the types they are stored in. A weight in ``sharded`` (its gradient already the
-    replica's part) updates the replica's part of itself with its state parts, and the parts
-    are gathered into the whole new weight."""
+    replica's part) updates the replica's part of itself with its state parts; the parts are
+    gathered into the whole new weight, unless the weight itself is sharded (its argument is
+    the part, which the replica keeps)."""
     scalar = _scalar_type()
     update_op = spec.update_op
     state_names = update_op.state_names(spec.flags)
@@ -414,8 +427,9 @@ def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str
     updates: list[tuple[RoleKind, str, ir.Value]] = []
     for name, grad in grads.items():
         whole = weight = params[name]
-        if name in sharded:
-            weight = replica_sharding.shard(whole, "local", sharded[name])
+        local = name in sharded and not sharded[name].weight  # a whole weight, updated part by part
+        if local:
+            weight = replica_sharding.shard(whole, "local", sharded[name].shard)
         group = spec.param_groups.get(name, 0)
         weight_dtype = vtensor_shape_dtype(weight.type)[1]
         stored = [state_dtypes.get(s, weight_dtype) for s in state_names]
@@ -428,8 +442,8 @@ def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str
                               step, hyper_values, spec.flags)
         outs = list(op.operation.results)
         new_weight = _cast(outs[0], weight_dtype)
-        if name in sharded:
-            new_weight = replica_sharding.unshard(new_weight, whole.type, sharded[name])
+        if local:
+            new_weight = replica_sharding.unshard(new_weight, whole.type, sharded[name].shard)
         updates.append((RoleKind.WEIGHT_UPDATE, name, new_weight))
         for state_name, dtype, value in zip(state_names, stored, outs[1 : 1 + len(state)], strict=True):
             updates.append((RoleKind.STATE_UPDATE, f"{name}/{state_name}", _cast(value, dtype)))

@@ -748,7 +748,8 @@ class PoplarExecutor(CountersMixin):
         from . import _replica_grouping
 
         _replica_grouping.check(self, replicas.total)
-        self._options.TensorLocations._check_sharding(replicas.total, self._training)
+        self._options.TensorLocations._check_sharding(replicas.total, self._training,
+                                                      self._options.Training.gradient_accumulation)
         if replicas.ranks is not None:  # several processes: torch.distributed carries the collectives
             from . import _distributed
 

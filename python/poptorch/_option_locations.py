@@ -169,18 +169,15 @@ class _TensorLocationOptions(_OptionGroup):
                 f"the activation settings."
             )
         self._locations[kind] = location._stored_copy()  # read by ipu-insert-training and poplar-place-tensors
-        if kind in ("weight", "accumulator") and location.replicated_tensor_sharding:
-            _logging.warn_no_effect(f"Options.TensorLocations.{method}(...).useReplicatedTensorSharding", True,
-                                    "replicated tensor sharding applies to the optimizer state only: every replica "
-                                    f"holds whole {kind} tensors, on or off chip as useOnChipStorage says")
         return self
 
-    def _check_sharding(self, replicas: int, training: bool) -> None:
+    def _check_sharding(self, replicas: int, training: bool, accumulation: int = 1) -> None:
         """At compile time: what a setting cannot do for this model is said once to have no
-        effect. Sharding needs replicas, and (but for weights) training; off-chip activations
-        need a backward pass that reads them."""
+        effect. Sharding needs replicas and training (accumulators exist with gradient
+        accumulation only); off-chip activations need a backward pass that reads them."""
         what = {"weight": "weights", "optimizer": "the optimizer state", "accumulator": "the gradient accumulators"}
-        for kind, method in (("optimizer", "setOptimizerLocation"),):
+        for kind, method in (("weight", "setWeightLocation"), ("optimizer", "setOptimizerLocation"),
+                             ("accumulator", "setAccumulatorLocation")):
             if not self._locations[kind].replicated_tensor_sharding:
                 continue
             option = f"Options.TensorLocations.{method}(...).useReplicatedTensorSharding"
@@ -191,6 +188,9 @@ class _TensorLocationOptions(_OptionGroup):
                 _logging.warn_no_effect(option, True, "an inference model's weights are read, never updated: every "
                                                       "replica holds them whole" if kind == "weight" else
                                         f"an inference model has no {what[kind][4:]} to shard")
+            elif kind == "accumulator" and accumulation == 1:
+                _logging.warn_no_effect(option, True, "gradient accumulators exist with "
+                                                      "Options.Training.gradientAccumulation > 1 only, and it is 1")
         if not training and self._locations["activation"].on_chip is False:
             _logging.warn_no_effect("Options.TensorLocations.setActivationLocation", self._locations["activation"],
                                     "off-chip activations are the forward values a training step's backward pass "

@@ -120,19 +120,6 @@ def test_io_tiles_to_load_need_io_tiles() -> None:
         training(x, y)
 
 
-def test_replicated_tensor_sharding_of_weights_warns_that_it_has_no_effect(caplog: pytest.LogCaptureFixture) -> None:
-    """Only the optimizer state is sharded (test_replicated_tensor_sharding.py); weights stay whole."""
-    from poptorch import _logging
-
-    _logging.reset_warn_once()
-    options = poptorch.Options()
-    with caplog.at_level("WARNING", logger="poptorch"):
-        options.TensorLocations.setWeightLocation(poptorch.TensorLocationSettings().useReplicatedTensorSharding(True))
-    assert ("Options.TensorLocations.setWeightLocation(...).useReplicatedTensorSharding(True) was accepted but has "
-            "no effect in the IPU Model emulator (replicated tensor sharding applies to the optimizer state only: "
-            "every replica holds whole weight tensors") in caplog.text
-
-
 def test_io_tiles_carry_the_remote_copies_same_numbers() -> None:
     """useIOTilesToLoad / useIOTilesToStore with numIOTiles: the optimizer state's remote copies
     go through the I/O tiles (poplar.io_tiles on each), the cost model charges them as exchanges
