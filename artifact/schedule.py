@@ -22,7 +22,7 @@ import html
 from torch_mlir import ir
 
 from ipu_mlir.dialects.pipeline import ScheduleKind, phases_of, plan_of
-from ipu_mlir.dialects.poplar import interface_of, memory_plan_of, streaming_of
+from ipu_mlir.dialects.poplar import interface_of, io_tile_memory_of, memory_plan_of, streaming_of
 
 
 def pipelined_steps(num_stages: int, micro_batches: int) -> list[list[tuple[int, int]]]:
@@ -155,6 +155,7 @@ class ScheduleSummary:
     note: str | None = None  # e.g. why a pipelined plan runs micro-batch by micro-batch
     remote: dict[int, RemoteTraffic] = dataclasses.field(default_factory=dict)  # streaming memory by IPU
     stage_phases: list[int] | None = None  # the phase of each stage of a phased step (#pipeline.phases)
+    io_tiles: tuple[int, int] = (0, 0)  # each IPU's I/O tiles and their bytes (#poplar.io_tile_memory)
 
     def _remote_line(self) -> str:
         if not self.remote:
@@ -166,6 +167,9 @@ class ScheduleSummary:
                            self.stage_phases)
         if self.remote:
             text += self._remote_line() + "\n"
+        if self.io_tiles[0]:
+            text += (f"I/O tiles: {self.io_tiles[0]} per IPU, {self.io_tiles[1]:,} B each IPU (set aside, not in the "
+                     "peak memory)\n")
         return text + (f"note: {self.note}\n" if self.note else "")
 
     def html(self) -> str:
@@ -178,11 +182,15 @@ class ScheduleSummary:
 
 def memory_report(graph: ir.Operation) -> dict[int, dict[str, int]]:
     """Each IPU's bytes (variables, temporaries, stash, total) from the graph's memory
-    plan (poplar-plan-memory), and ``streaming``: the bytes of its remote buffers in
-    streaming memory (``#poplar.streaming_memory``, not part of the on-chip total); empty without a plan."""
+    plan (poplar-plan-memory), ``streaming``: the bytes of its remote buffers in streaming
+    memory (``#poplar.streaming_memory``), and ``io_tiles``: the memory of the I/O tiles it
+    sets aside (``#poplar.io_tile_memory``, numIOTiles), which the compute tiles holding the
+    on-chip total cannot use; neither is part of the total. Empty without a plan."""
     plan = memory_plan_of(graph)
     streaming = streaming_of(graph)
-    return {} if plan is None else {entry.ipu: entry.to_dict() | {"streaming": streaming.get(entry.ipu, 0)}
+    _, io_tiles = io_tile_memory_of(graph)
+    return {} if plan is None else {entry.ipu: entry.to_dict() | {"streaming": streaming.get(entry.ipu, 0),
+                                                                  "io_tiles": io_tiles}
                                     for entry in plan.ipus}
 
 
@@ -265,7 +273,8 @@ def summarize(graph: ir.Operation) -> ScheduleSummary:
     return ScheduleSummary(str(kind), stage_ipus, forward, _micro_batches(main, interface.step), training,
                            {entry.ipu: entry.total for entry in memory.ipus} if memory else None,
                            remote=remote_traffic(graph, interface.step, interface.update),
-                           stage_phases=None if phases is None else list(phases.stage_phases))
+                           stage_phases=None if phases is None else list(phases.stage_phases),
+                           io_tiles=io_tile_memory_of(graph))
 
 
 def _micro_batches(main: ir.Operation, step: str) -> int:

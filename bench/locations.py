@@ -5,7 +5,8 @@ off chip (``Options.TensorLocations.setOptimizerLocation`` / ``setWeightLocation
 before / after, the step time against eager PyTorch and the largest difference of the
 loss and the updated weights.
 With ``--activations`` the forward activations the backward pass reads go off chip too
-(``setActivationLocation``), lowering the peak of live temporaries.
+(``setActivationLocation``): more streaming memory, and a lower on-chip peak where that peak is
+at the turn from forward to backward (BERT-base's is at the update, where every gradient is live).
 Usage: ``python bench/locations.py [--layers N] [--repeats N] [--optimizer sgd|adam] [--activations]``.
 """
 

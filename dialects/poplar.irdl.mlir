@@ -61,6 +61,11 @@ module {
       %0 = irdl.base "#builtin.array" 
       irdl.parameters(ipus: %0)
     }
+    irdl.attribute @io_tile_memory {
+      %0 = irdl.base "#builtin.integer" 
+      %1 = irdl.base "#builtin.integer" 
+      irdl.parameters(tiles: %0, bytes: %1)
+    }
     irdl.attribute @replica_shard {
       %0 = irdl.base "#builtin.dense_array" 
       %1 = irdl.base "#builtin.integer" 

@@ -26,7 +26,16 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects.pipeline import plan_of
 from ipu_mlir.dialects.pipeline_attrs import STAGE_ATTR, ipu_of
-from ipu_mlir.dialects.poplar import MEMORY_ATTR, POPLAR_VIEWS, STREAMING_ATTR, IpuMemory, MemoryPlan, streaming_attr
+from ipu_mlir.dialects.poplar import (
+    IO_TILE_MEMORY_ATTR,
+    MEMORY_ATTR,
+    POPLAR_VIEWS,
+    STREAMING_ATTR,
+    IpuMemory,
+    MemoryPlan,
+    io_tile_memory_attr,
+    streaming_attr,
+)
 from ipu_mlir.dialects.poplar import REMOTE_BUFFER_ATTR, variable_kind
 from ipu_mlir.dialects.poplar.planning import (
     AVAILABLE_MEMORY_ATTR,
@@ -221,6 +230,9 @@ class PlanMemory(ModulePass):
             graph.attributes[MEMORY_ATTR] = plan.attr()
             if streaming:
                 graph.attributes[STREAMING_ATTR] = streaming_attr(streaming)
+            if self.io_tiles:  # each IPU's I/O tiles: memory the compute tiles cannot use
+                graph.attributes[IO_TILE_MEMORY_ATTR] = io_tile_memory_attr(self.io_tiles,
+                                                                            self.io_tiles * self.bytes_per_tile)
 
 
     def _record_defaults(self, graph: ir.Operation) -> None:

@@ -193,6 +193,35 @@ def streaming_of(graph: ir.Operation) -> dict[int, int]:
     return result
 
 
+IO_TILE_MEMORY_ATTR = "poplar.io_tile_memory"  # on a poplar.graph: #poplar.io_tile_memory
+
+
+class IoTileMemoryAttr(Poplar.Attribute, name="io_tile_memory"):
+    """The I/O tiles each IPU of a graph sets aside (``Options.TensorLocations.numIOTiles``):
+    ``#poplar.io_tile_memory<32 : i64, 20447232 : i64>`` (tiles, and their bytes, which the
+    compute tiles cannot use). Written by ``poplar-plan-memory`` when there are some."""
+
+    tiles: ir.IntegerAttr
+    bytes: ir.IntegerAttr
+
+
+def io_tile_memory_attr(tiles: int, size: int) -> ir.Attribute:
+    return IoTileMemoryAttr.get(i64(tiles), i64(size))
+
+
+def io_tile_memory_of(graph: ir.Operation) -> tuple[int, int]:
+    """(I/O tiles, their bytes) of each IPU of the graph; (0, 0) without any."""
+    if IO_TILE_MEMORY_ATTR not in graph.attributes:
+        return 0, 0
+    attr = graph.attributes[IO_TILE_MEMORY_ATTR]
+    if not isinstance(attr, IoTileMemoryAttr):
+        raise ValueError(f"'{IO_TILE_MEMORY_ATTR}' must be a #poplar.io_tile_memory<tiles, bytes>, got {attr}")
+    tiles, size = _int(attr.tiles, "tiles"), _int(attr.bytes, "bytes")
+    if tiles < 0 or size < 0:
+        raise ValueError(f"'{IO_TILE_MEMORY_ATTR}' tiles and bytes must be >= 0, got {tiles} and {size}")
+    return tiles, size
+
+
 def _buffer_of(v: Rules, op: PoplarOp) -> None:
     from .graph import _find_in_graph
 
