@@ -211,6 +211,13 @@ class BuildProgram(ModulePass):
         names = [name for name, (kind, _) in variables_spec.items() if kind != RoleKind.INPUT]
         for problem in state_anchor_problems(state, names):
             diag.error(module, f"poplar-build-program: {problem}")
+        for anchor in state:  # a sharded variable holds one replica's part: no stream carries the tensor
+            if anchor.name in shards:
+                diag.error(module, f"poplar-build-program: the anchored tensor '{anchor.name}' is sharded across the "
+                                   "replicas (TensorLocationSettings.useReplicatedTensorSharding): each replica holds "
+                                   "only its part, so it cannot be streamed after each step. Anchor it with "
+                                   "OutputMode.Final (read after the call, which joins the parts), or keep its class "
+                                   "unsharded")
         named = list(anchored.values()) + [(anchor.name, anchor.mode) for anchor in state]
         every_n = list(modes.values()) + [(anchor.mode.mode, anchor.mode.period) for anchor in state]
         problem = anchor_period_problem(named, every_n, self.device_iterations, self.gradient_accumulation,

@@ -161,4 +161,6 @@ def anchored_value(executor: PoplarExecutor, short_name: str) -> torch.Tensor:
         store = executor._stores[executor._compiled.program.variables[long_name].ipu].tensors
     if store is None or long_name not in store:
         raise not_run
+    if long_name in executor._compiled.program.shards:  # sharded across replicas: every replica's part, joined
+        return executor._get(long_name).detach().clone().cpu()
     return store[long_name].detach().clone().cpu()

@@ -313,3 +313,30 @@ def test_pipelining_refuses_sharded_weights_and_accumulators() -> None:
             "replicated tensor sharding of the weights and gradient accumulators (back.bias, back.weight, front.bias, "
             "front.weight) is not available with PipelinedExecution (3 stages)")):
         training(torch.randn(12, 8), torch.randn(12, 3))
+
+
+def _anchored(mode: poptorch.OutputMode):
+    model = Regression()
+    options = poptorch.Options().replicationFactor(2).deviceIterations(2)
+    options.TensorLocations.setWeightLocation(_sharded())
+    options.anchorTensor("w", "net.0.weight", mode)
+    training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.05))
+    x, y = _batches(MICRO * 2 * 2)[0]
+    return model, training, x, y
+
+
+def test_a_sharded_weight_anchored_final_is_read_whole() -> None:
+    model, training, x, y = _anchored(poptorch.OutputMode.Final)
+    training(x, y)
+    anchored = training.getAnchoredTensor("w")
+    training.copyWeightsToHost()
+    torch.testing.assert_close(anchored, model.net[0].weight.detach(), **EXACT)
+
+
+def test_a_sharded_weight_cannot_be_streamed_after_each_step() -> None:
+    _, training, x, y = _anchored(poptorch.OutputMode.All)
+    with pytest.raises(Exception, match=re.escape(
+            "the anchored tensor 'net.0.weight' is sharded across the replicas (TensorLocationSettings."
+            "useReplicatedTensorSharding): each replica holds only its part, so it cannot be streamed after each step. "
+            "Anchor it with OutputMode.Final")):
+        training(x, y)
