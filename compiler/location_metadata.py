@@ -37,13 +37,26 @@ def module_path(op: ir.Operation | ir.OpView) -> str | None:
     return None
 
 
+def _entry(op: ir.Operation | ir.OpView, key: str) -> ir.Attribute | None:
+    """One entry of the op's location metadata (None if absent): a passes' hot path, which
+    reads one key without building the dict of every entry (``metadata``)."""
+    location = op.location
+    if not isinstance(location, ir.FusedLoc):
+        return None
+    try:
+        meta = ir.DictAttr(location.metadata)
+    except ValueError:  # fused location without a dictionary: not ours
+        return None
+    return meta[key] if key in meta else None
+
+
 def is_backward(op: ir.Operation | ir.OpView) -> bool:
     """Whether the frontend marked the op as part of the backward pass (``bwd = true``)."""
-    value = metadata(op).get(BACKWARD)
+    value = _entry(op, BACKWARD)
     return isinstance(value, ir.BoolAttr) and ir.BoolAttr(value).value
 
 
 def seq_nr(op: ir.Operation | ir.OpView) -> int | None:
     """The op's autograd sequence number (``seq_nr``), or None when the frontend gave none."""
-    value = metadata(op).get(SEQ_NR)
+    value = _entry(op, SEQ_NR)
     return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None
