@@ -93,6 +93,7 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
     from .transforms.pipeline_schedule import PipelineSchedule
     from .transforms.poplar_build_program import BuildProgram
     from .transforms.poplar_estimate_cycles import EstimateCycles
+    from .transforms.poplar_fuse_elementwise import FuseElementwise
     from .transforms.poplar_fuse_linear import FuseLinear
     from .transforms.poplar_map_tiles import MapTiles
     from .transforms.poplar_place_tensors import PlaceTensors
@@ -155,6 +156,11 @@ def compile_pipeline(options: CompileOptions, *, training: bool) -> list[Pipelin
         SharePoolIndices(),
         # After poplar-plan-in-place, which erases the copies of in-place updates.
         ShareBuffers(),
+        # Chains of element-wise ops -> one popops_map each (run without materialising
+        # intermediates); after poplar-fuse-linear (a bias add fused here would no longer
+        # be a linear layer's) and poplar-plan-in-place (an update expression grown here
+        # would no longer run in place).
+        FuseElementwise(),
         # Estimated cycles of every op and program step, and of one host call, from the
         # target's numbers (the cost model behind cycleCount, the latencies and the report).
         EstimateCycles(target=target.name, io_tiles=options.io_tiles),

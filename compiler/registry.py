@@ -28,6 +28,7 @@ _PASSES: dict[str, str] = {
     "poplar-plan-in-place": "poplar_plan_in_place:PlanInPlace",
     "poplar-share-pool-indices": "poplar_share_pool_indices:SharePoolIndices",
     "poplar-share-buffers": "poplar_share_buffers:ShareBuffers",
+    "poplar-fuse-elementwise": "poplar_fuse_elementwise:FuseElementwise",
     "poplar-estimate-cycles": "poplar_estimate_cycles:EstimateCycles",
 }
 

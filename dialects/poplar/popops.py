@@ -114,6 +114,17 @@ def parse_map_expression(expr: str) -> tuple:
     return tree
 
 
+def format_map_expression(tree: tuple) -> str:
+    """The text of a parsed ``popops_map`` expression, the inverse of
+    ``parse_map_expression``: a literal prints as Python's shortest round-trip form
+    (``0.7978845608028654``, ``-inf``), so parsing the text gives the same tree."""
+    if tree[0] == "arg":
+        return f"_{tree[1]}"
+    if tree[0] == "const":
+        return repr(float(tree[1]))
+    return f"{tree[1]}({', '.join(format_map_expression(a) for a in tree[2])})"
+
+
 def map_expression_args(tree: tuple) -> set[int]:
     """Operand numbers (1-based) an expression reads."""
     if tree[0] == "arg":
