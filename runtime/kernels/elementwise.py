@@ -144,9 +144,19 @@ def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
     eager optimizers use), multiplying or dividing by a scalar 1 and ``x * (1 - 0)`` are
     the identity, and ``select`` with a scalar condition returns the chosen operand.
     """
-    tree = parse_map_expression(expr)
+    compiled = compile_tree(parse_map_expression(expr), integer_operands)
+    return lambda *args: compiled(args)
+
+
+def compile_tree(tree: tuple, integer_operands: bool,
+                 override: Callable[[tuple], Callable[[tuple], Any] | None] | None = None) -> Callable[[tuple], Any]:
+    """:func:`compile_expression` of a parsed expression: a function of the operand tuple.
+    ``override(node)`` may give the function computing a subtree instead (the fused maps'
+    native kernels, ``fused_map.py``); None keeps the torch calls."""
 
     def build(node: tuple) -> Callable[[tuple], Any]:
+        if override is not None and (replaced := override(node)) is not None:
+            return replaced
         kind = node[0]
         if kind == "arg":
             index = node[1] - 1
@@ -193,8 +203,7 @@ def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
         a, b, c = children
         return lambda args: fn(a(args), b(args), c(args))
 
-    compiled = build(tree)
-    return lambda *args: compiled(args)
+    return build(tree)
 
 
 def in_place_expression(expr: str, scalar_operands: list[bool]) -> Callable[..., torch.Tensor] | None:
@@ -249,8 +258,12 @@ def _div(op: ir.Operation) -> Kernel:
 
 @KERNELS.register("poplar.popops_map")
 def _map(op: ir.Operation) -> Kernel:
-    fn = _map_kernel(op)
+    """A map's expression; a fused chain (poplar-fuse-elementwise) runs its arithmetic as
+    generated loops (``fused_map.py``), with the same results."""
+    from . import fused_map
+
     shape, dtype = tensor_type(op.results[0])
+    fn = fused_map.plan(attr(op, "expr"), [tensor_type(v) for v in op.operands], (shape, dtype)) or _map_kernel(op)
 
     def call(*args: torch.Tensor) -> torch.Tensor:
         out = fn(*args)
