@@ -2,7 +2,8 @@
 """Set up ipu-mlir from nothing and run the demo or every test.
 
     python3 dev.py demo   # venv + pinned deps + project, then the README demo
-    python3 dev.py test   # venv + pinned deps + project, then lit + pytest
+    python3 dev.py test   # venv + pinned deps + project, then lit + pytest (not the slow tests)
+    python3 dev.py slow   # the slow tests only (pytest -m slow: the longer C++ round trips)
     python3 dev.py ops [--limit N] [--ops a,b] [--json out]   # the OpInfo op sweep (bench/ops.py)
     python3 dev.py fuzz N [--seed S] [--save DIR]   # ipu-opt on N mutated lit inputs, 2 workers
 
@@ -100,10 +101,17 @@ def test() -> int:
     # -X faulthandler from the start: a crash in native code prints every thread's Python stack
     # (the test that crashed) even after a library installed its own signal handlers.
     # --durations: the slowest tests in every log, to keep the suite inside its time budget.
-    pytest_status = run([python_in_venv(), "-X", "faulthandler", "-m", "pytest", "--durations=40", ROOT / "test" / "python"],
-                        env=env(), cwd=ROOT)
+    pytest_status = run([python_in_venv(), "-X", "faulthandler", "-m", "pytest", "--durations=40", "-m", "not slow",
+                         ROOT / "test" / "python"], env=env(), cwd=ROOT)
     log(f"lit: {_status(lit_status)}; pytest: {_status(pytest_status)}; {time.perf_counter() - start:.1f} s")
     return 1 if lit_status or pytest_status else 0
+
+
+def slow() -> int:
+    """The tests marked slow (pytest.ini's ``slow`` marker), which ``test`` leaves out to keep
+    the suite inside its time budget; each has a fast relative in the suite."""
+    return run([python_in_venv(), "-X", "faulthandler", "-m", "pytest", "--durations=20", "-m", "slow",
+                ROOT / "test" / "python"], env=env(), cwd=ROOT)
 
 
 def ops() -> int:
@@ -115,7 +123,7 @@ def fuzz() -> int:
 
 
 def main() -> int:
-    commands = {"demo": demo, "test": test, "ops": ops, "fuzz": fuzz, "setup": lambda: 0}
+    commands = {"demo": demo, "test": test, "slow": slow, "ops": ops, "fuzz": fuzz, "setup": lambda: 0}
     if len(sys.argv) < 2 or sys.argv[1] not in commands or (len(sys.argv) > 2 and sys.argv[1] not in ("ops", "fuzz")):
         print(__doc__)
         return 2

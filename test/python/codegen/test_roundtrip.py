@@ -62,7 +62,12 @@ def host_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return library
 
 
-@pytest.mark.parametrize("name", MODELS)
+# The suite keeps one model of each kind (an MLP, a CNN, device iterations, sharded and
+# pipelined IPUs); the longer C++ builds of the op families run under `dev.py slow`.
+SLOW_MODELS = {"encoder", "elementwise", "lookup", "indexing", "sorting"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_MODELS else n for n in MODELS])
 def test_emitted_cpp_matches_the_ipu_model(name: str, host_library: Path, tmp_path: Path) -> None:
     model, options, x = build(name)
     wrapper = poptorch.inferenceModel(model, options)
@@ -143,7 +148,8 @@ def test_emitted_training_step_matches_the_ipu_model(off_chip: bool, host_librar
         offset += expected.numel()
 
 
-@pytest.mark.parametrize("name", TRAINING_MODELS)
+@pytest.mark.parametrize("name", [n if n == "cnn training step" else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in TRAINING_MODELS])
 def test_emitted_training_model_matches_the_ipu_model(name: str, host_library: Path, tmp_path: Path) -> None:
     """One SGD step of a CNN and of a transformer encoder: the outputs, the loss, the updated
     parameters and the updated buffers (batch norm's running statistics) match the IPU Model's."""
