@@ -48,6 +48,8 @@ _COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="
 _LOGICAL = {"and": "&&", "or": "||", "xor": "!="}
 _POWERS = {2.0: "(({0}) * ({0}))", 3.0: "((({0}) * ({0})) * ({0}))"}
 # Unary torch functions made in place (``out=``) on a region's fresh buffer.
+# In-place maps that take torch more than one pass (elementwise.in_place_expression).
+_IN_PLACE_NATIVE = ("add(mul(_1, _2), _3)",)
 _IN_PLACE = {"tanh": torch.tanh, "exp": torch.exp, "sigmoid": torch.sigmoid, "log": torch.log, "erf": torch.erf,
              "expm1": torch.expm1, "log1p": torch.log1p}
 
@@ -147,31 +149,13 @@ def _regions(tree: tuple, facts: dict[int, _Node]) -> list[_Region]:
     """The regions worth a kernel, each with its inputs (in first-use order)."""
     found: list[_Region] = []
 
-    def members(node: tuple, region: _Region, seen: dict[int, int]) -> None:
-        fact = facts[id(node)]
-        if node[0] == "call" and fact.native:
-            # mul / div by 1 is no work for torch (elementwise.compile_tree), and by a 0-d
-            # tensor may be: not counted
-            elided = node[1] in ("mul", "div") and (facts[id(node[2][1])].shape == () or node[2][1] == ("const", 1.0))
-            region.calls += 2 if fact.composite else (0 if elided else 1)
-            children = [node[2][0], *node[2][1][2]] if fact.composite else node[2]
-            for child in children:
-                members(child, region, seen)
-            return
-        if node[0] == "const":
-            return
-        key = _input_key(node)
-        if key not in seen:
-            seen[key] = len(region.inputs)
-            region.inputs.append(_Input(node, "", fact.shape, "_Bool" if fact.kind == "B" else "float"))
-
     def walk(node: tuple, parent_native: bool) -> None:
         fact = facts[id(node)]
         if node[0] != "call":
             return
         if fact.native and not parent_native:
             region = _Region(node, fact.shape or (), torch.bool if fact.kind == "B" else torch.float32)
-            members(node, region, {})
+            _members(node, region, facts, {})
             if _layout(region):
                 found.append(region)
         children = [node[2][0], *node[2][1][2]] if fact.composite else node[2]
@@ -180,6 +164,29 @@ def _regions(tree: tuple, facts: dict[int, _Node]) -> list[_Region]:
 
     walk(tree, False)
     return found
+
+
+def _members(node: tuple, region: _Region, facts: dict[int, _Node], seen: dict[int, int],
+             count_elided: bool = False) -> None:
+    """Add ``node``'s native subtree to ``region``: its calls, and its inputs in first-use
+    order (``count_elided``: count mul / div by 1 or by a 0-d tensor as work, as they are
+    for torch's in-place calls)."""
+    fact = facts[id(node)]
+    if node[0] == "call" and fact.native:
+        # mul / div by 1 is no work for torch (elementwise.compile_tree), and by a 0-d
+        # tensor may be: not counted
+        elided = node[1] in ("mul", "div") and (facts[id(node[2][1])].shape == () or node[2][1] == ("const", 1.0))
+        region.calls += 2 if fact.composite else (0 if elided and not count_elided else 1)
+        children = [node[2][0], *node[2][1][2]] if fact.composite else node[2]
+        for child in children:
+            _members(child, region, facts, seen, count_elided)
+        return
+    if node[0] == "const":
+        return
+    key = _input_key(node)
+    if key not in seen:
+        seen[key] = len(region.inputs)
+        region.inputs.append(_Input(node, "", fact.shape, "_Bool" if fact.kind == "B" else "float"))
 
 
 def _input_key(node: tuple) -> int:
@@ -235,7 +242,7 @@ def _source(region: _Region, facts: dict[int, _Node], symbol: str) -> str:
             reads[index] = f"x{index}"
             scalars += 1
         else:
-            declarations.append(f"    const {spec.c_type}* restrict x{index} = (const {spec.c_type}*)in[{index}];")
+            declarations.append(f"    const {spec.c_type}* x{index} = (const {spec.c_type}*)in[{index}];")
             reads[index] = f"x{index}[{'i' if spec.mode == _FULL else 'j'}]"
     by_node = {_input_key(spec.node): i for i, spec in enumerate(region.inputs)}
 
@@ -287,7 +294,7 @@ def _source(region: _Region, facts: dict[int, _Node], symbol: str) -> str:
     body = "\n".join(lines)
     return f"""void {symbol}(void* const* in, const double* sc, void* out_, int64_t n, int64_t period, int threads) {{
 {chr(10).join(declarations)}
-    {out_type}* restrict out = ({out_type}*)out_;
+    {out_type}* out = ({out_type}*)out_;
     (void)in; (void)sc;
     #pragma omp parallel num_threads(threads) if (n >= {GRAIN})
     {{
@@ -297,6 +304,7 @@ def _source(region: _Region, facts: dict[int, _Node], symbol: str) -> str:
         for (int64_t start = begin; start < end;) {{
             const int64_t offset = start % period;
             const int64_t length = period - offset < end - start ? period - offset : end - start;
+            #pragma GCC ivdep
             for (int64_t k = 0; k < length; k++) {{
             const int64_t i = start + k, j = offset + k;
             (void)j;
@@ -328,31 +336,74 @@ class _Runner:
     def run(self, args: tuple) -> tuple[Any, bool]:
         """(value, fresh): fresh when the kernel wrote a new buffer."""
         values = tuple(fn(args) for fn in self.inputs)
+        out = self.native(values)
+        return (self.torch_path(values), False) if out is None else (out, True)
+
+    def native(self, values: tuple, out: torch.Tensor | None = None) -> torch.Tensor | None:
+        """The kernel's result for the input values, written into ``out`` (a contiguous
+        float32 CPU tensor of the region's shape) or a new buffer; None when the kernel is
+        not loaded or cannot read an input."""
         function = self.kernel.function if self.kernel is not None else None
         if function is None:
-            return self.torch_path(values), False
+            return None
         specs = self.region.inputs
         pointers = (ctypes.c_void_p * max(1, len(specs)))()
         for index in self.pointers:
             value, spec = values[index], specs[index]
-            if not isinstance(value, torch.Tensor) or value.dtype != (torch.bool if spec.c_type == "_Bool" else torch.float32) \
-                    or value.device.type != "cpu" or tuple(value.shape) != spec.shape or not value.is_contiguous():
-                return self.torch_path(values), False
+            if not _readable(value, torch.bool if spec.c_type == "_Bool" else torch.float32, spec.shape):
+                return None
             pointers[index] = value.data_ptr()
         scalars = (ctypes.c_double * max(1, len(self.scalars)))()
         for slot, index in enumerate(self.scalars):
             value = values[index]
             if isinstance(value, torch.Tensor):
                 if value.numel() != 1 or value.dtype != torch.float32 or value.device.type != "cpu":
-                    return self.torch_path(values), False
+                    return None
                 value = value.item()
             scalars[slot] = float(value)
-        out = torch.empty(self.region.shape, dtype=self.region.out_dtype)
+        if out is None:
+            out = torch.empty(self.region.shape, dtype=self.region.out_dtype)
+        elif not _readable(out, self.region.out_dtype, self.region.shape):
+            return None
         function(pointers, scalars, out.data_ptr(), self.numel, self.period, torch.get_num_threads())
-        return out, True
+        return out
 
     def __call__(self, args: tuple) -> Any:
         return self.run(args)[0]
+
+
+def _readable(value: Any, dtype: torch.dtype, shape: tuple[int, ...] | None) -> bool:
+    return isinstance(value, torch.Tensor) and value.dtype == dtype and value.device.type == "cpu" \
+        and tuple(value.shape) == shape and value.is_contiguous()
+
+
+def plan_in_place(expr: str, operands: list[tuple[list[int], torch.dtype]],
+                  fallback: Callable[..., Any]) -> Callable[..., Any] | None:
+    """A ``popops_map_in_place`` whose whole expression one kernel computes, written
+    straight into its first operand: ``v * m + g`` (SGD's momentum, ``v.mul_(m).add_(g)``:
+    two passes over ``v`` for torch) in one pass, the same roundings. ``fallback`` (the
+    torch calls) runs until the kernel is loaded or when an operand does not fit. None
+    when the expression is one torch call already or has no such kernel."""
+    if expr not in _IN_PLACE_NATIVE or operands[0][1] != torch.float32 or not native_build.enabled() \
+            or any(d != torch.float32 for _, d in operands):
+        return None
+    tree = parse_map_expression(expr)
+    facts = _analyse(tree, operands)
+    region = _Region(tree, tuple(operands[0][0]), torch.float32)
+    if not facts[id(tree)].native or facts[id(tree)].shape != region.shape:
+        return None
+    _members(tree, region, facts, {}, count_elided=True)
+    if not _layout(region) or any(spec.node[0] != "arg" for spec in region.inputs):
+        return None
+    runner = _Runner(region, "map_in_place", _source(region, facts, "map_in_place"),
+                     [lambda args, n=spec.node[1] - 1: args[n] for spec in region.inputs], lambda values: None)
+
+    def update(*args: Any) -> None:
+        if runner.native(tuple(fn(args) for fn in runner.inputs), out=args[0]) is None:
+            fallback(*args)
+
+    update.runner = runner  # type: ignore[attr-defined]
+    return update
 
 
 def plan(expr: str, operands: list[tuple[list[int], torch.dtype]], result: tuple[list[int], torch.dtype]

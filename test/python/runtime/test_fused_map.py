@@ -201,3 +201,24 @@ def test_a_compiler_that_fails_leaves_torch_calls(tmp_path) -> None:  # noqa: AN
                           "print(fused_map.plan('add(mul(_1, _2), 0.5)', [([5000], torch.float32)] * 2, ([5000], torch.float32)))"],
                          capture_output=True, text=True, timeout=300, env=env)
     assert off.stdout.strip() == "None", off.stderr
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9, 1.0])
+def test_momentum_update_in_place(momentum: float) -> None:
+    """SGD's v = v * m + g (v.mul_(m).add_(g), two passes for torch) in one pass straight
+    into v: the same bits, through the kernel and, for a transposed v, through torch."""
+    from ipu_mlir.runtime.kernels.elementwise import in_place_expression
+
+    expr, shape = "add(mul(_1, _2), _3)", (257, 129)
+    torch_update = in_place_expression(expr, [False, True, False])
+    update = fused_map.plan_in_place(expr, [(list(shape), torch.float32), ([], torch.float32), (list(shape), torch.float32)],
+                                     torch_update)
+    assert update is not None and fused_map.wait_for_kernels() and update.runner.kernel.function is not None
+    m, g = torch.tensor(momentum), _values(shape, 9)
+    for v in (_values(shape, 10), _values((129, 257), 10).t()):
+        got, want = v.clone() if v.is_contiguous() else v.clone().t().contiguous().t(), v.clone()
+        update(got, m, g)
+        torch_update(want, m, g)
+        torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+    assert fused_map.plan_in_place("sub(_1, mul(_2, _3))", [(list(shape), torch.float32)] * 2 + [([], torch.float32)],
+                                   torch_update) is None  # torch's one sub_(alpha=) call already
