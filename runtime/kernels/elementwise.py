@@ -264,22 +264,12 @@ def _map(op: ir.Operation) -> Kernel:
 
     shape, dtype = tensor_type(op.results[0])
     fn = fused_map.plan(attr(op, "expr"), [tensor_type(v) for v in op.operands], (shape, dtype)) or _map_kernel(op)
-    # The passes treat a map's result as a new buffer unless the map is the identity _1
-    # (poplar_execution.is_identity_map): plan-in-place may then update an operand in place
-    # while the result is still to be read, share-buffers may hand the result's buffer to a
-    # variable. x * 1, x / 1, a + b * 0 and a select on a 0-d condition compute nothing new
-    # and return an operand itself: the result is then a copy of it.
-    copies_operand = attr(op, "expr") != "_1"
 
     def call(*args: torch.Tensor) -> torch.Tensor:
         out = fn(*args)
         if not isinstance(out, torch.Tensor):  # a literal chosen by a scalar select
             return torch.full(shape, out, dtype=dtype, device=args[0].device if args else None)
-        if out.dtype != dtype:
-            return out.to(dtype)
-        if copies_operand and any(out is arg for arg in args):
-            return out.clone()
-        return out
+        return out if out.dtype == dtype else out.to(dtype)
 
     return call
 
@@ -307,5 +297,5 @@ def _map_in_place(op: ir.Operation) -> Kernel:
 @KERNELS.register("poplar.popops_cast")
 def _cast(op: ir.Operation) -> Kernel:
     dtype = result_dtype(op)
-    return lambda x: x.to(dtype, copy=True)  # a cast to the operand's own type is a copy too
+    return lambda x: x.to(dtype)
 
