@@ -34,9 +34,14 @@ from ipu_mlir.dialects.poplar import parse_map_expression
 
 from . import native_build
 
-# A region pays when it saves at least one pass over memory, on tensors big enough.
+# A region pays when it saves passes over memory enough to cover a kernel call's cost
+# (about 7 us of Python and ctypes against about 3 us a torch call; 1 thread): three or
+# more torch calls from 1024 elements, two from 65536. An in-place update saves one pass
+# of the two torch makes: it pays out of cache, from 262144 elements.
 MIN_CALLS = 2
 MIN_ELEMENTS = 1024
+MIN_ELEMENTS_TWO_CALLS = 65536
+MIN_ELEMENTS_IN_PLACE = 262144
 GRAIN = 32768  # torch's grain for element-wise loops: smaller ones run on one thread
 
 # (torch.sqrt is MKL's vsSqrt here, not always the correctly rounded sqrtf: it stays torch.)
@@ -198,7 +203,8 @@ def _input_key(node: tuple) -> int:
 def _layout(region: _Region) -> bool:
     """Fix each input's layout; False when the region does not pay or cannot read one."""
     n = math.prod(region.shape)
-    if region.calls < MIN_CALLS or n < MIN_ELEMENTS or region.out_dtype not in (torch.float32, torch.bool):
+    smallest = MIN_ELEMENTS_TWO_CALLS if region.calls == MIN_CALLS else MIN_ELEMENTS
+    if region.calls < MIN_CALLS or n < smallest or region.out_dtype not in (torch.float32, torch.bool):
         return False
     periods = set()
     for spec in region.inputs:
@@ -330,8 +336,12 @@ class _Runner:
         self.torch_path = torch_path  # a function of the input values
         self.numel = math.prod(region.shape)
         self.period = next((spec.period for spec in region.inputs if spec.mode == _SUFFIX), self.numel)
-        self.pointers = [i for i, spec in enumerate(region.inputs) if spec.mode != _SCALAR]
         self.scalars = [i for i, spec in enumerate(region.inputs) if spec.mode == _SCALAR]
+        self._reads = [(i, torch.bool if spec.c_type == "_Bool" else torch.float32, torch.Size(spec.shape or ()))
+                       for i, spec in enumerate(region.inputs) if spec.mode != _SCALAR]
+        self._pointer_array = ctypes.c_void_p * max(1, len(region.inputs))
+        self._scalar_array = ctypes.c_double * max(1, len(self.scalars))
+        self._size = torch.Size(region.shape)
 
     def run(self, args: tuple) -> tuple[Any, bool]:
         """(value, fresh): fresh when the kernel wrote a new buffer."""
@@ -346,35 +356,30 @@ class _Runner:
         function = self.kernel.function if self.kernel is not None else None
         if function is None:
             return None
-        specs = self.region.inputs
-        pointers = (ctypes.c_void_p * max(1, len(specs)))()
-        for index in self.pointers:
-            value, spec = values[index], specs[index]
-            if not _readable(value, torch.bool if spec.c_type == "_Bool" else torch.float32, spec.shape):
+        pointers = self._pointer_array()
+        for index, dtype, size in self._reads:
+            value = values[index]
+            if not (isinstance(value, torch.Tensor) and value.dtype == dtype and value.is_cpu and value.shape == size
+                    and value.is_contiguous()):
                 return None
             pointers[index] = value.data_ptr()
-        scalars = (ctypes.c_double * max(1, len(self.scalars)))()
+        scalars = self._scalar_array()
         for slot, index in enumerate(self.scalars):
             value = values[index]
             if isinstance(value, torch.Tensor):
-                if value.numel() != 1 or value.dtype != torch.float32 or value.device.type != "cpu":
+                if value.numel() != 1 or value.dtype != torch.float32 or not value.is_cpu:
                     return None
                 value = value.item()
             scalars[slot] = float(value)
         if out is None:
-            out = torch.empty(self.region.shape, dtype=self.region.out_dtype)
-        elif not _readable(out, self.region.out_dtype, self.region.shape):
+            out = torch.empty(self._size, dtype=self.region.out_dtype)
+        elif not (out.dtype == self.region.out_dtype and out.is_cpu and out.shape == self._size and out.is_contiguous()):
             return None
         function(pointers, scalars, out.data_ptr(), self.numel, self.period, torch.get_num_threads())
         return out
 
     def __call__(self, args: tuple) -> Any:
         return self.run(args)[0]
-
-
-def _readable(value: Any, dtype: torch.dtype, shape: tuple[int, ...] | None) -> bool:
-    return isinstance(value, torch.Tensor) and value.dtype == dtype and value.device.type == "cpu" \
-        and tuple(value.shape) == shape and value.is_contiguous()
 
 
 def plan_in_place(expr: str, operands: list[tuple[list[int], torch.dtype]],
@@ -393,7 +398,8 @@ def plan_in_place(expr: str, operands: list[tuple[list[int], torch.dtype]],
     if not facts[id(tree)].native or facts[id(tree)].shape != region.shape:
         return None
     _members(tree, region, facts, {}, count_elided=True)
-    if not _layout(region) or any(spec.node[0] != "arg" for spec in region.inputs):
+    if math.prod(region.shape) < MIN_ELEMENTS_IN_PLACE or not _layout(region) \
+            or any(spec.node[0] != "arg" for spec in region.inputs):
         return None
     runner = _Runner(region, "map_in_place", _source(region, facts, "map_in_place"),
                      [lambda args, n=spec.node[1] - 1: args[n] for spec in region.inputs], lambda values: None)

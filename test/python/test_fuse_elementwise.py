@@ -78,6 +78,8 @@ def _compile(model: nn.Module, inputs: tuple, fused: bool, monkeypatch: pytest.M
         if not fused:  # the program and the IPU Model as they were: no pass, no generated kernel
             patch.setattr(pipelines, "compile_pipeline", without)
             patch.setenv("IPU_MLIR_NATIVE_KERNELS", "0")
+        for name in ("MIN_ELEMENTS", "MIN_ELEMENTS_TWO_CALLS", "MIN_ELEMENTS_IN_PLACE"):  # kernels for these small models
+            patch.setattr(fused_map, name, 1024)
         wrapper = poptorch.trainingModel(model, poptorch.Options(), torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))
         wrapper.compile(*inputs)
     return wrapper

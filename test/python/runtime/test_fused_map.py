@@ -25,8 +25,12 @@ pytestmark = pytest.mark.skipif(not native_build.enabled(), reason="no C compile
 
 @pytest.fixture(autouse=True, scope="module")
 def _kernel_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A cache of the tests' own; kernels for any size (the thresholds are speed, not
+    numbers: test_thresholds checks them)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("IPU_MLIR_KERNEL_CACHE", str(tmp_path_factory.mktemp("kernels")))
+        for name in ("MIN_ELEMENTS", "MIN_ELEMENTS_TWO_CALLS", "MIN_ELEMENTS_IN_PLACE"):
+            patch.setattr(fused_map, name, 1024)
         yield
 
 
@@ -184,9 +188,9 @@ def test_a_compiler_that_fails_leaves_torch_calls(tmp_path) -> None:  # noqa: AN
         logging.basicConfig(level=logging.WARNING)
         from ipu_mlir.runtime.kernels import fused_map
         from ipu_mlir.runtime.kernels.elementwise import compile_expression
-        f = fused_map.plan("add(mul(_1, _2), 0.5)", [([5000], torch.float32)] * 2, ([5000], torch.float32))
+        f = fused_map.plan("add(mul(_1, _2), 0.5)", [([100000], torch.float32)] * 2, ([100000], torch.float32))
         assert fused_map.wait_for_kernels() and not f.native
-        a, b = torch.randn(5000), torch.randn(5000)
+        a, b = torch.randn(100000), torch.randn(100000)
         assert torch.equal(f(a, b), compile_expression("add(mul(_1, _2), 0.5)", False)(a, b))
         print("ok")
     """)
@@ -198,7 +202,7 @@ def test_a_compiler_that_fails_leaves_torch_calls(tmp_path) -> None:  # noqa: AN
     assert "generated kernels could not be built" in run.stderr
     env["IPU_MLIR_NATIVE_KERNELS"] = "0"
     off = subprocess.run([sys.executable, "-c", "import torch\nfrom ipu_mlir.runtime.kernels import fused_map\n"
-                          "print(fused_map.plan('add(mul(_1, _2), 0.5)', [([5000], torch.float32)] * 2, ([5000], torch.float32)))"],
+                          "print(fused_map.plan('add(mul(_1, _2), 0.5)', [([100000], torch.float32)] * 2, ([100000], torch.float32)))"],
                          capture_output=True, text=True, timeout=300, env=env)
     assert off.stdout.strip() == "None", off.stderr
 
@@ -222,3 +226,20 @@ def test_momentum_update_in_place(momentum: float) -> None:
         torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
     assert fused_map.plan_in_place("sub(_1, mul(_2, _3))", [(list(shape), torch.float32)] * 2 + [([], torch.float32)],
                                    torch_update) is None  # torch's one sub_(alpha=) call already
+
+
+def test_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel call costs more than a torch call: two ops get one from 65536 elements,
+    three or more from 1024, an in-place update from 262144."""
+    monkeypatch.undo()
+    monkeypatch.setenv("IPU_MLIR_KERNEL_CACHE", str(native_build.cache_dir()))
+    for name, value in (("MIN_ELEMENTS", 1024), ("MIN_ELEMENTS_TWO_CALLS", 65536), ("MIN_ELEMENTS_IN_PLACE", 262144)):
+        monkeypatch.setattr(fused_map, name, value)
+
+    def planned(expr: str, n: int, count: int) -> bool:
+        return fused_map.plan(expr, [([n], torch.float32)] * count, ([n], torch.float32)) is not None
+
+    assert not planned("mul(mul(_1, _2), 0.5)", 65535, 2) and planned("mul(mul(_1, _2), 0.5)", 65536, 2)
+    assert not planned("add(mul(mul(_1, _2), 0.5), 1.0)", 1023, 2) and planned("add(mul(mul(_1, _2), 0.5), 1.0)", 1024, 2)
+    operands = [([262143], torch.float32), ([], torch.float32), ([262143], torch.float32)]
+    assert fused_map.plan_in_place("add(mul(_1, _2), _3)", operands, print) is None
