@@ -21,9 +21,11 @@ With ``IPU_MLIR_PIPELINE_PROFILE=1`` the workers also time every step of a stage
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import dataclasses
 import itertools
+import logging
 import os
 import queue
 import threading
@@ -38,6 +40,8 @@ from ipu_mlir.artifact import schedule
 
 from .pipeline_timeline import PipelineTrace, TaskRecord, step_kind
 from .steps import Step
+
+logger = logging.getLogger("ipu_mlir.runtime")
 
 # How long one task (a stage of one micro-batch) may run before the host reports the
 # emulated IPU stuck (seconds; IPU_MLIR_PIPELINE_STEP_TIMEOUT overrides it).
@@ -217,11 +221,16 @@ class _Worker:
         self.finished = threading.Condition(threading.Lock())
         self.threads = 0  # the intra-op threads set on this thread (0: not yet)
         self.thread = threading.Thread(target=self._serve, name=f"ipu{ipu}", daemon=True)
+        _LIVE.add(self)
         self.thread.start()
 
     def _serve(self) -> None:
-        while (loop := self.inbox.get()) is not None:
-            loop.work(self)
+        try:
+            while (loop := self.inbox.get()) is not None:
+                loop.work(self)
+                del loop  # hold none of the run's tensors while idle
+        finally:
+            _LIVE.discard(self)
 
 
 class _Loop:
@@ -394,6 +403,31 @@ class PipelineExecutor:
         tasks or abandons its workers, so no worker is busy here and this does not block."""
         for worker in _stop(self._workers):
             worker.thread.join()
+
+
+# The workers whose thread has not ended. At interpreter exit each is stopped and joined
+# (_join_at_exit) before the interpreter finalizes: a daemon thread that runs Python then
+# (dropping a run's tensors when woken to stop) is ended inside the C++ call it is in, a
+# tensor's deallocation, and the process aborts ("terminate called without an active
+# exception"). A worker abandoned in a stuck kernel gets EXIT_JOIN_TIMEOUT_S to finish it.
+_LIVE: set[_Worker] = set()
+EXIT_JOIN_TIMEOUT_S = 10.0
+
+
+def _join_at_exit() -> None:
+    workers = list(_LIVE)
+    for worker in workers:
+        worker.inbox.put(None)
+    deadline = time.monotonic() + EXIT_JOIN_TIMEOUT_S
+    for worker in workers:
+        worker.thread.join(max(0.0, deadline - time.monotonic()))
+    stuck = sorted(worker.ipu for worker in workers if worker.thread.is_alive())
+    if stuck:
+        logger.warning("the threads of emulated IPU(s) %s were still running a kernel at exit after %g s; the "
+                       "interpreter may abort when they return", stuck, EXIT_JOIN_TIMEOUT_S)
+
+
+atexit.register(_join_at_exit)
 
 
 def _stop(workers: dict[int, _Worker]) -> list[_Worker]:
