@@ -817,6 +817,7 @@ class PoplarExecutor(CountersMixin):
         if replicas.ranks is not None:
             _distributed.attach_exchange(self, replicas.local)
         self._argument_roles = [(RoleKind.parse(kind, "argument kind"), name) for kind, name in self._compiled.arguments]
+        self._options.TensorLocations._check_compiled({kind for kind, _ in self._compiled.arguments})
         check_anchors(self, self._training)  # Options.anchorTensor names exist (_anchors.py)
         if self._options._Popart.recompute_pipeline and (
                 not self._training or self._compiled.schedule().kind != ScheduleKind.PIPELINED):

@@ -195,6 +195,60 @@ class _TensorLocationOptions(_OptionGroup):
             _logging.warn_no_effect("Options.TensorLocations.setActivationLocation", self._locations["activation"],
                                     "off-chip activations are the forward values a training step's backward pass "
                                     "reads; an inference model has no backward pass")
+        self._check_settings(training, accumulation)
+
+    _SETTERS: ClassVar[dict[str, str]] = {"activation": "setActivationLocation", "weight": "setWeightLocation",
+                                          "optimizer": "setOptimizerLocation",
+                                          "accumulator": "setAccumulatorLocation"}
+    _CLASSES: ClassVar[dict[str, str]] = {"activation": "activations", "weight": "weights",
+                                          "optimizer": "the optimizer state", "accumulator": "the gradient accumulators"}
+
+    def _check_settings(self, training: bool, accumulation: int) -> None:
+        """The settings a class's other settings leave without effect, and off-chip classes
+        that do not exist in this model (before compiling), each said once."""
+        default = TensorLocationSettings()
+        for kind, settings in self._locations.items():
+            option = f"Options.TensorLocations.{self._SETTERS[kind]}(...)"
+            what = self._CLASSES[kind]
+            if settings.on_chip is not False:  # on chip (None: the compiler's choice, on chip)
+                kept = f"{what} stay on chip (useOnChipStorage(False) is not set)"
+                for name, value in (("useIOTilesToLoad", settings.io_tiles_to_load),
+                                    ("useIOTilesToStore", settings.io_tiles_to_store)):
+                    if value:
+                        _logging.warn_no_effect(f"{option}.{name}", True, f"{kept}: nothing is "
+                                                f"{'loaded from' if name.endswith('Load') else 'stored to'} "
+                                                "streaming memory through the I/O tiles")
+                if settings.min_elements_for_off_chip != default.min_elements_for_off_chip:
+                    _logging.warn_no_effect(f"{option}.minElementsForOffChip", settings.min_elements_for_off_chip,
+                                            f"{kept}: no tensor of the class is moved off chip, whatever its size")
+            if (not settings.replicated_tensor_sharding and settings.min_elements_for_replicated_tensor_sharding
+                    != default.min_elements_for_replicated_tensor_sharding):
+                _logging.warn_no_effect(f"{option}.minElementsForReplicatedTensorSharding",
+                                        settings.min_elements_for_replicated_tensor_sharding,
+                                        f"{what} are not sharded: useReplicatedTensorSharding(True) is not set")
+        for kind in ("optimizer", "accumulator"):
+            if self._locations[kind].on_chip is not False:
+                continue
+            if not training:
+                reason = f"an inference model has no {self._CLASSES[kind][4:]}"
+            elif kind == "accumulator" and accumulation == 1:
+                reason = "gradient accumulators exist with Options.Training.gradientAccumulation > 1 only, and it is 1"
+            else:
+                continue
+            _logging.warn_no_effect(f"Options.TensorLocations.{self._SETTERS[kind]}(...).useOnChipStorage", False,
+                                    reason)
+
+    def _check_compiled(self, kinds: set[str]) -> None:
+        """After compiling: an off-chip class of which the compiled model has no variable (an
+        optimizer without state, such as SGD without momentum) is said once to have no effect.
+        ``kinds`` are the compiled program's argument kinds (RoleKind values). The key is the
+        one ``_check_settings`` uses: a class it already warned about is not warned twice."""
+        for kind, role in (("weight", "parameter"), ("optimizer", "optimizer_state"), ("accumulator", "accumulator")):
+            if self._locations[kind].on_chip is False and role not in kinds:
+                _logging.warn_no_effect(f"Options.TensorLocations.{self._SETTERS[kind]}(...).useOnChipStorage", False,
+                                        f"the compiled model has no {self._CLASSES[kind].removeprefix('the ')}"
+                                        + (" (the optimizer keeps none, e.g. SGD without momentum)"
+                                           if kind == "optimizer" else "") + ": nothing is placed off chip")
 
     def setActivationLocation(self, location: TensorLocationSettings) -> _TensorLocationOptions:  # noqa: N802
         """Set where activations are stored."""

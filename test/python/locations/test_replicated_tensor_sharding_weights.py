@@ -268,6 +268,80 @@ def test_where_sharding_cannot_apply_it_warns_once(setter: str, replicas: int, a
     assert "replica_shard" not in wrapper._compiled.ir_text()
 
 
+def _settings() -> poptorch.TensorLocationSettings:
+    return poptorch.TensorLocationSettings()
+
+
+def _run_with_location(setter: str, settings: poptorch.TensorLocationSettings, caplog: pytest.LogCaptureFixture,
+                       replicas: int = 1, accumulation: int = 1, training: bool = True, momentum: float = 0.9,
+                       io_tiles: int = 0) -> list[str]:
+    """Two calls of a model with ``settings`` given to ``setter``: the poptorch warnings."""
+    from poptorch import _logging
+
+    _logging.reset_warn_once()
+    model = Regression()
+    options = poptorch.Options().replicationFactor(replicas)
+    options.Training.gradientAccumulation(accumulation)
+    options.TensorLocations.numIOTiles(io_tiles)
+    getattr(options.TensorLocations, setter)(settings)
+    with caplog.at_level("WARNING", logger="poptorch"):
+        if training:
+            wrapper = poptorch.trainingModel(model, options,
+                                             torch.optim.SGD(model.parameters(), lr=0.05, momentum=momentum))
+        else:
+            wrapper = poptorch.inferenceModel(model.eval(), options)
+        x, y = _batches(MICRO * replicas * accumulation)[0]
+        wrapper(x, y)
+        wrapper(x, y)
+    return poptorch_warnings(caplog)
+
+
+_ON_CHIP = "stay on chip (useOnChipStorage(False) is not set)"
+
+
+@pytest.mark.parametrize(("setter", "settings", "run", "option", "reason"), [
+    ("setWeightLocation", lambda: _settings().useIOTilesToLoad(True), {"io_tiles": 32}, "useIOTilesToLoad(True)",
+     f"weights {_ON_CHIP}: nothing is loaded from streaming memory through the I/O tiles"),
+    ("setActivationLocation", lambda: _settings().useOnChipStorage(True).useIOTilesToStore(True), {"io_tiles": 32},
+     "useIOTilesToStore(True)", f"activations {_ON_CHIP}: nothing is stored to streaming memory through the I/O tiles"),
+    ("setOptimizerLocation", lambda: _settings().minElementsForOffChip(100), {}, "minElementsForOffChip(100)",
+     f"the optimizer state {_ON_CHIP}: no tensor of the class is moved off chip, whatever its size"),
+    ("setWeightLocation", lambda: _settings().minElementsForReplicatedTensorSharding(10), {"replicas": 2},
+     "minElementsForReplicatedTensorSharding(10)", "weights are not sharded: useReplicatedTensorSharding(True) is "
+                                                   "not set"),
+    ("setAccumulatorLocation", lambda: _settings().useOnChipStorage(False), {}, "useOnChipStorage(False)",
+     "gradient accumulators exist with Options.Training.gradientAccumulation > 1 only, and it is 1"),
+    ("setOptimizerLocation", lambda: _settings().useOnChipStorage(False), {"training": False},
+     "useOnChipStorage(False)", "an inference model has no optimizer state"),
+    ("setOptimizerLocation", lambda: _settings().useOnChipStorage(False), {"momentum": 0.0}, "useOnChipStorage(False)",
+     "the compiled model has no optimizer state (the optimizer keeps none, e.g. SGD without momentum): nothing is "
+     "placed off chip"),
+], ids=["io-load-on-chip", "io-store-on-chip", "min-off-chip-on-chip", "min-sharding-unsharded",
+        "accumulators-without-accumulation", "optimizer-in-inference", "stateless-optimizer"])
+def test_a_location_setting_without_effect_warns_once(setter: str, settings, run: dict, option: str, reason: str,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    warnings = _run_with_location(setter, settings(), caplog, **run)
+    message = (f"Options.TensorLocations.{setter}(...).{option} was accepted but has no effect in the IPU Model "
+               f"emulator ({reason}); the model runs as if the option had its default value.")
+    assert sum(message in warning for warning in warnings) == 1, warnings
+    assert not any("TensorLocations" in warning for warning in warnings if message not in warning), warnings
+
+
+@pytest.mark.parametrize(("setter", "settings", "run"), [
+    ("setWeightLocation", lambda: _settings().useOnChipStorage(False).useIOTilesToLoad(True).useIOTilesToStore(True),
+     {"io_tiles": 32}),
+    ("setWeightLocation", lambda: _settings().useOnChipStorage(False).minElementsForOffChip(20), {}),
+    ("setWeightLocation", lambda: _sharded(10), {"replicas": 2}),
+    ("setAccumulatorLocation", lambda: _settings().useOnChipStorage(False), {"accumulation": 2}),
+    ("setOptimizerLocation", lambda: _settings().useOnChipStorage(False), {}),
+], ids=["io-tiles-off-chip", "min-off-chip-off-chip", "min-sharding-sharded", "accumulators-accumulating",
+        "optimizer-with-momentum"])
+def test_a_location_setting_with_effect_does_not_warn(setter: str, settings, run: dict,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    warnings = _run_with_location(setter, settings(), caplog, **run)
+    assert not any("TensorLocations" in warning for warning in warnings), warnings
+
+
 class TwoBlocks(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()
