@@ -14,7 +14,10 @@ The options record the user's defaults on those ops first: ``available-memory`` 
 ``Options.setAvailableMemoryProportion``) and ``partials-type`` (``Precision.setPartialsType``).
 I/O tiles (``io-tiles``, ``TensorLocations.numIOTiles``) are taken from every IPU's compute
 tiles; they hold the buffers of host streams with a ``poplar.overlap`` (one or two copies by
-mode). An overlapped stream without I/O tiles, or buffers beyond their memory, is an error.
+mode) and the tensor of each remote load / store through them (``poplar.io_tiles``:
+``TensorLocationSettings.useIOTilesToLoad`` / ``ToStore``; the copies of an IPU run one at a
+time, so its largest one counts). An overlapped stream or an I/O-tile copy without I/O tiles,
+or buffers beyond their memory, is an error.
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ from ipu_mlir.support.target import MK2
 from ..pass_base import Diagnostics, ModulePass, PassOptionError
 
 _ALWAYS_LIVE = ("poplar.variable",)
+_IO_TILES_ATTR = "poplar.io_tiles"  # a remote copy through the I/O tiles (poplar-place-tensors)
+_REMOTE_COPIES = ("poplar.program_remote_load", "poplar.program_remote_store", "pipeline.remote_load",
+                  "pipeline.remote_store")
 
 
 @dataclasses.dataclass
@@ -205,6 +211,7 @@ class PlanMemory(ModulePass):
                 elif op.name == "poplar.program_sequence":
                     main = op
             self._check_io_tiles(graph, io_buffers, diag)
+            self._check_io_copies(io_buffers, _io_copies(graph), diag)
             if main is not None:
                 for ipu, peak in _peak_temporaries(main.regions[0].blocks[0], usage, functions, capacity).items():
                     usage.setdefault(ipu, IpuUsage()).temporaries = peak
@@ -267,6 +274,50 @@ class PlanMemory(ModulePass):
                                   f"{io_capacity} bytes: allocate more with Options.TensorLocations.numIOTiles, or "
                                   "overlap fewer or smaller tensors (OverlapMode.OverlapAccumulationLoop keeps one "
                                   "copy, OverlapDeviceIterationLoop two)")
+
+
+    def _check_io_copies(self, io_buffers: dict[int, list[tuple[int, str]]],
+                         copies: dict[int, tuple[int, str, ir.Operation]], diag: Diagnostics) -> None:
+        """A remote copy through the I/O tiles holds its whole tensor there, beside the
+        overlapped host streams' buffers: the largest copy of each IPU must fit with them."""
+        io_capacity = self.io_tiles * self.bytes_per_tile
+        for ipu, (size, what, op) in sorted(copies.items()):
+            streams = sum(size for size, _ in io_buffers.get(ipu, []))
+            if self.io_tiles == 0:
+                diag.error(op, f"{what} ({size} bytes) goes through the I/O tiles (TensorLocationSettings."
+                               "useIOTilesToLoad / useIOTilesToStore) but none are allocated: set "
+                               "Options.TensorLocations.numIOTiles(32) or more")
+            elif streams <= io_capacity < streams + size:  # streams alone over: _check_io_tiles said so
+                beside = f" beside the {streams} bytes of overlapped host stream buffers" if streams else ""
+                diag.error(op, f"{what} goes through the I/O tiles of IPU {ipu} (TensorLocationSettings."
+                               f"useIOTilesToLoad / useIOTilesToStore), which must hold its {size} bytes{beside}, but "
+                               f"{self.io_tiles} I/O tiles hold {io_capacity} bytes: allocate more with "
+                               f"Options.TensorLocations.numIOTiles (at least "
+                               f"{-(-(streams + size) // self.bytes_per_tile)} tiles of {self.bytes_per_tile} bytes), "
+                               "or load and store this class through the compute tiles (remove useIOTilesToLoad / "
+                               "useIOTilesToStore)")
+
+
+def _io_copies(graph: ir.Operation) -> dict[int, tuple[int, str, ir.Operation]]:
+    """The largest remote copy through the I/O tiles of each IPU: (bytes, what it copies, the op)."""
+    largest: dict[int, tuple[int, str, ir.Operation]] = {}
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in _REMOTE_COPIES and _IO_TILES_ATTR in op.attributes:
+            value = op.results[0] if op.name == "pipeline.remote_load" else op.operands[0]
+            if "ipu_id" in op.attributes:
+                ipu = ir.IntegerAttr(op.attributes["ipu_id"]).value
+            else:  # a program copy: the IPU of the variable it loads or stores
+                ipu = ipu_of(value.owner) if isinstance(value, ir.OpResult) else ipu_of(op)
+            size = tensor_bytes(value.type)
+            if ipu not in largest or size > largest[ipu][0]:
+                kind = "load" if op.name.endswith("load") else "store"
+                what = f"the remote {kind} of buffer '{ir.StringAttr(op.attributes['buffer']).value}'"
+                largest[ipu] = (size, what, op)
+        return ir.WalkResult.ADVANCE
+
+    graph.walk(visit)
+    return largest
 
 
 _SETTERS = {"optimizer_state": "setOptimizerLocation", "weight": "setWeightLocation",
