@@ -134,6 +134,58 @@ def _scaled_add(sign: float) -> Callable[[Any, Any, Any], Any]:
     return run
 
 
+def _relu_grad(build: Callable[[tuple], Callable[[tuple], Any]], node: tuple) -> Callable[[tuple], Any]:
+    """``select(le(x, 0.0), 0.0, g)``: ATen's threshold_backward(g, x, 0), one kernel where
+    the ops are three (the same values: x <= 0 ? 0 : g)."""
+    x, g = build(node[2][0][2][0]), build(node[2][2])
+    le, where = _MAP_FUNCTIONS["le"], _MAP_FUNCTIONS["select"]
+
+    def run(args: tuple) -> Any:
+        xv, gv = x(args), g(args)
+        if _same_float_tensors(xv, gv):
+            return torch.ops.aten.threshold_backward(gv, xv, 0)
+        c = le(xv, 0.0)
+        if isinstance(c, torch.Tensor) and c.dim() == 0:
+            return 0.0 if bool(c) else gv
+        return where(c, 0.0, gv)
+
+    return run
+
+
+def _sigmoid_grad(build: Callable[[tuple], Callable[[tuple], Any]], node: tuple) -> Callable[[tuple], Any]:
+    """``mul(mul(g, sub(1.0, y)), y)``: ATen's sigmoid_backward(g, y), one kernel for three
+    ops and the same roundings (g * (1 - y) * y)."""
+    g, y = build(node[2][0][2][0]), build(node[2][1])
+    mul, sub = _MAP_FUNCTIONS["mul"], _MAP_FUNCTIONS["sub"]
+
+    def run(args: tuple) -> Any:
+        gv, yv = g(args), y(args)
+        if _same_float_tensors(gv, yv):
+            return torch.ops.aten.sigmoid_backward(gv, yv)
+        first = mul(gv, sub(1.0, yv))
+        return first if _scalar_of(yv) == 1 and isinstance(first, torch.Tensor) else mul(first, yv)
+
+    return run
+
+
+def _same_float_tensors(a: Any, b: Any) -> bool:
+    return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype == b.dtype \
+        and a.dtype.is_floating_point and a.shape == b.shape
+
+
+def _gradient_kernel(node: tuple) -> Callable[..., Callable[[tuple], Any]] | None:
+    """The relu and sigmoid gradients as poplar-fuse-elementwise writes popnn's gradient
+    ops into a map: run as the ATen kernels those ops ran."""
+    name, operands = node[1], node[2]
+    if name == "select" and operands[0][:2] == ("call", "le") and operands[0][2][1] == ("const", 0.0) \
+            and operands[1] == ("const", 0.0):
+        return _relu_grad
+    if name == "mul" and operands[0][:2] == ("call", "mul") and operands[1][0] == "arg" \
+            and operands[0][2][1] == ("call", "sub", [("const", 1.0), operands[1]]):
+        return _sigmoid_grad
+    return None
+
+
 def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
     """A function of the operands computing a ``popops.map`` expression with torch ops.
 
@@ -171,6 +223,9 @@ def compile_tree(tree: tuple, integer_operands: bool,
             a, (b, c) = build(operands[0]), (build(x) for x in operands[1][2])
             fused = _scaled_add(1.0 if name == "add" else -1.0)
             return lambda args: fused(a(args), b(args), c(args))
+        gradient = _gradient_kernel(node)
+        if gradient is not None:
+            return gradient(build, node)
         if name in ("mul", "div") and len(operands) == 2:
             a, b = build(operands[0]), build(operands[1])
             fn = _MAP_FUNCTIONS[name]

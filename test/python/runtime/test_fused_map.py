@@ -243,3 +243,20 @@ def test_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not planned("add(mul(mul(_1, _2), 0.5), 1.0)", 1023, 2) and planned("add(mul(mul(_1, _2), 0.5), 1.0)", 1024, 2)
     operands = [([262143], torch.float32), ([], torch.float32), ([262143], torch.float32)]
     assert fused_map.plan_in_place("add(mul(_1, _2), _3)", operands, print) is None
+
+
+def test_gradient_patterns_run_as_the_aten_kernels() -> None:
+    """The relu and sigmoid gradients poplar-fuse-elementwise writes into maps compute, on
+    torch calls, as popnn's gradient ops did: one ATen kernel each, the same bits; a 0-d
+    or broadcast operand takes the ops one by one."""
+    aten = torch.ops.aten
+    g, x = _values((3, 1031), 11), _values((3, 1031), 12)
+    y = torch.sigmoid(_values((3, 1031), 13))
+    relu = compile_expression("select(le(_2, 0.0), 0.0, _1)", False)
+    sigmoid = compile_expression("mul(mul(_1, sub(1.0, _2)), _2)", False)
+    _assert_same_bits(relu(g, x), aten.threshold_backward(g, x, 0))
+    _assert_same_bits(sigmoid(g, y), aten.sigmoid_backward(g, y))
+    row = x[0]
+    _assert_same_bits(relu(g, row), torch.where(row <= 0.0, 0.0, g))
+    _assert_same_bits(sigmoid(g, y[0]), (g * (1.0 - y[0])) * y[0])
+    assert relu(g, torch.tensor(-1.0)) == 0.0 and relu(g, torch.tensor(1.0)) is g
