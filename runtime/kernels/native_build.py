@@ -162,11 +162,10 @@ def wait_all(timeout: float = 120.0) -> bool:
 
 
 def _work() -> None:
+    # It waits for requests as long as the process lives (a daemon thread): a worker that
+    # left when idle could miss a request queued as it left.
     while True:
-        try:
-            batch = [_PENDING.get(timeout=5.0)]
-        except queue.Empty:
-            return
+        batch = [_PENDING.get()]
         time.sleep(_BATCH_WINDOW)  # the decoder requests a program's kernels one after another
         while True:
             try:
