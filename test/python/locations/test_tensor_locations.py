@@ -71,10 +71,26 @@ def _train(placement: dict[str, poptorch.TensorLocationSettings], accumulation: 
     memory = training._compiled.memory_per_ipu()[0]
     streaming = memory["streaming"]
     text = training._compiled.ir_text()
-    if streaming:  # the schedule picture shows the streaming memory and the remote copies
+    if streaming:  # the schedule picture shows the streaming memory and the IR's remote copies
         picture = training._compiled.schedule().text()
-        assert f"streaming memory: IPU0 {streaming:,} B; per step " in picture, picture
+        copies = _remote_copies(text)
+        line = f"streaming memory: IPU0 {streaming:,} B; per step {copies['step'][0]} loads, {copies['step'][1]} stores"
+        if any(copies.get("update", (0, 0))):
+            line += f"; per update {copies['update'][0]} loads, {copies['update'][1]} stores"
+        assert copies["step"][0] + copies.get("update", (0, 0))[0] > 0, copies
+        assert line in picture.splitlines(), (line, picture)
     return memory, streaming, text
+
+
+def _remote_copies(text: str) -> dict[str, tuple[int, int]]:
+    """The remote loads and stores in the IR text of each poplar.function, by function name."""
+    copies = {}
+    for body in text.split('"poplar.function"() ({')[1:]:
+        body, name = body.split('}) {name = "', 1)
+        name = name.split('"', 1)[0]
+        copies[name] = (body.count('"poplar.program_remote_load"') + body.count('"pipeline.remote_load"'),
+                        body.count('"poplar.program_remote_store"') + body.count('"pipeline.remote_store"'))
+    return copies
 
 
 OFF_CHIP = poptorch.TensorLocationSettings().useOnChipStorage(False)
