@@ -161,8 +161,10 @@ class Phase:
     def ipus(self, *ipus: int) -> Phase:
         """Give one IPU to each stage of this phase, in order; returns the phase."""
         if len(ipus) != len(self._stages):
+            which = "this phase" if self._owner is None else \
+                f"phase {self._phase_id} of the {self._owner._name()}"
             raise ValueError(
-                f"Phase.ipus{ipus!r}: this phase has {len(self._stages)} stage(s) "
+                f"Phase.ipus({', '.join(repr(ipu) for ipu in ipus)}): {which} has {len(self._stages)} stage(s) "
                 f"({', '.join(repr(s) for s in self._stages)}) but {len(ipus)} IPU(s) were given. "
                 f"Pass exactly one IPU per stage."
             )

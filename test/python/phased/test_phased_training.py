@@ -179,6 +179,17 @@ def test_stages_that_do_not_match_the_phase_ipus() -> None:
         _compile(Chain(2, ipu_ids=[0, 0]), two_on_one)
 
 
+def test_phase_ipus_with_the_wrong_count_names_the_phase() -> None:
+    strategy = poptorch.ParallelPhasedExecution(["b0"], poptorch.Phase(poptorch.Stage("b1"), poptorch.Stage("b2")))
+    with pytest.raises(ValueError, match=re.escape(
+            "Phase.ipus(1): phase 1 of the ParallelPhasedExecution has 2 stage(s) (Stage('b1'), Stage('b2')) but 1 "
+            "IPU(s) were given. Pass exactly one IPU per stage.")):
+        strategy.phase(1).ipus(1)
+    with pytest.raises(ValueError, match=re.escape(  # a phase of no strategy yet
+            "Phase.ipus(0, 2): this phase has 1 stage(s) (Stage('b0')) but 2 IPU(s) were given.")):
+        poptorch.Phase("b0").ipus(0, 2)
+
+
 def test_unknown_block() -> None:
     strategy = poptorch.SerialPhasedExecution(["b0"], ["nope"])
     for phase in range(2):
