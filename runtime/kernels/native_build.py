@@ -26,6 +26,7 @@ import platform
 import queue
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -120,7 +121,7 @@ def kernel_key(source: str) -> str:
 
 _LOCK = threading.Lock()
 _KERNELS: dict[str, NativeKernel] = {}  # by key: one load per process
-_PENDING: queue.Queue[tuple[NativeKernel, str]] = queue.Queue()
+_PENDING: queue.Queue[tuple[NativeKernel, str, Path]] = queue.Queue()
 _WORKER: list[threading.Thread] = []
 BUILDS: list[int] = []  # the kernels of each compiler run of this process (tests, benchmarks)
 
@@ -137,14 +138,15 @@ def request(symbol: str, body: str) -> NativeKernel | None:
             return kernel
         kernel = _KERNELS[key] = NativeKernel(f"{symbol}_{key[:16]}", key)
     source = body.replace(symbol, kernel.symbol)
-    cached = cache_dir() / f"{key}.so"
+    directory = cache_dir()  # as it is now: the build may run after the environment changed
+    cached = directory / f"{key}.so"
     if cached.exists():
         try:
             kernel._load(cached)
             return kernel
         except (OSError, AttributeError) as error:  # a stale or broken entry: build it again
             logger.info("native kernel cache entry %s unusable (%s): compiling again", cached, error)
-    _PENDING.put((kernel, source))
+    _PENDING.put((kernel, source, directory))
     with _LOCK:
         if not _WORKER or not _WORKER[0].is_alive():
             _WORKER[:] = [threading.Thread(target=_work, name="ipu-mlir-kernel-compiler", daemon=True)]
@@ -172,17 +174,19 @@ def _work() -> None:
                 batch.append(_PENDING.get_nowait())
             except queue.Empty:
                 break
-        try:
-            _build(batch)
-        except Exception as error:  # noqa: BLE001 - a failed build leaves the torch path in use
-            logger.warning("generated kernels could not be built (%s); the IPU Model keeps computing fused maps "
-                           "with torch calls", error)
-            for kernel, _ in batch:
-                kernel._fail(str(error))
+        for directory in dict.fromkeys(d for _, _, d in batch):
+            part = [(kernel, source) for kernel, source, d in batch if d == directory]
+            try:
+                _build(part, directory)
+            except Exception as error:  # noqa: BLE001 - a failed build leaves the torch path in use
+                if not sys.is_finalizing():  # at exit the temporary directory may go first
+                    logger.warning("generated kernels could not be built (%s); the IPU Model keeps computing fused "
+                                   "maps with torch calls", error)
+                for kernel, _ in part:
+                    kernel._fail(str(error))
 
 
-def _build(batch: list[tuple[NativeKernel, str]]) -> None:
-    directory = cache_dir()
+def _build(batch: list[tuple[NativeKernel, str]], directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     source = "#include <stdint.h>\n#include <math.h>\n#include <omp.h>\n\n" + "\n".join(text for _, text in batch)
     batch_key = hashlib.sha256("".join(k.key for k, _ in batch).encode()).hexdigest()

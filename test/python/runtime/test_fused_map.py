@@ -231,8 +231,6 @@ def test_momentum_update_in_place(momentum: float) -> None:
 def test_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """A kernel call costs more than a torch call: two ops get one from 65536 elements,
     three or more from 1024, an in-place update from 262144."""
-    monkeypatch.undo()
-    monkeypatch.setenv("IPU_MLIR_KERNEL_CACHE", str(native_build.cache_dir()))
     for name, value in (("MIN_ELEMENTS", 1024), ("MIN_ELEMENTS_TWO_CALLS", 65536), ("MIN_ELEMENTS_IN_PLACE", 262144)):
         monkeypatch.setattr(fused_map, name, value)
 
@@ -243,6 +241,7 @@ def test_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not planned("add(mul(mul(_1, _2), 0.5), 1.0)", 1023, 2) and planned("add(mul(mul(_1, _2), 0.5), 1.0)", 1024, 2)
     operands = [([262143], torch.float32), ([], torch.float32), ([262143], torch.float32)]
     assert fused_map.plan_in_place("add(mul(_1, _2), _3)", operands, print) is None
+    assert fused_map.wait_for_kernels()
 
 
 def test_gradient_patterns_run_as_the_aten_kernels() -> None:
