@@ -26,7 +26,8 @@ are counted; ``--split-imports`` runs each model once more with those modules im
 the compile and prints that import time (what of the first call is cold imports).
 
 Memory: ``ru_maxrss`` (peak RSS) after building the model, after the compile and after the
-steps; eager runs the same model and optimizer for the same steps in a process of its own.
+steps; eager runs the same model and optimizer for the same steps in a process of its own,
+with the host allocator settings the IPU Model's process has (``ipu_mlir.runtime`` loaded).
 ``--tracemalloc`` also traces the compile's Python allocations (slow) and prints its peak and
 largest sites.
 
@@ -126,6 +127,8 @@ def child(name: str, steps: int, eager: bool, preimport: list[str], trace: bool)
     result["build"], result["rss_built"] = _since(start), _peak_mb()
     training = name != "mlp"
     if eager:
+        import ipu_mlir.runtime  # noqa: F401 - the host allocator settings the IPU Model's process runs with
+
         optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9) if training else None
         start = _clock()
         for step in range(1 + steps):
