@@ -9,9 +9,11 @@ from typing import Any
 import torch
 from torch_mlir import ir
 
-from ipu_mlir.dialects.poplar import parse_map_expression
+from ipu_mlir.dialects.poplar import POPLAR_VIEWS, parse_map_expression
 
 from .base import KERNELS, Kernel, attr, result_dtype, tensor_type
+
+_VIEWS = frozenset(POPLAR_VIEWS)
 
 
 def _extremum(pairwise: Callable[..., torch.Tensor], clamp: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
@@ -311,6 +313,32 @@ def _div(op: ir.Operation) -> Kernel:
     return lambda a, b: torch.div(a, b, rounding_mode="trunc")
 
 
+def dies_at(value: ir.Value, reader: ir.Operation) -> bool:
+    """Whether ``value``'s buffer is a temporary that ``reader`` reads last: made by an op
+    other than a variable or a constant, and neither ``value`` nor a value it views (through
+    the view ops and identity maps it is made by) has another reader. Anything else (a
+    block argument, a value read twice) may be read after ``reader``."""
+    while True:
+        uses = list(value.uses)
+        if len(uses) != 1 or _operation(uses[0].owner) != _operation(reader):
+            return False
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            return False
+        producer = _operation(owner)
+        if producer.name in ("poplar.variable", "poplar.constant"):
+            return False
+        if producer.name not in _VIEWS and not (producer.name == "poplar.popops_map" and attr(producer, "expr") == "_1"):
+            return True
+        if len(producer.operands) != 1:
+            return False
+        value, reader = producer.operands[0], producer
+
+
+def _operation(owner: Any) -> ir.Operation:
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
 @KERNELS.register("poplar.popops_map")
 def _map(op: ir.Operation) -> Kernel:
     """A map's expression; a fused chain (poplar-fuse-elementwise) runs its arithmetic as
@@ -319,12 +347,24 @@ def _map(op: ir.Operation) -> Kernel:
 
     shape, dtype = tensor_type(op.results[0])
     fn = fused_map.plan(attr(op, "expr"), [tensor_type(v) for v in op.operands], (shape, dtype)) or _map_kernel(op)
+    # x * 1, x / 1, a + b * 0 and a select on a 0-d condition compute nothing new: the
+    # expression returns an operand itself. The passes take a map's result for a new buffer
+    # (unless the map is the identity _1): plan-in-place may update a variable in place while
+    # a value equal to it is still to be read, share-buffers hand the result's buffer to a
+    # variable. The operand is handed on only where it is a temporary that dies here; the
+    # result is a copy of any other (a weight, a constant, a value read again).
+    kept = () if attr(op, "expr") == "_1" else tuple(i for i, v in enumerate(op.operands) if not dies_at(v, op))
 
     def call(*args: torch.Tensor) -> torch.Tensor:
         out = fn(*args)
         if not isinstance(out, torch.Tensor):  # a literal chosen by a scalar select
             return torch.full(shape, out, dtype=dtype, device=args[0].device if args else None)
-        return out if out.dtype == dtype else out.to(dtype)
+        if out.dtype != dtype:
+            return out.to(dtype)
+        for index in kept:
+            if out is args[index]:
+                return out.clone()
+        return out
 
     return call
 
@@ -352,5 +392,5 @@ def _map_in_place(op: ir.Operation) -> Kernel:
 @KERNELS.register("poplar.popops_cast")
 def _cast(op: ir.Operation) -> Kernel:
     dtype = result_dtype(op)
-    return lambda x: x.to(dtype)
+    return lambda x: x.to(dtype, copy=True)  # a cast to the operand's own type is a copy too
 
