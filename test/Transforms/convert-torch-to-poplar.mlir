@@ -96,6 +96,34 @@ func.func @addmm(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.vtensor<[3,4],f
 
 // -----
 
+// A linear layer's addmm (bias vector, unit scales, a transposed weight) stays a matmul
+// and an add for poplar-fuse-linear; an addmm by an untransposed matrix (Hugging Face's
+// Conv1D) is one poplin_matmul_acc, the one BLAS call eager makes.
+// CHECK-LABEL: sym_name = "addmm_linear"
+// CHECK: %[[T:[0-9]+]] = "poplar.dim_shuffle"(%arg1) {permutation = array<i64: 1, 0>}
+// CHECK: %[[M:[0-9]+]] = "poplar.poplin_matmul"(%arg0, %[[T]])
+// CHECK: "poplar.popops_add"(%[[M]], %arg2)
+// CHECK-NOT: poplin_matmul_acc
+func.func @addmm_linear(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.vtensor<[4,3],f32>, %arg2: !torch.vtensor<[4],f32>) -> !torch.vtensor<[2,4],f32> {
+  %0 = torch.aten.t %arg1 : !torch.vtensor<[4,3],f32> -> !torch.vtensor<[3,4],f32>
+  %int1 = torch.constant.int 1
+  %1 = torch.aten.addmm %arg2, %arg0, %0, %int1, %int1 : !torch.vtensor<[4],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[3,4],f32>, !torch.int, !torch.int -> !torch.vtensor<[2,4],f32>
+  return %1 : !torch.vtensor<[2,4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: sym_name = "addmm_conv1d"
+// CHECK: "poplar.poplin_matmul_acc"(%arg2, %arg0, %arg1) {alpha = 1.000000e+00 : f64, beta = 1.000000e+00 : f64} : (tensor<4xf32>, tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+// CHECK-NOT: popops_add
+func.func @addmm_conv1d(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.vtensor<[3,4],f32>, %arg2: !torch.vtensor<[4],f32>) -> !torch.vtensor<[2,4],f32> {
+  %int1 = torch.constant.int 1
+  %0 = torch.aten.addmm %arg2, %arg0, %arg1, %int1, %int1 : !torch.vtensor<[4],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[3,4],f32>, !torch.int, !torch.int -> !torch.vtensor<[2,4],f32>
+  return %0 : !torch.vtensor<[2,4],f32>
+}
+
+// -----
+
 // max_pool2d_with_indices whose indices the program returns: the pool keeps its argmax.
 // CHECK-LABEL: sym_name = "pool_indices"
 // CHECK: %[[P:.*]]:2 = "poplar.popnn_max_pool_with_indices"(%arg0) {ceil_mode = false, kernel = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>)

@@ -51,15 +51,28 @@ def _beta_alpha(lw: Lowering, op: ir.Operation) -> tuple[Any, Any]:
 def lower_addmm(lw: Lowering, op: ir.Operation) -> list[Any]:
     """``addmm`` / ``addmv`` / ``baddbmm``: beta * self + alpha * (a @ b), one
     ``poplin_matmul_acc`` (``poplin::matMulAcc``), as eager makes one BLAS call. A linear
-    layer's addmm (a bias vector, unit scales) stays a matmul and an add, which
-    ``poplar-fuse-linear`` makes one ``poplin_linear``."""
+    layer's addmm (a bias vector, unit scales, ``b`` a transposed weight) stays a matmul
+    and an add, which ``poplar-fuse-linear`` makes one ``poplin_linear`` (eager's
+    ``addmm(bias, x, w.t())``); an addmm by an untransposed matrix, as Hugging Face's
+    ``Conv1D`` writes its layers, stays one ``poplin_matmul_acc``: eager's call, whose
+    bias is in the accumulator before the product's partial sums."""
     out = result_type(op)
     element = out.element_type
     beta, alpha = _beta_alpha(lw, op)
     bias, a, b = (lw.cast(lw.v(op.operands[i]), element) for i in range(3))
-    if torch_ir.aten_name(op).startswith("torch.aten.addmm") and len(shape_of(bias)) == 1 and beta == 1 and alpha == 1:
+    if (torch_ir.aten_name(op).startswith("torch.aten.addmm") and len(shape_of(bias)) == 1 and beta == 1 and alpha == 1
+            and _is_transpose(b)):
         return [lw.binary(pd.AddOp, lw.matmul(a, b, out), bias, out)]
     return [lw.emit(pd.MatMulAccOp, bias, a, b, f64(float(alpha)), f64(float(beta)), out)]
+
+
+def _is_transpose(value: Any) -> bool:
+    """Whether a lowered value is ``dim_shuffle<1, 0>`` of a matrix (a linear layer's ``w.t()``)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return False
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    return owner.name == "poplar.dim_shuffle" and list(ir.DenseI64ArrayAttr(owner.attributes["permutation"])) == [1, 0]
 
 
 def lower_addbmm(lw: Lowering, op: ir.Operation) -> list[Any]:
