@@ -1,6 +1,8 @@
 """Pipeline benchmark: a balanced 2-stage model on 2 emulated IPUs, pipelined against sharded.
 
-The model is two equal halves of Linear+ReLU layers, one ``poptorch.Block`` per IPU.
+The model is two equal halves of Linear+ReLU layers, one ``poptorch.Block`` per IPU (for
+training also a work-balanced variant: IPU 0 does one matmul less per micro-batch, its first
+layer computing no input gradient, so that layer is made wider).
 For inference (``deviceIterations`` = m micro-batches per call) and training
 (``gradientAccumulation`` = m) it prints the median time of one call with
 ``PipelinedExecution`` (stages of different micro-batches overlap in worker threads) and
@@ -36,9 +38,12 @@ BATCH = 32
 
 
 class TwoStage(nn.Module):
-    def __init__(self) -> None:
+    """``input_width`` is the first layer's input width (``WIDTH``: every layer the same)."""
+
+    def __init__(self, input_width: int = WIDTH) -> None:
         super().__init__()
-        self.first = nn.Sequential(*[m for _ in range(LAYERS_PER_STAGE) for m in (nn.Linear(WIDTH, WIDTH), nn.ReLU())])
+        self.first = nn.Sequential(*[m for i in range(LAYERS_PER_STAGE)
+                                     for m in (nn.Linear(input_width if i == 0 else WIDTH, WIDTH), nn.ReLU())])
         self.second = nn.Sequential(*[m for _ in range(LAYERS_PER_STAGE) for m in (nn.Linear(WIDTH, WIDTH), nn.ReLU())])
         self.loss = nn.MSELoss()
 
@@ -83,15 +88,19 @@ def _wrapper(training: bool, kind: str, m: int, model: nn.Module, recompute: boo
     return poptorch.inferenceModel(model.eval(), options)
 
 
-def run(training: bool, m: int, repeats: int, runs: int, timeline: bool) -> None:
+def run(training: bool, m: int, repeats: int, runs: int, timeline: bool, balanced: bool = False) -> None:
     """``runs`` rounds, each timing sharded, pipelined and eager calls in turn (``repeats``
     calls each, median), so that the machine's load hits all three alike; the speed-up and
-    utilisation of each round, as median [min-max] over the rounds."""
+    utilisation of each round, as median [min-max] over the rounds. ``balanced`` (training):
+    the first layer takes a 1.5 x WIDTH input. It computes no input gradient, so with equal
+    layers IPU 0 does 8 matmuls per micro-batch (3 forward, 3 weight and 2 input gradients)
+    and IPU 1 does 9; the wider first layer makes both 9."""
     torch.manual_seed(0)
-    x, y = torch.randn(m * BATCH, WIDTH), torch.randn(m * BATCH, WIDTH)
-    mode = "training" if training else "inference"
-    wrappers = {kind: _wrapper(training, kind, m, TwoStage()) for kind in ("sharded", "pipelined")}
-    eager_model = TwoStage()
+    input_width = WIDTH * 3 // 2 if balanced else WIDTH
+    x, y = torch.randn(m * BATCH, input_width), torch.randn(m * BATCH, WIDTH)
+    mode = ("training" if training else "inference") + (" (work-balanced)" if balanced else "")
+    wrappers = {kind: _wrapper(training, kind, m, TwoStage(input_width)) for kind in ("sharded", "pipelined")}
+    eager_model = TwoStage(input_width)
     eager_model = eager_model.train() if training else eager_model.eval()
     optimizer = torch.optim.SGD(eager_model.parameters(), lr=1e-3)
 
@@ -125,7 +134,7 @@ def run(training: bool, m: int, repeats: int, runs: int, timeline: bool) -> None
                 times[kind].append(_median_call(call, repeats))
     speed_up = [s / p for s, p in zip(times["sharded"], times["pipelined"], strict=True)]
     ideal = ideal_utilisation(2, m)
-    print(f"{torch.get_num_threads()} thread(s)  {mode:9s} m={m:2d}  eager {statistics.median(times['eager']) * 1e3:7.1f} ms  "
+    print(f"{torch.get_num_threads()} thread(s)  {mode} m={m:2d}  eager {statistics.median(times['eager']) * 1e3:7.1f} ms  "
           f"sharded {statistics.median(times['sharded']) * 1e3:7.1f} ms  pipelined {statistics.median(times['pipelined']) * 1e3:7.1f} ms  "
           f"pipelined/eager {statistics.median(times['pipelined']) / statistics.median(times['eager']):.2f}")
     print(f"    over {runs} runs: speed-up pipelined/sharded {_range(speed_up, '.2f')}x  "
@@ -136,7 +145,7 @@ def run(training: bool, m: int, repeats: int, runs: int, timeline: bool) -> None
         traces.sort(key=lambda t: breakdown(t).utilisation)
         parts = breakdown(traces[len(traces) // 2])
         busy_per_call = sum(parts.busy.values())
-        print("    timeline of the median call: " + parts.text(ideal, m).replace("\n", "\n    "))
+        print("    timeline of the median call: " + parts.text(ideal).replace("\n", "\n    "))
         print(f"      a stage runs {busy_per_call / statistics.median(times['sharded']):.3f}x its sharded time "
               "(both IPUs busy vs one; the sharded call's overhead included)")
         os.environ["IPU_MLIR_PIPELINE_PROFILE"] = "1"
@@ -145,7 +154,7 @@ def run(training: bool, m: int, repeats: int, runs: int, timeline: bool) -> None
         finally:
             del os.environ["IPU_MLIR_PIPELINE_PROFILE"]
         profiled = breakdown(program.last_trace)
-        print("      profiled call: " + profiled.text(ideal, m).splitlines()[-1].strip())
+        print("      profiled call: " + profiled.text(ideal).splitlines()[-1].strip())
     for wrapper in wrappers.values():
         wrapper.destroy()
 
@@ -188,6 +197,8 @@ def main() -> None:
         for m in ((4,) if args.quick else (4, 16)):
             run(False, m, repeats, runs, args.timeline)
             run(True, m, repeats, runs, args.timeline)
+            if not args.quick:
+                run(True, m, repeats, runs, args.timeline, balanced=True)
         if threads == 1:
             run_recompute(4 if args.quick else 16, repeats)
     print(f"load average at the end {os.getloadavg()[0]:.2f}")

@@ -96,6 +96,9 @@ class Breakdown:
     kinds: dict[str, float]  # profiled step time by kind, all IPUs
     loop_overhead: float  # profiled: task time not in any step (shared-variable moves, the loop)
     stage_ipus: dict[int, int]  # the IPU of each stage
+    # The utilisation the loop's plan allows with each task taking its stage's mean time and
+    # no hand-off cost (plan_utilisation; m / (m + p - 1) for balanced stages).
+    stage_time_ideal: float = float("nan")
 
     @property
     def utilisation(self) -> float:
@@ -105,19 +108,11 @@ class Breakdown:
         """``part`` summed over the IPUs, in points of utilisation (1 point = 1 % of IPUs x span)."""
         return 100 * sum(part.values()) / (len(self.ipus) * self.span)
 
-    def balanced_ideal(self, micro_batches: int) -> float:
-        """The utilisation the measured stage times allow: m / (m + p - 1) with the busiest
-        IPU's work per micro-batch setting the pace (equal to the ideal when balanced)."""
-        work = {ipu: sum(t for stage, t in self.stage_seconds.items() if self.stage_ipus[stage] == ipu)
-                for ipu in self.ipus}
-        pace = max(work.values())
-        return sum(work.values()) / (len(self.ipus) * pace) * micro_batches / (micro_batches + len(self.ipus) - 1)
-
-    def text(self, ideal: float, micro_batches: int) -> str:
+    def text(self, ideal: float) -> str:
         """The breakdown as lines of text: utilisation, each loss in points, the stage times."""
         n = len(self.ipus)
         lines = [f"utilisation {self.utilisation:.3f} (ideal {ideal:.3f}, for the measured stage times "
-                 f"{self.balanced_ideal(micro_batches):.3f}); span {self.span * 1e3:.2f} ms x {n} IPUs"]
+                 f"{self.stage_time_ideal:.3f}); span {self.span * 1e3:.2f} ms x {n} IPUs"]
         rows = [("waiting for another IPU", self.waiting), ("idle after its last task", self.drain),
                 ("hand-off (wake-up, GIL)", self.handoff), ("Python between tasks", self.between)]
         for label, part in rows:
@@ -176,6 +171,27 @@ def breakdown(trace: PipelineTrace) -> Breakdown:
             kinds[kind] = kinds.get(kind, 0.0) + seconds
     loop_overhead = sum(busy.values()) - sum(kinds.values()) if kinds else 0.0
     dispatch = (span_start - trace.begin) + (trace.end - span_end) if trace.end else 0.0
-    return Breakdown(ipus, span_end - span_start, busy, waiting, handoff, between, drain, dispatch,
-                     {stage: sum(times) / len(times) for stage, times in stage_times.items()}, kinds, loop_overhead,
-                     {r.stage: r.ipu for r in records})
+    stage_seconds = {stage: sum(times) / len(times) for stage, times in stage_times.items()}
+    ideal = plan_utilisation(plan, stage_seconds) if plan is not None else float("nan")
+    return Breakdown(ipus, span_end - span_start, busy, waiting, handoff, between, drain, dispatch, stage_seconds,
+                     kinds, loop_overhead, {r.stage: r.ipu for r in records}, ideal)
+
+
+def plan_utilisation(plan: Any, stage_seconds: dict[int, float]) -> float:
+    """The utilisation of ``plan`` (a ``LoopPlan``) if each task took ``stage_seconds`` of
+    its stage and started the moment its worker and what it waits for were done."""
+    ends: list[list[float]] = [[] for _ in plan.queues]
+    progress = True
+    while progress:
+        progress = False
+        for me, queue in enumerate(plan.queues):
+            while len(ends[me]) < len(queue):
+                task = queue[len(ends[me])]
+                if any(len(ends[other]) < count for other, count in task.waits):
+                    break
+                start = max([ends[me][-1] if ends[me] else 0.0] + [ends[other][count - 1] for other, count in task.waits])
+                ends[me].append(start + stage_seconds[task.stage])
+                progress = True
+    span = max(end for mine in ends for end in mine)
+    busy = sum(stage_seconds[task.stage] for queue in plan.queues for task in queue)
+    return busy / (len(plan.queues) * span)

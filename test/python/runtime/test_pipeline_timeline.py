@@ -20,7 +20,7 @@ import poptorch
 from helpers.models import LayersOverIpus
 from ipu_mlir.artifact.schedule import ideal_utilisation
 from ipu_mlir.runtime.pipeline_executor import LoopPlan, PipelineExecutor, StagedFunction
-from ipu_mlir.runtime.pipeline_timeline import PipelineTrace, TaskRecord, breakdown
+from ipu_mlir.runtime.pipeline_timeline import PipelineTrace, TaskRecord, breakdown, plan_utilisation
 
 
 def _staged(stage_ipus: list[int], body, shared: dict[int, tuple[int, ...]] | None = None) -> StagedFunction:  # noqa: ANN001
@@ -230,12 +230,23 @@ def test_breakdown_splits_each_ipus_span() -> None:
         total = parts.busy[ipu] + parts.between[ipu] + parts.waiting[ipu] + parts.handoff[ipu] + parts.drain[ipu]
         assert total == parts.span
     assert parts.stage_seconds == {0: 2.0, 1: 2.0}
-    assert parts.balanced_ideal(2) == ideal_utilisation(2, 2)  # balanced stages
-    text = parts.text(ideal_utilisation(2, 2), 2)
+    assert parts.stage_time_ideal == ideal_utilisation(2, 2)  # balanced stages
+    text = parts.text(ideal_utilisation(2, 2))
     assert text.splitlines()[0] == ("utilisation 0.571 (ideal 0.667, for the measured stage times 0.667); "
                                     "span 7000.00 ms x 2 IPUs")
     assert re.search(r"hand-off \(wake-up, GIL\)\s+5\.36 points", text)  # 0.75 s of 14
     assert re.search(r"waiting for another IPU\s+14\.29 points", text)
+
+
+def test_the_utilisation_stage_times_allow() -> None:
+    inference = LoopPlan.build([0, 1], [frozenset(), frozenset()], 4)
+    assert plan_utilisation(inference, {0: 1.0, 1: 1.0}) == ideal_utilisation(2, 4)
+    # Stage 1 twice as slow: IPU 1 sets the pace, busy 4 + 8 over 2 x (1 + 4 x 2).
+    assert plan_utilisation(inference, {0: 1.0, 1: 2.0}) == 12 / 18
+    # Training with equal layers: IPU 0 does F0 (3) + B0 (5), IPU 1 does FB1 (9) per micro-batch;
+    # IPU 1 runs back to back after F0 of micro-batch 0, IPU 0 ends with B0 of the last one.
+    training = LoopPlan.build([0, 1, 0], [frozenset()] * 3, 16)
+    assert plan_utilisation(training, {0: 3.0, 1: 9.0, 2: 5.0}) == pytest.approx(16 * 17 / (2 * (3 + 16 * 9 + 5)))
 
 
 def test_breakdown_of_an_empty_trace_is_an_error() -> None:
@@ -278,7 +289,7 @@ def test_profiled_loop_times_steps_by_kind(training, monkeypatch: pytest.MonkeyP
                  "restore / recv (a reference, no copy)", "host stream in"):
         assert parts.kinds.get(kind, 0.0) > 0.0, (kind, parts.kinds)
     assert 0.0 <= parts.loop_overhead < sum(parts.busy.values())
-    assert "busy time by step kind: kernels" in parts.text(ideal_utilisation(2, 5), 5)
+    assert "busy time by step kind: kernels" in parts.text(ideal_utilisation(2, 5))
 
 
 def test_a_bad_profile_setting(monkeypatch: pytest.MonkeyPatch) -> None:
