@@ -88,6 +88,8 @@ class PipelineSchedule(ModulePass):
                     self._schedule(graph, op, plan, diag)
 
     def _schedule(self, graph: ir.Operation, step: ir.Operation, plan: Plan, diag: Diagnostics) -> None:
+        if not len(step.regions[0].blocks):  # a step whose region has no block runs nothing
+            return
         per_micro_batch = {op.results[0] for op in (o.operation for o in graph.regions[0].blocks[0].operations)
                            if op.name == "poplar.variable" and variable_kind(op).holds_one_micro_batch}
         ops = [op.operation for op in step.regions[0].blocks[0].operations]
@@ -441,6 +443,7 @@ def _trip_counts(graph: ir.Operation, callee: str) -> tuple[int, int]:
     for op in graph.regions[0].blocks[0].operations:
         op = op.operation
         if op.name == "poplar.program_sequence":
-            counts = search(op.regions[0].blocks[0], []) or []
+            blocks = op.regions[0].blocks  # none: a main with no block calls nothing
+            counts = (search(blocks[0], []) if len(blocks) else None) or []
             return (counts[-1] if counts else 1, counts[-2] if len(counts) > 1 else 1)
     return 1, 1

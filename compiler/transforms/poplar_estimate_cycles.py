@@ -145,7 +145,7 @@ class _Estimator:
         name = op.name
         t = self.target
         if name == "poplar.function" and PHASES_ATTR in op.attributes:
-            return self.phased(op.regions[0].blocks[0])
+            return sum(self.phased(block) for block in op.regions[0].blocks)  # no block: runs nothing
         if name in _REGIONS:
             return sum(self.block(block) for region in op.regions for block in region.blocks)
         if name == "pipeline.schedule":
@@ -280,9 +280,8 @@ class _Estimator:
 
     def repeat(self, op: ir.Operation) -> int:
         count = ir.IntegerAttr(op.attributes["count"]).value
-        body = op.regions[0].blocks[0]
         total = 0
-        for inner in body.operations:
+        for inner in [inner for block in op.regions[0].blocks for inner in block.operations]:
             inner = inner.operation
             cycles = self.op(inner)
             schedule = self.pipelined_schedule(inner)
@@ -300,7 +299,7 @@ class _Estimator:
         function = self.functions.get(ir.StringAttr(op.attributes["callee"]).value)
         if function is None:
             return None
-        for inner in function.regions[0].blocks[0].operations:
+        for inner in [inner for block in function.regions[0].blocks for inner in block.operations]:
             if inner.operation.name == "pipeline.schedule" and ir.StringAttr(inner.attributes["kind"]).value == "pipelined":
                 return inner.operation
         return None

@@ -118,7 +118,8 @@ class _Placer:
     def __init__(self, graph: ir.Operation, io_tiles: int) -> None:
         self.functions: dict[str, ir.Block] = {}
         for op in graph.regions[0].blocks[0].operations:
-            if op.operation.name == "poplar.function":
+            # a function whose region has no block runs nothing: it uses no variable
+            if op.operation.name == "poplar.function" and len(op.operation.regions[0].blocks):
                 self.functions[ir.StringAttr(op.operation.attributes["name"]).value] = op.operation.regions[0].blocks[0]
         self._indexes: list[tuple[ir.Block, _BlockIndex]] = []
         self._used: dict[str, set[ir.Value]] = {}
@@ -342,5 +343,5 @@ class PlaceTensors(ModulePass):
             if "ipu" in op.attributes:
                 remote.attributes["pipeline.ipu"] = op.attributes["ipu"]
             op.attributes[REMOTE_BUFFER_ATTR] = string(buffer)
-            placer.place(main.regions[0].blocks[0], op.results[0], buffer,
-                         location.io_tiles_to_load, location.io_tiles_to_store)
+            for body in main.regions[0].blocks:  # none: a main with no block runs nothing
+                placer.place(body, op.results[0], buffer, location.io_tiles_to_load, location.io_tiles_to_store)

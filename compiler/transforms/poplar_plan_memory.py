@@ -80,10 +80,11 @@ def _describe(op: ir.Operation) -> str:
     return f"result of '{op.name}'"
 
 
-def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: dict[str, ir.Block],
+def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: dict[str, ir.Region],
                       compute_bytes: int) -> dict[int, int]:
     """Peak bytes of live compute results per IPU within ``block`` (calls included), with the
-    planner temporaries of each matmul or convolution while it runs."""
+    planner temporaries of each matmul or convolution while it runs. ``functions``: each
+    function's body region (a region without a block runs nothing)."""
     ops = [op.operation for op in block.operations]
     roots: dict[ir.Value, list[ir.Value]] = {}  # view result -> the values it aliases
     last_use: dict[ir.Value, int] = {}
@@ -105,8 +106,8 @@ def _peak_temporaries(block: ir.Block, usage: dict[int, IpuUsage], functions: di
         nested: dict[int, int] = {}
         if op.name == "poplar.program_call":
             callee = ir.StringAttr(op.attributes["callee"]).value
-            if callee in functions:
-                nested = _peak_temporaries(functions[callee], usage, functions, compute_bytes)
+            for body in functions[callee].blocks if callee in functions else []:
+                nested = _peak_temporaries(body, usage, functions, compute_bytes)
         for region in op.regions:
             for inner in region.blocks:
                 for ipu, value in _peak_temporaries(inner, usage, functions, compute_bytes).items():
@@ -207,13 +208,13 @@ class PlanMemory(ModulePass):
                         diag.error(op, f"{_describe(op)} needs {-(-size // tiles[1])} bytes per tile on {tiles[1]} tiles, "
                                    f"more than a tile's {self.bytes_per_tile} bytes; map it over more tiles")
                 elif op.name == "poplar.function":
-                    functions[ir.StringAttr(op.attributes["name"]).value] = op.regions[0].blocks[0]
+                    functions[ir.StringAttr(op.attributes["name"]).value] = op.regions[0]
                 elif op.name == "poplar.program_sequence":
                     main = op
             self._check_io_tiles(graph, io_buffers, diag)
             self._check_io_copies(io_buffers, _io_copies(graph), diag)
-            if main is not None:
-                for ipu, peak in _peak_temporaries(main.regions[0].blocks[0], usage, functions, capacity).items():
+            for body in main.regions[0].blocks if main is not None else []:
+                for ipu, peak in _peak_temporaries(body, usage, functions, capacity).items():
                     usage.setdefault(ipu, IpuUsage()).temporaries = peak
             pipelined = _pipelined_step(graph)
             if pipelined is not None:
@@ -349,7 +350,8 @@ def _pipelined_step(graph: ir.Operation) -> ir.Block | None:
         op = op.operation
         plan = plan_of(op) if op.name == "poplar.function" else None
         if plan is not None:
-            return op.regions[0].blocks[0] if plan.pipelined else None
+            blocks = op.regions[0].blocks
+            return blocks[0] if plan.pipelined and len(blocks) else None
     return None
 
 

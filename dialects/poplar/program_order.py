@@ -6,6 +6,9 @@ A *run block* is the list of ops one program block runs in order: a function bod
 ``main`` sequence, or the body of a nested ``program_repeat`` / ``program_sequence``. A
 function whose body holds a ``pipeline.schedule`` runs the ops of its ``pipeline.stage``
 regions, flattened in stage order (program order within a stage).
+
+A program whose region has no block (the generic form ``({ })``, which verifies) runs
+nothing: it has no run block.
 """
 
 from collections.abc import Iterator
@@ -43,14 +46,16 @@ def run_blocks(graph: ir.Operation) -> Iterator[list[ir.Operation]]:
     for op in graph.regions[0].blocks[0].operations:
         op = op.operation
         if op.name in ("poplar.function", "poplar.program_sequence"):
-            yield from _nested(run_block(op.regions[0].blocks[0]))
+            for block in op.regions[0].blocks:  # none for a region without a block
+                yield from _nested(run_block(block))
 
 
 def _nested(ops: list[ir.Operation]) -> Iterator[list[ir.Operation]]:
     yield ops
     for op in ops:
         if op.name in NESTED_PROGRAMS:
-            yield from _nested(run_block(op.regions[0].blocks[0]))
+            for block in op.regions[0].blocks:
+                yield from _nested(run_block(block))
 
 
 def graphs_of(module: ir.Operation) -> Iterator[ir.Operation]:

@@ -105,3 +105,38 @@
     "poplar.program_call"() {callee = "step"} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// A program whose region has no block (the generic form '({ })', which verifies; ops.mlir's
+// empty_function) runs nothing: no temporaries, like a body of one empty block. The pass
+// read the missing block (an internal IndexError). Variables: w 64 x f32 = 256.
+// CHECK-LABEL: "poplar.graph"
+// CHECK: poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 256 : i64, 0 : i64, 0 : i64, 256 : i64>]>
+"poplar.graph"() ({
+  %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w", tiles = array<i64: 0, 1>} : () -> tensor<64xf32>
+  "poplar.function"() ({
+  }) {name = "step"} : () -> ()
+  "poplar.function"() ({
+  ^bb0:
+  }) {name = "init"} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "init"} : () -> ()
+    "poplar.program_repeat"() ({
+      "poplar.program_call"() {callee = "step"} : () -> ()
+    }) {count = 2 : i64} : () -> ()
+    "poplar.program_repeat"() ({
+    }) {count = 3 : i64} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// A main sequence with no block plans the variables alone.
+// CHECK-LABEL: "poplar.graph"
+// CHECK: poplar.memory = #poplar.memory_plan<[#poplar.ipu_memory<0 : i64, 256 : i64, 0 : i64, 0 : i64, 256 : i64>]>
+"poplar.graph"() ({
+  %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w", tiles = array<i64: 0, 1>} : () -> tensor<64xf32>
+  "poplar.program_sequence"() ({
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
