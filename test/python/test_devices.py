@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import copy
+import threading
 
 import pytest
 import torch
@@ -15,6 +16,8 @@ import torch.nn as nn
 from helpers import FP32
 from helpers.checks import assert_parameters_close, eager_accumulated_step
 from torch.utils._python_dispatch import TorchDispatchMode
+
+from ipu_mlir.runtime import pipeline_executor
 
 import poptorch
 
@@ -158,6 +161,17 @@ def test_no_op_mixes_the_devices_of_two_ipus(case: str, monkeypatch: pytest.Monk
         return submit(pool, run, *args, **kwargs)
 
     monkeypatch.setattr(concurrent.futures.ThreadPoolExecutor, "submit", recorded_submit)
+    # The pipeline executor's own worker threads (one per emulated IPU) run the stages and
+    # move the outputs: they record (and fake meta -> CPU copies) too.
+    work = pipeline_executor._Loop.work
+
+    def recorded_work(loop, worker):  # noqa: ANN001, ANN202
+        if threading.current_thread() is threading.main_thread():
+            return work(loop, worker)
+        with _RecordMixedDevices(mixed):
+            return work(loop, worker)
+
+    monkeypatch.setattr(pipeline_executor._Loop, "work", recorded_work)
     torch.manual_seed(0)
     model = ConstantsAndDropout()
     options = poptorch.Options().setIpuModelDevices({"IPU0": "cpu", "IPU1": "meta"})
