@@ -96,3 +96,14 @@ def time_bound(label: str, seconds: int) -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+REPLICA_CASE_SECONDS = 240
+
+
+@pytest.fixture
+def bounded_replicas(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test whose replicas meet at collectives never waits forever: import this fixture
+    into the test module and use it (``pytestmark = pytest.mark.usefixtures("bounded_replicas")``)."""
+    with time_bound(request.node.nodeid, REPLICA_CASE_SECONDS):
+        yield

@@ -1,6 +1,7 @@
 """Models and optimizer references used by more than one test file: the small classifier
 MLP of the training tests, the four-layer model split over IPUs of the multi-IPU and
-schedule tests, and LAMB written from the paper's formulas."""
+schedule tests, the small regression of the replicated tensor sharding tests and LAMB
+written from the paper's formulas."""
 
 from __future__ import annotations
 
@@ -93,6 +94,25 @@ class LayersOverIpus(nn.Module):
     def strategy(kind: str, ipus: int) -> poptorch.ExecutionStrategy:
         """One stage per block, on the block's IPU, pipelined or sharded."""
         return execution_strategy(kind, [poptorch.Stage(f"layer{i}").ipu(i * ipus // 4) for i in range(4)])
+
+
+class Regression(nn.Module):
+    """Linear(6, 15) -> tanh -> Linear(15, 3), returning (output, MSE loss); seeded weights."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.net = nn.Sequential(nn.Linear(6, 15), nn.Tanh(), nn.Linear(15, 3))
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.net(x)
+        return out, F.mse_loss(out, y)
+
+
+def regression_batches(size: int, steps: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """``steps`` seeded (x, y) batches of ``size`` rows for :class:`Regression`."""
+    generator = torch.Generator().manual_seed(1)
+    return [(torch.randn(size, 6, generator=generator), torch.randn(size, 3, generator=generator)) for _ in range(steps)]
 
 
 class RefLAMB:

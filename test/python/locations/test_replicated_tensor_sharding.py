@@ -13,35 +13,20 @@ import math
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 import poptorch
-from helpers import FP32, time_bound
+from helpers import FP32, bounded_replicas  # noqa: F401 - the fixture, used by pytestmark
+from helpers.models import Regression, regression_batches
 
 STEPS = 3
 MICRO = 3
 
 
-class Regression(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.net = torch.nn.Sequential(torch.nn.Linear(6, 15), torch.nn.Tanh(), torch.nn.Linear(15, 3))
-
-    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        out = self.net(x)
-        return out, F.mse_loss(out, y)
-
-
-@pytest.fixture(autouse=True)
-def bounded_time(request: pytest.FixtureRequest):
-    with time_bound(request.node.nodeid, 240):  # replicas meet at collectives: never wait forever
-        yield
+pytestmark = pytest.mark.usefixtures("bounded_replicas")  # replicas meet at collectives: never wait forever
 
 
 def _batches(size: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    generator = torch.Generator().manual_seed(1)
-    return [(torch.randn(size, 6, generator=generator), torch.randn(size, 3, generator=generator)) for _ in range(STEPS)]
+    return regression_batches(size, STEPS)
 
 
 OPTIMIZERS = {

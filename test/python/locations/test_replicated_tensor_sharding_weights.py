@@ -19,33 +19,19 @@ import torch
 import torch.nn.functional as F
 
 import poptorch
-from helpers import EXACT, FP32, poptorch_warnings, time_bound
+from helpers import EXACT, FP32, bounded_replicas, poptorch_warnings  # noqa: F401 - the fixture, used by pytestmark
+from helpers.models import Regression, regression_batches
 
 STEPS = 3
 MICRO = 3
 SIZES = {"net.0.weight": 90, "net.0.bias": 15, "net.2.weight": 45, "net.2.bias": 3}
 
 
-class Regression(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.net = torch.nn.Sequential(torch.nn.Linear(6, 15), torch.nn.Tanh(), torch.nn.Linear(15, 3))
-
-    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        out = self.net(x)
-        return out, F.mse_loss(out, y)
-
-
-@pytest.fixture(autouse=True)
-def bounded_time(request: pytest.FixtureRequest):
-    with time_bound(request.node.nodeid, 240):  # replicas meet at collectives: never wait forever
-        yield
+pytestmark = pytest.mark.usefixtures("bounded_replicas")  # replicas meet at collectives: never wait forever
 
 
 def _batches(size: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    generator = torch.Generator().manual_seed(1)
-    return [(torch.randn(size, 6, generator=generator), torch.randn(size, 3, generator=generator)) for _ in range(STEPS)]
+    return regression_batches(size, STEPS)
 
 
 OPTIMIZERS = {
