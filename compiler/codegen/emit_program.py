@@ -84,6 +84,8 @@ class ProgramEmitter:
                 else:
                     self.names[value] = channel
                     self.ipus[value] = self.attr(op, "dst_ipu")
+            elif name in ("pipeline.remote_load", "pipeline.remote_store"):
+                self._pipeline_remote_copy(op, seq, indent)
             elif name == "poplar.program_call":
                 callee = self.attr(op, "callee")
                 if callee not in self.functions:
@@ -132,6 +134,24 @@ class ProgramEmitter:
             else:
                 raise CodegenError(f"{self.where(op)} has no C++ emission yet "
                                    f"(emitted compute ops: {', '.join(sorted(n.removeprefix('poplar.') for n in EMITTERS))})")
+
+    def _pipeline_remote_copy(self, op: Any, seq: str, indent: str) -> None:
+        """A value moved to streaming memory between its uses (a phase's off-chip liveness,
+        off-chip activations): ``remote_store`` copies it into its remote buffer; ``remote_load``
+        gives the value a new tensor on the op's IPU, laid out linearly, and copies the buffer into it."""
+        buffer = self.attr(op, "buffer")
+        if buffer not in self.remote_buffers:
+            raise CodegenError(f"{self.where(op)}: copies remote buffer '{buffer}', which no poplar.remote_buffer declares")
+        remote, ipu = self.remote_buffers[buffer], self.attr(op, "ipu_id")
+        if op.operation.name == "pipeline.remote_store":
+            self._out.append(f"{indent}{seq}.add(poplar::program::Copy({self.name(op.operands[0])}, {remote}));")
+            return
+        value = op.results[0]
+        var = self.define(value, "loaded", ipu=ipu)
+        self._out += [f"{indent}poplar::Tensor {var} = ipu[{ipu}].addVariable(poplar::{self.ptype(value)}, "
+                      f"{{{', '.join(map(str, self.shape(value)))}}}, {cstr(buffer)});  // loaded from '{buffer}'",
+                      f"{indent}mapLinearly(ipu[{ipu}], {var}, 0, 1);",
+                      f"{indent}{seq}.add(poplar::program::Copy({remote}, {var}));"]
 
     def _channel(self, op: Any, value: Any, indent: str) -> str:
         """The tensor on the receiving IPU that a send / recv channel copies into (declared

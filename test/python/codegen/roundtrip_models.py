@@ -261,6 +261,25 @@ class MLPWithLoss(nn.Module):
         return out, F.mse_loss(out, target)
 
 
+class PhasedChain(nn.Module):
+    """Four Linear(8, 8) + ReLU blocks "b0".."b3" and a head with an MSE loss in "b3": the
+    phased round trip's model (two phases of two blocks)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in range(4))
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        for index, layer in enumerate(self.layers):
+            with poptorch.Block(f"b{index}"):
+                x = torch.relu(layer(x))
+                if index == len(self.layers) - 1:
+                    out = self.head(x)
+                    loss = F.mse_loss(out, target)
+        return out, loss
+
+
 class CNNWithLoss(nn.Module):
     """A CNN training step: convolution, batch norm in training mode, ReLU, average pooling
     with padding, a grouped transposed convolution (stride 2, output padding), max pooling and
