@@ -59,6 +59,7 @@ _IN_PLACE = {"tanh": torch.tanh, "exp": torch.exp, "sigmoid": torch.sigmoid, "lo
              "expm1": torch.expm1, "log1p": torch.log1p}
 
 _FULL, _SUFFIX, _SCALAR = "full", "suffix", "scalar"
+_STRIDED = torch.strided
 
 
 @dataclass
@@ -324,6 +325,24 @@ def _source(region: _Region, facts: dict[int, _Node], symbol: str) -> str:
 """
 
 
+def _extent(value: torch.Tensor) -> tuple[int, int]:
+    """The bytes ``value``'s elements lie in: [first, last + 1)."""
+    start = value.data_ptr()
+    if value.numel() == 0:
+        return start, start
+    last = sum((size - 1) * stride for size, stride in zip(value.shape, value.stride(), strict=True))
+    return start, start + (last + 1) * value.element_size()
+
+
+def _overlaps(a: Any, b: Any) -> bool:
+    """Whether the CPU tensors ``a`` and ``b`` share a byte (views of one buffer)."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_cpu and b.is_cpu
+            and a.layout == torch.strided and b.layout == torch.strided):
+        return False
+    (a_start, a_end), (b_start, b_end) = _extent(a), _extent(b)
+    return a_start < b_end and b_start < a_end
+
+
 class _Runner:
     """Computes one region: its kernel when loaded and the inputs fit, else torch calls
     on the same input values."""
@@ -342,6 +361,7 @@ class _Runner:
         self._pointer_array = ctypes.c_void_p * max(1, len(region.inputs))
         self._scalar_array = ctypes.c_double * max(1, len(self.scalars))
         self._size = torch.Size(region.shape)
+        self.native_calls = 0  # how many times the kernel computed the region (tests)
 
     def run(self, args: tuple) -> tuple[Any, bool]:
         """(value, fresh): fresh when the kernel wrote a new buffer."""
@@ -359,23 +379,29 @@ class _Runner:
         pointers = self._pointer_array()
         for index, dtype, size in self._reads:
             value = values[index]
-            if not (isinstance(value, torch.Tensor) and value.dtype == dtype and value.is_cpu and value.shape == size
-                    and value.is_contiguous()):
+            # a CPU tensor whose memory holds its values as they are: strided (sparse or
+            # mkldnn have no such memory), not lazily negated (``torch.imag(z.conj())``)
+            if not (isinstance(value, torch.Tensor) and value.is_cpu and value.dtype == dtype and value.shape == size
+                    and value.layout == _STRIDED and value.is_contiguous() and not value.is_neg()):
                 return None
             pointers[index] = value.data_ptr()
         scalars = self._scalar_array()
         for slot, index in enumerate(self.scalars):
             value = values[index]
             if isinstance(value, torch.Tensor):
-                if value.numel() != 1 or value.dtype != torch.float32 or not value.is_cpu:
+                if not (value.is_cpu and value.numel() == 1 and value.dtype == torch.float32
+                        and value.layout == _STRIDED and not value.is_neg()):
                     return None
                 value = value.item()
             scalars[slot] = float(value)
         if out is None:
             out = torch.empty(self._size, dtype=self.region.out_dtype)
-        elif not (out.dtype == self.region.out_dtype and out.is_cpu and out.shape == self._size and out.is_contiguous()):
+        elif not (out.is_cpu and out.dtype == self.region.out_dtype and out.shape == self._size
+                  and out.layout == _STRIDED and out.is_contiguous() and not out.is_neg()):
             return None
+        # values and out (locals) keep every buffer alive while the kernel runs
         function(pointers, scalars, out.data_ptr(), self.numel, self.period, torch.get_num_threads())
+        self.native_calls += 1
         return out
 
     def __call__(self, args: tuple) -> Any:
@@ -405,7 +431,11 @@ def plan_in_place(expr: str, operands: list[tuple[list[int], torch.dtype]],
                      [lambda args, n=spec.node[1] - 1: args[n] for spec in region.inputs], lambda values: None)
 
     def update(*args: Any) -> None:
-        if runner.native(tuple(fn(args) for fn in runner.inputs), out=args[0]) is None:
+        # torch's calls update args[0] one op after the other (v.mul_(m).add_(g)): an
+        # operand that is (a view of) the variable reads the values the first op wrote, or
+        # torch refuses a partial overlap. The kernel reads every operand before it writes.
+        if any(_overlaps(args[0], other) for other in args[1:]) \
+                or runner.native(tuple(fn(args) for fn in runner.inputs), out=args[0]) is None:
             fallback(*args)
 
     update.runner = runner  # type: ignore[attr-defined]
@@ -434,7 +464,7 @@ def plan(expr: str, operands: list[tuple[list[int], torch.dtype]], result: tuple
             return runner
         fn = _IN_PLACE.get(node[1]) if node[0] == "call" and len(node[2]) == 1 else None
         inner = runners.get(id(node[2][0])) if fn is not None else None
-        if inner is None:
+        if inner is None or inner.region.out_dtype != torch.float32:  # tanh(bool) is a float tensor: not in place
             return None
 
         def in_place(args: tuple) -> Any:
