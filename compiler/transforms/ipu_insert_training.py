@@ -12,7 +12,6 @@ their place, and the optimizer's hyper-parameters (``hyper``) and state
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any, ClassVar
 
 from torch_mlir import ir
@@ -41,10 +40,25 @@ from ipu_mlir.dialects.ipu_training import REPLICA_GROUP_ATTR
 from ipu_mlir.dialects.pipeline import plan_of
 from ipu_mlir.dialects.poplar import TensorLocations, tensor_locations_of
 from ipu_mlir.dialects.poplar.gcl import CommGroup, CommGroupAttr, CommGroupKind
-from ipu_mlir.support.ir_build import boolean, f64, i64, string
+from ipu_mlir.support.ir_build import i64, string
 
 from .. import replica_sharding
 from ..replica_sharding import ShardPlan
+from ..gradient_math import (
+    STATE_DTYPES,
+    TORCH_DTYPE_CODES,
+    auto_loss_scale,
+    cast,
+    clip_by_global_norm,
+    literal,
+    scalar_type,
+    torch_bool,
+    torch_int,
+    torch_none,
+    torch_op,
+    widest,
+    with_dtype,
+)
 from ..pass_base import Diagnostics, ModulePass, PassFailure
 from ..torch_ir import vtensor_shape_dtype
 
@@ -59,10 +73,6 @@ def _roles(func: ir.Operation, which: str) -> list[tuple[RoleKind, str]]:
         if role is None:
             raise ValueError(f"{what} #{index} has no '{ROLE_ATTR}' (set by the training frontend)")
     return [(role.kind, role.name) for role in roles]
-
-
-def _scalar_type() -> ir.Type:
-    return ir.Type.parse("!torch.vtensor<[],f32>")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,7 +103,7 @@ class InsertTraining(ModulePass):
       reduction: mean | sum (how accumulated gradients combine; default mean).
       strategy: post | running (mean strategy; default post).
       auto-loss-scaling: adjust the loss scale after every update from the gradients'
-        statistics (see _auto_loss_scale); default false.
+        statistics (see auto_loss_scale); default false.
       replication-factor: replicas of the step, in all processes (R, default 1). With R > 1
         every gradient is reduced across the replicas (``ipu.replica_reduce``, the mean or
         the sum as ``reduction`` says) before clipping, loss scaling and the update: after
@@ -155,9 +165,9 @@ class InsertTraining(ModulePass):
         found = {}
         for entry in self.state_types:
             name, sep, dtype = entry.partition(":")
-            if not sep or not name or dtype not in _STATE_DTYPES:
+            if not sep or not name or dtype not in STATE_DTYPES:
                 raise ValueError(f"state-types entry '{entry}' must be <state>:<dtype> with dtype one of "
-                                 f"{', '.join(_STATE_DTYPES)}")
+                                 f"{', '.join(STATE_DTYPES)}")
             found[name] = dtype
         return found
 
@@ -192,7 +202,7 @@ class InsertTraining(ModulePass):
         scatter = spec.max_grad_norm is None and not self.auto_loss_scaling
         state_shards = replica_sharding.sharded_arguments(plans, spec.update_op.state_names(spec.flags))
 
-        scalar = _scalar_type()
+        scalar = scalar_type()
         new_args: list[tuple[RoleKind, str, ir.Type]] = []  # appended arguments
         hyper_values: dict[str, ir.Value] = {}
 
@@ -205,7 +215,7 @@ class InsertTraining(ModulePass):
             key = "loss_scaling" if name == "loss_scaling" else f"{group}.{name}"
             if key not in hyper_values:
                 if key in spec.constants:  # marked constant: compiled in, changing it recompiles
-                    hyper_values[key] = _literal(spec.constants[key], body)
+                    hyper_values[key] = literal(spec.constants[key], body)
                 else:
                     hyper_values[key] = add_arg(RoleKind.HYPER, key, scalar)
             return hyper_values[key]
@@ -219,12 +229,12 @@ class InsertTraining(ModulePass):
                 shape, dtype = vtensor_shape_dtype(seed.type)
                 value = loss_scale
                 if dtype != "f32":  # e.g. a float16 loss: the seed takes the loss's type
-                    value = _torch_op("torch.aten.to.dtype", ir.Type.parse(f"!torch.vtensor<[],{dtype}>"), value,
-                                      _torch_int(_TORCH_DTYPE_CODES[dtype]), _torch_bool(False), _torch_bool(False), _none())
+                    value = torch_op("torch.aten.to.dtype", ir.Type.parse(f"!torch.vtensor<[],{dtype}>"), value,
+                                      torch_int(TORCH_DTYPE_CODES[dtype]), torch_bool(False), torch_bool(False), torch_none())
                 if shape:
-                    sizes = [_torch_int(d) for d in shape]
+                    sizes = [torch_int(d) for d in shape]
                     size_list = ir.Operation.create("torch.prim.ListConstruct", results=[ir.Type.parse("!torch.list<int>")], operands=sizes)
-                    value = _torch_op("torch.aten.expand", seed.type, value, size_list.result, _torch_bool(False))
+                    value = torch_op("torch.aten.expand", seed.type, value, size_list.result, torch_bool(False))
             seed.replace_all_uses_with(value)
         else:
             seed.replace_all_uses_with(loss_scale)
@@ -235,9 +245,9 @@ class InsertTraining(ModulePass):
         if self.gradient_accumulation == 1:
             with terminator.location, ir.InsertionPoint(terminator):
                 grads = self._reduce_across_replicas(grads, groups, sharded if scatter else {})
-                new_scale = _auto_loss_scale(grads, loss_scale) if self.auto_loss_scaling else None
+                new_scale = auto_loss_scale(grads, loss_scale) if self.auto_loss_scaling else None
                 if spec.max_grad_norm is not None:
-                    grads = _clip(grads, spec.max_grad_norm, loss_scale)
+                    grads = clip_by_global_norm(grads, spec.max_grad_norm, loss_scale)
                 grads = _local_parts(grads, {} if scatter else sharded)
                 updates = _apply_updates(spec, params, grads, add_arg, hyper, self._state_dtypes(), sharded)
                 if new_scale is not None:
@@ -275,17 +285,17 @@ class InsertTraining(ModulePass):
         ``@update``, applies the optimizer to them once per G steps and zeroes them. A sharded
         accumulator adds the replica's part of each micro-batch's reduced gradient."""
         sharded = {name: plan for name, plan in plans.items() if plan.on_parts}
-        scalar = _scalar_type()
+        scalar = scalar_type()
         updates: list[tuple[RoleKind, str, ir.Value]] = []
         count = add_arg(RoleKind.ACCUMULATOR, COUNTER, scalar)
         accum_dtype = self._state_dtypes().get("accum")
         accum_types: dict[str, ir.Type] = {}
         with terminator.location, ir.InsertionPoint(terminator):
-            one = _torch_int(1)
+            one = torch_int(1)
             new_count = ir.Operation.create("torch.aten.add.Scalar", results=[scalar], operands=[count, one, one]).result
             updates.append((RoleKind.ACCUMULATOR_UPDATE, COUNTER, new_count))
             for name, grad in grads.items():
-                grad = _cast(grad, accum_dtype)
+                grad = cast(grad, accum_dtype)
                 if name in plans and plans[name].accumulator:  # reduce-scattered per micro-batch
                     grad = replica_sharding.shard(grad, self.reduction, plans[name].shard)
                 accumulator = add_arg(RoleKind.ACCUMULATOR, f"{name}/accum", grad.type)
@@ -319,7 +329,7 @@ class InsertTraining(ModulePass):
             key = "loss_scaling" if name == "loss_scaling" else f"{group}.{name}"
             if key not in hypers:
                 if key in spec.constants:
-                    hypers[key] = _literal(spec.constants[key], block)
+                    hypers[key] = literal(spec.constants[key], block)
                 else:
                     hypers[key] = add_update_arg(RoleKind.HYPER, key, scalar)
             return hypers[key]
@@ -333,22 +343,22 @@ class InsertTraining(ModulePass):
             effective = {}
             for name, accumulator in accumulators.items():
                 if self.reduction == Reduction.MEAN and self.strategy == MeanStrategy.POST:
-                    factor = _torch_int(self.gradient_accumulation)
+                    factor = torch_int(self.gradient_accumulation)
                     effective[name] = ir.Operation.create("torch.aten.div.Scalar", results=[accumulator.type],
                                                           operands=[accumulator, factor]).result
                 else:
                     effective[name] = accumulator
             effective = replica_sharding.reduce_accumulated(
                 effective, plans, scatter, lambda grads, scattered: self._reduce_across_replicas(grads, groups, scattered))
-            new_scale = _auto_loss_scale(effective, update_hyper(0, "loss_scaling")) if self.auto_loss_scaling else None
+            new_scale = auto_loss_scale(effective, update_hyper(0, "loss_scaling")) if self.auto_loss_scaling else None
             if spec.max_grad_norm is not None:
-                effective = _clip(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
+                effective = clip_by_global_norm(effective, spec.max_grad_norm, update_hyper(0, "loss_scaling"))
             effective = _local_parts(effective, {} if scatter else sharded)
             results.extend(_apply_updates(spec, update_params, effective, add_update_arg, update_hyper,
                                           self._state_dtypes(), sharded))
             if new_scale is not None:
                 results.append((RoleKind.STATE_UPDATE, "loss_scaling", new_scale))
-            none = ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
+            none = torch_none()
             for name, accumulator in accumulators.items():
                 zero = ir.Operation.create("torch.aten.zeros_like", results=[accumulator.type],
                                            operands=[accumulator, none, none, none, none, none]).result
@@ -420,7 +430,7 @@ def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str
     replica's part) updates the replica's part of itself with its state parts; the parts are
     gathered into the whole new weight, unless the weight itself is sharded (its argument is
     the part, which the replica keeps)."""
-    scalar = _scalar_type()
+    scalar = scalar_type()
     update_op = spec.update_op
     state_names = update_op.state_names(spec.flags)
     with_step = update_op.counts_steps(spec.flags)
@@ -433,136 +443,20 @@ def _apply_updates(spec: Optimizer, params: dict[str, ir.Value], grads: dict[str
         group = spec.param_groups.get(name, 0)
         weight_dtype = vtensor_shape_dtype(weight.type)[1]
         stored = [state_dtypes.get(s, weight_dtype) for s in state_names]
-        state = [add_arg(RoleKind.OPTIMIZER_STATE, f"{name}/{s}", _with_dtype(weight.type, dtype))
+        state = [add_arg(RoleKind.OPTIMIZER_STATE, f"{name}/{s}", with_dtype(weight.type, dtype))
                  for s, dtype in zip(state_names, stored, strict=True)]
         step = [add_arg(RoleKind.OPTIMIZER_STATE, f"{name}/step", scalar)] if with_step else []
         hyper_values = {h: hyper(group, h) for h in update_op.HYPER_PARAMETERS}
-        compute = _widest([weight_dtype, vtensor_shape_dtype(grad.type)[1], *stored])
-        op = update_op.create(_cast(weight, compute), _cast(grad, compute), [_cast(s, compute) for s in state],
+        compute = widest([weight_dtype, vtensor_shape_dtype(grad.type)[1], *stored])
+        op = update_op.create(cast(weight, compute), cast(grad, compute), [cast(s, compute) for s in state],
                               step, hyper_values, spec.flags)
         outs = list(op.operation.results)
-        new_weight = _cast(outs[0], weight_dtype)
+        new_weight = cast(outs[0], weight_dtype)
         if local:
             new_weight = replica_sharding.unshard(new_weight, whole.type, sharded[name].shard)
         updates.append((RoleKind.WEIGHT_UPDATE, name, new_weight))
         for state_name, dtype, value in zip(state_names, stored, outs[1 : 1 + len(state)], strict=True):
-            updates.append((RoleKind.STATE_UPDATE, f"{name}/{state_name}", _cast(value, dtype)))
+            updates.append((RoleKind.STATE_UPDATE, f"{name}/{state_name}", cast(value, dtype)))
         if with_step:
             updates.append((RoleKind.STATE_UPDATE, f"{name}/step", outs[-1]))
     return updates
-
-
-def _literal(value: float, block: ir.Block) -> ir.Value:
-    """A compiled-in scalar hyper-parameter (``torch.vtensor.literal``) at the top of ``block``."""
-    first = block.operations[0] if len(block.operations) else None
-    point = ir.InsertionPoint(first) if first is not None else ir.InsertionPoint(block)
-    with point:
-        attr = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], ir.F32Type.get()), ir.FloatAttr.get(ir.F32Type.get(), value))
-        op = ir.Operation.create("torch.vtensor.literal", results=[_scalar_type()], attributes={"value": attr})
-    return op.result
-
-
-def _torch_op(name: str, result: ir.Type, *operands: ir.Value) -> ir.Value:
-    return ir.Operation.create(name, results=[result], operands=list(operands)).result
-
-
-def _torch_float(value: float) -> ir.Value:
-    return ir.Operation.create("torch.constant.float", results=[ir.Type.parse("!torch.float")],
-                               attributes={"value": f64(value)}).result
-
-
-def _clip(grads: dict[str, ir.Value], max_norm: float, loss_scale: ir.Value) -> dict[str, ir.Value]:
-    """Clip by the global norm as torch.nn.utils.clip_grad_norm_ does: the gradients are
-    scaled by min(1, max_norm / (||g|| + 1e-6)), with ||g|| the norm of all of them
-    (unscaled from the loss scale)."""
-    scalar = _scalar_type()
-    none = ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
-    total = None
-    for grad in grads.values():
-        squared = _torch_op("torch.aten.mul.Tensor", grad.type, grad, grad)
-        partial = _torch_op("torch.aten.sum", scalar, squared, none)
-        total = partial if total is None else _torch_op("torch.aten.add.Tensor", scalar, total, partial, _torch_int(1))
-    norm = _torch_op("torch.aten.div.Tensor", scalar, _torch_op("torch.aten.sqrt", scalar, total), loss_scale)
-    shifted = _torch_op("torch.aten.add.Scalar", scalar, norm, _torch_float(1e-6), _torch_int(1))
-    coefficient = _torch_op("torch.aten.mul.Scalar", scalar, _torch_op("torch.aten.reciprocal", scalar, shifted), _torch_float(max_norm))
-    coefficient = _torch_op("torch.aten.clamp_max", scalar, coefficient, _torch_float(1.0))
-    return {name: _torch_op("torch.aten.mul.Tensor", grad.type, grad, coefficient) for name, grad in grads.items()}
-
-
-# Automatic loss scaling, after PopART's: a gradient element is "high" when its scaled
-# magnitude reaches 1/8 of float16's largest value (65504 / 8 ~ 2^13); when more than
-# 1e-7 of all gradient elements are high the scale halves, otherwise it doubles, within
-# [1, 2^15]. Powers of two scale and unscale exactly, so only overflow/underflow change.
-_ALS_HIGH = 8192.0
-_ALS_PROPORTION = 1e-7
-_ALS_RANGE = (1.0, 32768.0)
-
-
-def _auto_loss_scale(grads: dict[str, ir.Value], loss_scale: ir.Value) -> ir.Value:
-    """The next loss scale from this step's (scaled) gradients."""
-    scalar = _scalar_type()
-    none = _none()
-    high_total, count = None, 0
-    for grad in grads.values():
-        shape, dtype = vtensor_shape_dtype(grad.type)
-        count += max(1, math.prod(shape))
-        bool_type = ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in shape)}],i1>")
-        high = _torch_op("torch.aten.ge.Scalar", bool_type, _torch_op("torch.aten.abs", grad.type, grad), _torch_float(_ALS_HIGH))
-        as_float = _torch_op("torch.aten.to.dtype", ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in shape)}],f32>"),
-                             high, _torch_int(_TORCH_DTYPE_CODES["f32"]), _torch_bool(False), _torch_bool(False), none)
-        partial = _torch_op("torch.aten.sum", scalar, as_float, none)
-        high_total = partial if high_total is None else _torch_op("torch.aten.add.Tensor", scalar, high_total, partial, _torch_int(1))
-    proportion = _torch_op("torch.aten.div.Scalar", scalar, high_total, _torch_float(float(count)))
-    too_high = _torch_op("torch.aten.gt.Scalar", ir.Type.parse("!torch.vtensor<[],i1>"), proportion, _torch_float(_ALS_PROPORTION))
-    down = _torch_op("torch.aten.mul.Scalar", scalar, loss_scale, _torch_float(0.5))
-    up = _torch_op("torch.aten.mul.Scalar", scalar, loss_scale, _torch_float(2.0))
-    chosen = _torch_op("torch.aten.where.self", scalar, too_high, down, up)
-    return _torch_op("torch.aten.clamp", scalar, chosen, _torch_float(_ALS_RANGE[0]), _torch_float(_ALS_RANGE[1]))
-
-
-# The element types an optimizer state or accumulator may be stored in (accum_type & co.).
-_STATE_DTYPES = ("f16", "f32")
-_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
-
-
-def _widest(dtypes: list[str]) -> str:
-    """The type every one of ``dtypes`` converts to without loss (f16 with bf16: f32)."""
-    kinds = set(dtypes)
-    if len(kinds) == 1:
-        return dtypes[0]
-    widest = max(kinds, key=lambda d: _WIDTH.get(d, 0))
-    return "f32" if _WIDTH.get(widest, 0) == 16 else widest
-
-
-def _with_dtype(type_: ir.Type, dtype: str) -> ir.Type:
-    shape, _ = vtensor_shape_dtype(type_)
-    return ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in shape)}],{dtype}>")
-
-
-def _cast(value: ir.Value, dtype: str | None) -> ir.Value:
-    """``value`` as ``dtype`` (aten.to.dtype at the insertion point); itself when it already is."""
-    if dtype is None or vtensor_shape_dtype(value.type)[1] == dtype:
-        return value
-    return _torch_op("torch.aten.to.dtype", _with_dtype(value.type, dtype), value, _torch_int(_TORCH_DTYPE_CODES[dtype]),
-                     _torch_bool(False), _torch_bool(False), _none())
-
-
-# torch's ScalarType codes, as aten.to.dtype takes them.
-_TORCH_DTYPE_CODES = {"f16": 5, "f32": 6, "f64": 7, "bf16": 15}
-
-
-def _torch_bool(value: bool) -> ir.Value:
-    return ir.Operation.create("torch.constant.bool", results=[ir.Type.parse("!torch.bool")],
-                               attributes={"value": boolean(value)}).result
-
-
-def _none() -> ir.Value:
-    return ir.Operation.create("torch.constant.none", results=[ir.Type.parse("!torch.none")]).result
-
-
-def _torch_int(value: int) -> ir.Value:
-    op = ir.Operation.create(
-        "torch.constant.int", results=[ir.Type.parse("!torch.int")],
-        attributes={"value": i64(value)},
-    )
-    return op.result
