@@ -15,7 +15,9 @@ use, which bounds host memory the way liveness bounds tile memory.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -87,7 +89,6 @@ class Program:
         self.shards: dict[str, Any] = {}
         self._remote: dict[int, dict[str, torch.Tensor]] = {}
         self._remote_types: dict[str, tuple[list[int], torch.dtype]] = {}
-        self._loaded: dict[int, torch.Tensor] = {}  # the on-chip buffer of each off-chip variable
         self.main: list[Step] = []
         self.io: HostIO | None = None
         # Random ops: seeded by poptorch from Options.randomSeed (set_seed); each call of a
@@ -200,15 +201,21 @@ class Program:
         # Last use of each temporary within this block, to free it early.
         last_use: dict[int, int] = {}
         defined_here: set[int] = set()
-        loaded_here: set[int] = set()  # off-chip variables: on chip from their load to their last use
+        # Off-chip variables loaded here are on chip from each load to the last use before
+        # the next load of the same variable (poplar-place-tensors loads before each run of
+        # uses): each run's value is dropped at the end of its run, not at the block's end.
+        loaded_here: set[int] = set()
+        kills: dict[int, list[int]] = {}
         for index, op in enumerate(ops):
+            if op.name == "poplar.program_remote_load":
+                slot = self._slot(op.operands[0])
+                if slot in loaded_here and last_use[slot] < index:  # the previous run ended there
+                    kills.setdefault(last_use[slot], []).append(slot)
+                loaded_here.add(slot)
             for operand in operands_within(op):
                 last_use[self._slot(operand)] = index
             for result in op.results:
                 defined_here.add(self._slot(result))
-            if op.name == "poplar.program_remote_load":
-                loaded_here.add(self._slot(op.operands[0]))
-        kills: dict[int, list[int]] = {}
         constants = {slot for slot, _, _ in self._constants} | {self._slot(op.results[0]) for op in ops if op.name == "poplar.constant"}
         for slot, index in last_use.items():
             if (slot in defined_here and slot not in self._variable_of_slot and slot not in constants) or slot in loaded_here:
@@ -496,9 +503,19 @@ class Program:
         return copy
 
     def _decode_remote_copy(self, op: ir.Operation) -> Step:
-        """A load copies the remote buffer into the variable's on-chip buffer (the slot is
-        dropped after its last use in the block; the buffer is kept for the next load, so a
-        step allocates nothing); a store copies the variable into the remote buffer."""
+        """A load makes the remote buffer's tensor the variable's on-chip value, without a
+        copy; a store copies the variable's value into the remote buffer, unless it is that
+        tensor already.
+
+        The host holds both memories in the same RAM, so the on-chip copy would only cost
+        memory and time (for BERT-base off chip: a copy of every weight and velocity at each
+        of its loads, and one load buffer per variable, 680 MB, kept between steps). Sharing
+        is exact because poplar-place-tensors loads before each run of uses and stores after
+        each run that may write: a run that only reads sees the buffer's value, and a run
+        that writes ends with its store, so a write in place (into the shared tensor) or a
+        new buffer (a ``share`` copy, copied in by the store) reaches the remote buffer
+        before anything else reads it, as the store would bring it. The slot is dropped
+        at the end of each run (see :meth:`_decode_block`)."""
         slot, buffer = self._slot(op.operands[0]), attr(op, "buffer")
         if buffer not in self.remote_buffers:
             raise KernelError(f"{location_label(op.location)}: remote buffer \"{buffer}\" is not declared in the graph")
@@ -506,16 +523,16 @@ class Program:
         program = self
         if op.name == "poplar.program_remote_load":
             def remote_load(env: list) -> None:
-                source = program._remote[ipu][buffer]
-                target = program._loaded.get(slot)
-                if target is None or target.shape != source.shape or target.device != source.device:
-                    target = program._loaded[slot] = torch.empty_like(source)
-                env[slot] = target.copy_(source)
+                env[slot] = program._remote[ipu][buffer]
 
             return remote_load
 
         def remote_store(env: list) -> None:
-            program._remote[ipu][buffer].copy_(env[slot])
+            stored, value = program._remote[ipu][buffer], env[slot]
+            if value is not stored:
+                if value.untyped_storage()._cdata == stored.untyped_storage()._cdata:
+                    value = value.clone()  # a view of the buffer itself (w.t()): copy from a snapshot
+                stored.copy_(value)
 
         return remote_store
 
@@ -537,6 +554,62 @@ class Program:
             executor.run(staged, timeline, tail, anchors, env)
 
         return run
+
+    # -- measuring ------------------------------------------------------------------
+    @contextlib.contextmanager
+    def observe_steps(self, observer: Callable[[list], None]) -> Iterator[None]:
+        """While open, call ``observer(env)`` after every step of ``main`` and of each
+        function run step by step (a pipelined loop's stages are not observed): for
+        measurements of a run, such as its live memory (:meth:`live_bytes`). Slow."""
+        lists = [self.main, *self._functions.values()]
+        originals = [list(steps) for steps in lists]
+
+        def observed(step: Step) -> Step:
+            def run(env: list) -> None:
+                step(env)
+                observer(env)
+
+            return run
+
+        for steps in lists:  # in place: the calls hold these lists
+            steps[:] = [observed(step) for step in steps]
+        try:
+            yield
+        finally:
+            for steps, original in zip(lists, originals, strict=True):
+                steps[:] = original
+
+    def live_bytes(self, env: list, stores: dict[int, DeviceStore]) -> dict[str, int]:
+        """The bytes of the distinct tensor storages the device holds at this point of a run
+        (``env``, from :meth:`observe_steps`), by what holds them: ``streaming`` (the remote
+        buffers), each on-chip variable kind (``weight``, ``optimizer_state``, ...; an
+        off-chip variable's new value before its store as ``<kind> (loaded)``) and
+        ``temporaries``. A storage counts once, under the first of these that holds it."""
+        seen: dict[int, tuple[str, int]] = {}
+
+        def count(value: object, kind: str) -> None:
+            if isinstance(value, torch.Tensor):
+                storage = value.untyped_storage()
+                seen.setdefault(storage._cdata, (kind, storage.nbytes()))
+
+        for store in stores.values():
+            for value in store.remote.values():
+                count(value, "streaming")
+        for slot, value in enumerate(env):
+            info = self._variable_of_slot.get(slot)
+            if info is None:
+                continue
+            count(value, info.kind.value + (" (loaded)" if info.name in self.homes else ""))
+        for store in stores.values():
+            for name, value in store.tensors.items():
+                if name in self.variables:
+                    count(value, self.variables[name].kind.value)
+        for value in env:
+            count(value, "temporaries")
+        totals: dict[str, int] = {}
+        for kind, nbytes in seen.values():
+            totals[kind] = totals.get(kind, 0) + nbytes
+        return totals
 
     def close(self) -> None:
         """Stop the worker threads of the emulated IPUs (a later run starts new ones)."""
