@@ -136,12 +136,13 @@ def check_supported_tensors(graph: torch.fx.Graph) -> None:
                     f"number for it). Use {'torch.complex64' if arg.is_complex else 'one of ' + names} instead")
 
 
-def check_static_shapes(program: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
-    """``program`` itself, or :class:`CaptureMistake` naming the first op whose result's
-    shape depends on the input's values (``torch.nonzero``, ``x[mask]``, ...), or whose
-    tensors the IPU cannot hold (:func:`check_supported_tensors`)."""
-    check_supported_tensors(program.graph)
-    for node in program.graph.nodes:
+def check_static_shapes(program: torch.export.ExportedProgram | torch.fx.Graph) -> torch.export.ExportedProgram | torch.fx.Graph:
+    """``program`` (an exported program, or a traced graph) itself, or :class:`CaptureMistake`
+    naming the first op whose result's shape depends on the input's values (``torch.nonzero``,
+    ``x[mask]``, ...), or whose tensors the IPU cannot hold (:func:`check_supported_tensors`)."""
+    graph = program if isinstance(program, torch.fx.Graph) else program.graph
+    check_supported_tensors(graph)
+    for node in graph.nodes:
         if node.op != "call_function" or not _data_dependent(node.meta.get("val")):
             continue
         packet = getattr(node.target, "_overloadpacket", None)
@@ -156,13 +157,17 @@ def check_static_shapes(program: torch.export.ExportedProgram) -> torch.export.E
 
 
 def capture_error_message(error: BaseException) -> str:
-    """What to tell the user about ``error``, raised while ``torch.export`` traced the model."""
+    """What to tell the user about ``error``, raised while ``torch.export`` (or training's joint
+    trace) ran the model."""
     if isinstance(error, CaptureMistake):
         return str(error)
     text = str(error)
     line = _user_line(traceback.extract_tb(error.__traceback__))
     kind = type(error).__name__
-    if kind in ("GuardOnDataDependentSymNode", "UserError") and "data-dependent" in text:
+    # A value read (.item(), bool(), an `if` on a tensor): torch.export guards on it, a trace
+    # without symbolic shapes (training's joint trace) refuses the read itself.
+    value_read = kind == "DataDependentOutputException" and "_local_scalar_dense" in text
+    if value_read or (kind in ("GuardOnDataDependentSymNode", "UserError") and "data-dependent" in text):
         return (
             f"the model's forward uses a tensor's value as a Python value{_where(line)}: in an `if`, a loop, "
             f"a size or .item(). {_STATIC_SHAPES} and one program serves every input, so forward may not "
@@ -172,6 +177,8 @@ def capture_error_message(error: BaseException) -> str:
     if kind in ("DynamicOutputShapeException", "DataDependentOutputException"):
         op = text.split(":")[-1].strip() or "an op"
         name = op.split(".")[1] if op.count(".") >= 2 else op
+        if op.startswith("aten.") and not name.startswith("_"):  # a public op: named as check_static_shapes names it
+            op = _OP_NAMES.get(name, f"torch.{name}")
         return (
             f"{op}{_where(line)} gives a tensor whose size depends on the input's values (a data-dependent "
             f"shape). {_STATIC_SHAPES}, so this cannot be compiled. Instead: {_OP_ADVICE.get(name, _FIXED_ADVICE)}"

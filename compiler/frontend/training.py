@@ -1,11 +1,13 @@
 """Capture a model for training: one joint forward + backward function in the Torch dialect.
 
-``capture_training`` exports the model (non-strict), finds its loss (``losses.py``: any
-PyTorch loss function or module, ``poptorch.identity_loss``, or one tensor combining them),
-and traces the joint graph with ``aot_export_joint_with_descriptors`` so that the gradient
-of the loss with respect to every parameter is a result of the function. Every trace runs
-the model under torch's exporting flag (``torch.compiler.is_exporting()``), so libraries
-take their traceable path. A parameter reachable under several names (tied weights) is one
+``capture_training`` traces the model once, with ``aot_export_joint_with_descriptors``,
+through a wrapper (``_LossFirst``) that finds the loss while the model runs (``losses.py``:
+any PyTorch loss function or module, ``poptorch.identity_loss``, or one tensor combining
+them, found in the autograd graph the trace builds) and returns it first, so that the
+gradient of the loss with respect to every parameter is a result of the function. The same
+run records the outputs' pytree spec and layout; the inputs are named as torch.export names
+them. The trace runs the model under torch's exporting flag (``torch.compiler.is_exporting()``),
+so libraries take their traceable path. A parameter reachable under several names (tied weights) is one
 argument, whose gradient sums the gradients of every use. Arguments and results carry their
 ``#ipu.role`` (kind and name), read by ``ipu-insert-training``:
 
@@ -37,11 +39,11 @@ from .capture import (
     TensorSpec,
     check_imported,
     effectful_ops_error,
-    export_model,
     import_program,
     set_roles,
     unchecked_linalg_errors,
 )
+from .capture_errors import capture_error_message, check_static_shapes, refusing_backward
 from .decompositions import (
     decomposition_table,
     lowered_ops_whole,
@@ -49,7 +51,8 @@ from .decompositions import (
     reference_linear_cross_entropy,
 )
 from .anchors import anchor_roles, training_names
-from .losses import find_loss, marking_losses
+from .integrations import prepare_for_export
+from .losses import find_loss, recording_losses
 from .mutation import OutputLayout, output_layout, recording_returned_inputs, tensor_attributes_as_buffers
 from .tracing import fresh_blocks_per_run, tracing
 
@@ -114,23 +117,33 @@ def _math_attention() -> Any:
         F.scaled_dot_product_attention = fused
 
 
-def export_with_losses(model: torch.nn.Module, args: tuple, kwargs: dict) -> torch.export.ExportedProgram:
-    """Export (raw) with every loss the model computes marked (``losses.marking_losses``),
-    for ``find_loss``; the joint trace runs the model again, unmarked."""
-    with marking_losses(model), _math_attention():
-        return export_model(model, args, kwargs, functionalize=False)
-
-
 class _LossFirst(torch.nn.Module):
-    """Puts the loss first and detaches the other outputs, so only the loss seeds the backward pass."""
+    """Runs the model, finds its loss (``losses.find_loss``) and returns it first with the
+    other tensor outputs detached, so only the loss seeds the backward pass.
 
-    def __init__(self, inner: torch.nn.Module, loss_index: int) -> None:
+    The joint trace runs this forward twice (aot_autograd's metadata pass, then the joint
+    graph); each run records what the host needs of the model's outputs: their pytree spec,
+    the flattened outputs and the loss's position among them. An exception the model's own
+    forward raised is kept in ``error``, for the error text (``capture_error_message``)."""
+
+    def __init__(self, inner: torch.nn.Module) -> None:
         super().__init__()
         self.inner = inner
-        self.loss_index = loss_index
+        self.out_spec: Any = None
+        self.outputs: list[Any] = []  # the model's flattened outputs (the last run's)
+        self.loss_index = -1
+        self.error: BaseException | None = None
 
     def forward(self, *args: Any, **kwargs: Any) -> tuple[torch.Tensor, ...]:
-        flat, _ = pytree.tree_flatten(self.inner(*args, **kwargs))
+        try:
+            with recording_losses(self.inner) as losses, refusing_backward():
+                output = self.inner(*args, **kwargs)
+        except BaseException as error:
+            self.error = error
+            raise
+        flat, self.out_spec = pytree.tree_flatten(output)
+        self.loss_index = find_loss(flat, losses)
+        self.outputs = flat
         others = tuple(o.detach() for i, o in enumerate(flat) if i != self.loss_index and isinstance(o, torch.Tensor))
         return (flat[self.loss_index], *others)
 
@@ -270,28 +283,22 @@ def _strip(name: str) -> str:
 
 def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context: ir.Context,
                      anchors: Sequence[str] = (), timings: dict[str, float] | None = None) -> TrainingCapture:
-    """Export ``model(*args, **kwargs)`` (micro-batch inputs) as one forward + backward function.
-    Each name of ``anchors`` that names a forward tensor (``anchors.py``) is one more result,
-    last, with role ``anchor``. ``timings`` gets the seconds of ``capture.export`` (the export
-    that finds the loss), ``capture.joint`` (the joint trace) and ``capture.import``."""
+    """Trace ``model(*args, **kwargs)`` (micro-batch inputs) as one forward + backward function,
+    finding the loss during that one trace (``_LossFirst``). Each name of ``anchors`` that
+    names a forward tensor (``anchors.py``) is one more result, last, with role ``anchor``.
+    ``timings`` gets the seconds of ``capture.joint`` (the joint trace and its checks) and
+    ``capture.import``."""
     from torch._functorch.aot_autograd import aot_export_joint_with_descriptors
 
     timings = {} if timings is None else timings
     start = time.perf_counter()
+    prepare_for_export(model)
+    wrapper = _LossFirst(model)  # the model itself: its Block annotations run in the trace
     stack = contextlib.ExitStack()
-    # While traced, plain tensor attributes are buffers and returned inputs are recorded (mutation.py).
-    attributes = stack.enter_context(tensor_attributes_as_buffers(model))
-    returned = stack.enter_context(recording_returned_inputs(model))
     try:
-        program = export_with_losses(model, args, kwargs)
-        loss_index = find_loss(program)
-    except BaseException:
-        stack.close()
-        raise
-    wrapper = _LossFirst(model, loss_index)  # the model itself: its Block annotations run again
-    timings["capture.export"] = time.perf_counter() - start
-    start = time.perf_counter()
-    try:
+        # While traced, plain tensor attributes are buffers and returned inputs are recorded (mutation.py).
+        attributes = stack.enter_context(tensor_attributes_as_buffers(model))
+        returned = stack.enter_context(recording_returned_inputs(model))
         with (fxtb.preserve_node_meta(), tracing(), _exporting(), fresh_blocks_per_run(model), _math_attention(),
               lowered_ops_whole(), _tensor_constants(), _no_mkldnn(), unchecked_linalg_errors(), reference_linear_cross_entropy(),
               own_autograd_decompositions(), warnings.catch_warnings()):
@@ -300,15 +307,25 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
             joint = aot_export_joint_with_descriptors(stack, wrapper, args, kwargs, decompositions=_decompositions())
         graph_module = joint.graph_module
         _merge_shared_weights(graph_module.graph, wrapper)
+    except CaptureError:
+        raise  # ours, raised while the model ran (no loss, a .backward() in forward...)
     except Exception as error:  # torch raises many kinds; the user needs the reason
+        raised = _model_error(error, wrapper.error)
+        if raised is not None:  # the model's forward failed: what export-time capture says of it
+            raise CaptureError(capture_error_message(raised)) from error
         raise CaptureError(f"could not trace the backward pass of the model: {type(error).__name__}: {error}") from error
     finally:
         stack.close()  # FakeTensorMode ends here, before anything runs on real tensors
 
     graph = graph_module.graph
     _refuse_what_training_cannot_hold(graph)
+    try:
+        check_static_shapes(graph)
+    except Exception as error:
+        raise CaptureError(capture_error_message(error)) from error
     arguments: list[tuple[RoleKind, str, TensorSpec]] = []
     constants: dict[str, torch.Tensor] = {}
+    user_inputs: dict[str, int] = {}  # input placeholder -> its index among the flattened (args, kwargs)
     for node in [n for n in graph.nodes if n.op == "placeholder"]:
         desc = type(node.meta.get("desc")).__name__
         value = node.meta.get("val")
@@ -334,6 +351,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
             arguments.append((RoleKind.LOSS_GRAD, "loss_grad", spec))
         elif desc == "PlainAOTInput":
             arguments.append((RoleKind.INPUT, node.name, spec))
+            user_inputs[node.name] = node.meta["desc"].idx
         elif desc in ("ForwardTokenAOTInput", "BackwardTokenAOTInput"):
             raise effectful_ops_error(graph)
         else:
@@ -372,15 +390,20 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
         kept.append(value)
     kept[outputs_end:outputs_end] = [value for _, value in input_updates]
     results[outputs_end:outputs_end] = [(RoleKind.INPUT_UPDATE, name) for name, _ in input_updates]
-    # The user's order of the outputs: the wrapper returned the loss first.
-    in_user_order = user_nodes[1:loss_index + 1] + user_nodes[:1] + user_nodes[loss_index + 1:]
-    names = training_names(graph, _user_input_names(program, arguments), in_user_order)
+    # The user's order of the tensor outputs: the wrapper returned the loss first.
+    loss_at = sum(isinstance(o, torch.Tensor) for o in wrapper.outputs[:wrapper.loss_index])
+    in_user_order = user_nodes[1:loss_at + 1] + user_nodes[:1] + user_nodes[loss_at + 1:]
+    names = training_names(graph, _user_input_names(model, args, kwargs, user_inputs), in_user_order)
     anchored = names.anchored(anchors)
     kept += [node for _, node in anchored]
     results += anchor_roles(anchored)
     output_node.args = (tuple(kept),)
     graph.lint()
     graph_module.recompile()
+    layout = output_layout(wrapper.outputs, returned, [name for kind, name, _ in arguments if kind == RoleKind.INPUT],
+                           tuple(name for name, _ in input_updates))
+    out_spec, loss_index = wrapper.out_spec, wrapper.loss_index
+    wrapper.outputs = []  # the trace's fake tensors
     timings["capture.joint"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -388,24 +411,57 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     _annotate(module, arguments, results)
     check_imported(module)
     timings["capture.import"] = time.perf_counter() - start
-    user_outputs = program.call_spec.out_spec
-    exported_output = next(n for n in program.graph.nodes if n.op == "output")
-    user_values = [v for spec, v in zip(program.graph_signature.output_specs, exported_output.args[0], strict=True)
-                   if spec.kind.name == "USER_OUTPUT"]
-    layout = output_layout(user_values, returned, [name for kind, name, _ in arguments if kind == RoleKind.INPUT],
-                           tuple(name for name, _ in input_updates))
-    return TrainingCapture(module, arguments, results, constants, user_outputs, loss_index, user_index, layout,
+    return TrainingCapture(module, arguments, results, constants, out_spec, loss_index, user_index, layout,
                            names.names)
 
 
-def _user_input_names(program: torch.export.ExportedProgram, arguments: list[tuple[RoleKind, str, TensorSpec]]) -> dict[str, str]:
-    """The joint graph's input placeholders (``primals_<n>``) -> the user's argument names (the
-    export's placeholders, in the same order), for getTensorNames; their own names if they differ in number."""
-    placeholders = [node for node in program.graph.nodes if node.op == "placeholder"]
-    user = [node.name for spec, node in zip(program.graph_signature.input_specs, placeholders, strict=True)
-            if spec.kind.name == "USER_INPUT" and isinstance(node.meta.get("val"), torch.Tensor)]
-    joint = [name for kind, name, _ in arguments if kind == RoleKind.INPUT]
-    return dict(zip(joint, user, strict=True)) if len(user) == len(joint) else {name: name for name in joint}
+def _model_error(error: BaseException, raised: BaseException | None) -> BaseException | None:
+    """``raised`` (what the model's forward raised during the trace) if ``error`` is it or
+    was caused by it, else None (the error came from tracing the backward pass)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while raised is not None and current is not None and id(current) not in seen:
+        if current is raised:
+            return raised
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _user_input_names(model: torch.nn.Module, args: tuple, kwargs: dict, inputs: dict[str, int]) -> dict[str, str]:
+    """The joint graph's input placeholders (``primals_<n>``) -> the user's argument names,
+    as torch.export names its placeholders (``x``, ``labels``; ``batch_0`` for the first
+    tensor of a list argument ``batch``), for getTensorNames. ``inputs``: placeholder ->
+    index among the flattened ``(args, kwargs)``."""
+    from collections import defaultdict
+
+    from torch._export.utils import _bind_signature_to_inputs, _rename_without_collisions
+
+    flat, _ = pytree.tree_flatten_with_path(_bind_signature_to_inputs(model, args, kwargs))
+    name_map: dict[str, str] = {}
+    counts: dict[str, int] = defaultdict(int)
+    used: set[str] = set()
+    for index, (path, _) in enumerate(flat):
+        keys = [_path_key(key) for key in path]
+        if None not in keys:
+            _rename_without_collisions(name_map, counts, used, str(index), "_".join(key.lower() for key in keys),
+                                       is_placeholder=True)
+    return {placeholder: name_map.get(str(index), placeholder) for placeholder, index in inputs.items()}
+
+
+def _path_key(key: Any) -> str | None:
+    """One step of a pytree path as torch.export's placeholder names spell it (its
+    ``placeholder_naming_pass``): a dict key with non-alphanumerics as ``_``, a sequence
+    index, an attribute; None for another kind (the input keeps its placeholder name)."""
+    import re
+
+    if isinstance(key, pytree.MappingKey):
+        return re.sub(r"[^a-zA-Z0-9]", "_", str(key.key))
+    if isinstance(key, pytree.SequenceKey):
+        return str(key.idx)
+    if isinstance(key, pytree.GetAttrKey):
+        return key.name
+    return None
 
 
 def _annotate(module: ir.Module, arguments: list[tuple[RoleKind, str, TensorSpec]], results: list[tuple[RoleKind, str]]) -> None:

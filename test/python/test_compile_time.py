@@ -9,6 +9,8 @@ same errors.
 - Verifying a graph finds each remote buffer, stream and function by name through an index,
   not a scan of the graph per lookup (O(n^2): 4.8 s of BERT-base's passes).
 - ``CompiledProgram.timings`` splits capture, passes and decode into their parts.
+- Training capture traces the model once (the joint forward + backward trace finds the
+  loss), not a torch.export first and the joint trace after it.
 """
 
 from __future__ import annotations
@@ -176,8 +178,29 @@ def test_compile_timings_split_capture_passes_and_decode() -> None:
     wrapper = _off_chip_training(_Mlp())
     wrapper.compile(torch.randn(4, 8), torch.randn(4, 8))
     timings = wrapper._compiled.timings
-    assert {"capture.export", "capture.joint", "capture.import", "passes.convert-torch-to-poplar", "passes.verify",
+    assert {"capture.joint", "capture.import", "passes.convert-torch-to-poplar", "passes.verify",
             "decode.artifact"} <= set(timings)
+    assert "capture.export" not in timings  # training finds its loss in the joint trace: no export before it
     assert sum(v for k, v in timings.items() if k.startswith("capture.")) <= timings["capture"]
     assert sum(v for k, v in timings.items() if k.startswith("passes.")) <= timings["passes"]
     assert timings["decode.artifact"] <= timings["decode"]
+
+
+def test_training_capture_traces_the_model_once() -> None:
+    """Training capture finds the loss, the outputs' layout and the inputs' names in the joint
+    forward + backward trace itself: the model's forward runs twice (aot_autograd's metadata
+    pass and the joint graph), not once more for a torch.export before it."""
+    runs = 0
+
+    class Counting(_Mlp):
+        def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            nonlocal runs
+            runs += 1
+            return super().forward(x, target)
+
+    torch.manual_seed(0)
+    model = Counting()
+    wrapper = poptorch.trainingModel(model, poptorch.Options(), torch.optim.SGD(model.parameters(), lr=0.1))
+    wrapper.compile(torch.randn(4, 8), torch.randn(4, 8))
+    assert runs == 2
+    assert set(wrapper.getTensorNames()) >= {"x", "target", "output.0", "output.1"}

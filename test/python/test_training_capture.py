@@ -179,3 +179,37 @@ def test_module_global_and_plain_attribute_tensors_train_as_constants() -> None:
         torch.testing.assert_close(loss, expected.detach(), **FP32)
     training.copyWeightsToHost()
     torch.testing.assert_close(model.linear.weight, reference.linear.weight, **FP32)
+
+
+# =======================================================================================
+# What the one joint trace records of the model's outputs and inputs
+# =======================================================================================
+class _CountBeforeLoss(torch.nn.Module):
+    """A non-tensor output before the loss, the loss between two tensor outputs, and the
+    inputs in a dict: the tensor outputs are output.0 (out), output.1 (the loss), output.2."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(4, 3)
+
+    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[Any, ...]:
+        out = self.linear(batch["x"])
+        return 7, out, F.mse_loss(out, batch["target"]), out * 2
+
+
+def test_outputs_and_inputs_are_named_in_the_users_order() -> None:
+    torch.manual_seed(0)
+    model = _CountBeforeLoss()
+    eager = copy.deepcopy(model)
+    options = (poptorch.Options().anchorTensor("out", "output.0").anchorTensor("loss", "output.1")
+               .anchorTensor("twice", "output.2").anchorTensor("x", "batch_x"))
+    training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1))
+    batch = {"x": torch.randn(2, 4), "target": torch.randn(2, 3)}
+    got = training(batch)
+    want = eager(batch)
+    assert got[0] == 7
+    for index, name in ((1, "out"), (2, "loss"), (3, "twice")):
+        torch.testing.assert_close(got[index], want[index].detach(), **FP32)
+        torch.testing.assert_close(training.getAnchoredTensor(name), want[index].detach(), **FP32)
+    torch.testing.assert_close(training.getAnchoredTensor("x"), batch["x"])
+    assert {"batch_x", "batch_target", "output.0", "output.1", "output.2"} <= set(training.getTensorNames())
