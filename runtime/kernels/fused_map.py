@@ -44,8 +44,12 @@ MIN_ELEMENTS_TWO_CALLS = 65536
 MIN_ELEMENTS_IN_PLACE = 262144
 GRAIN = 32768  # torch's grain for element-wise loops: smaller ones run on one thread
 
+# Negation flips the sign bit through a union: GCC 12 (-march with FMA) folds a negated
+# fmaf, -fmaf(b, c, a), into one fnmsub, which gives +0 where the fma is an exact 0 (torch:
+# -(+0) = -0); x * -1 and x / -1 are folded into that negation too. A bit flip it leaves.
+_NEGATE = "(((union {{ uint32_t u; float f; }}){{ .u = ((union {{ float f; uint32_t u; }}){{ .f = ({0}) }}).u ^ 0x80000000u }}).f)"
 # (torch.sqrt is MKL's vsSqrt here, not always the correctly rounded sqrtf: it stays torch.)
-_UNARY = {"neg": "-({0})", "abs": "fabsf({0})", "square": "(({0}) * ({0}))",
+_UNARY = {"neg": _NEGATE, "abs": "fabsf({0})", "square": "(({0}) * ({0}))",
           "reciprocal": "(1.0f / ({0}))", "floor": "floorf({0})", "ceil": "ceilf({0})", "trunc": "truncf({0})",
           "round": "nearbyintf({0})", "relu": "(isnan({0}) ? ({0}) : (({0}) < 0.0f ? 0.0f : ({0})))"}
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -277,7 +281,11 @@ def _source(region: _Region, facts: dict[int, _Node], symbol: str) -> str:
                 text = f"(({a}) {op} (({b}) * ({c})))"
         else:
             args = [emit(child) for child in children]
-            if name in _BINARY:
+            if name in ("mul", "div") and children[1] == ("const", -1.0):
+                text = _NEGATE.format(args[0])
+            elif name == "mul" and children[0] == ("const", -1.0):
+                text = _NEGATE.format(args[1])
+            elif name in _BINARY:
                 text = f"(({args[0]}) {_BINARY[name]} ({args[1]}))"
             elif name in _UNARY:
                 text = _UNARY[name].format(args[0])
