@@ -421,8 +421,9 @@ def plan_in_place(expr: str, operands: list[tuple[list[int], torch.dtype]],
     """A ``popops_map_in_place`` whose whole expression one kernel computes, written
     straight into its first operand: ``v * m + g`` (SGD's momentum, ``v.mul_(m).add_(g)``:
     two passes over ``v`` for torch) in one pass, the same roundings. ``fallback`` (the
-    torch calls) runs until the kernel is loaded or when an operand does not fit. None
-    when the expression is one torch call already or has no such kernel."""
+    torch calls) runs until the kernel is loaded, when an operand does not fit and when
+    one shares memory with ``v``. None when the expression is one torch call already or
+    has no such kernel."""
     if expr not in _IN_PLACE_NATIVE or operands[0][1] != torch.float32 or not native_build.enabled() \
             or any(d != torch.float32 for _, d in operands):
         return None
