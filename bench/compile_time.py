@@ -29,14 +29,18 @@ Memory: ``ru_maxrss`` (peak RSS) after building the model, after the compile and
 steps; eager runs the same model and optimizer for the same steps in a process of its own,
 with the host allocator settings the IPU Model's process has (``ipu_mlir.runtime`` loaded).
 ``--tracemalloc`` also traces the compile's Python allocations (slow) and prints its peak and
-largest sites.
+largest sites. The steps after the first are timed (median wall seconds, the steady state),
+for both. ``--live`` runs one more step op by op and prints the live tensor bytes at the
+step's peak by what holds them (the decoder's ``Program.live_bytes``: streaming memory, each
+variable kind, temporaries; plus the host's copy of the parameters), against what eager
+holds (parameters, gradients, momentum, and the activations saved for the backward pass).
 
 ``--against TREE`` runs the same processes on another checkout (``git archive REV | tar -x -C
 TREE``) alternately with this one, for a before / after comparison in one run. The children
 read compiled ``.pyc`` files from a cache filled first, as an installed package does.
 
 Usage: ``python bench/compile_time.py [--models bert,gpt2,mlp] [--repeats N] [--steps N]
-[--against TREE] [--split-imports] [--tracemalloc]``.
+[--against TREE] [--split-imports] [--tracemalloc] [--live]``.
 """
 
 from __future__ import annotations
@@ -90,6 +94,55 @@ def _since(start: tuple[float, float]) -> tuple[float, float]:
     return wall - start[0], cpu - start[1]
 
 
+def _storage_bytes(tensors) -> int:  # noqa: ANN001 - an iterable of tensors
+    """The bytes of the distinct storages of ``tensors``."""
+    sizes = {t.untyped_storage()._cdata: t.untyped_storage().nbytes() for t in tensors}
+    return sum(sizes.values())
+
+
+def _eager_live(model, optimizer, inputs) -> dict[str, int]:  # noqa: ANN001
+    """What eager holds in one more step: parameters, gradients, optimizer state, and the
+    activations the forward saved for the backward pass (distinct storages, at the end of
+    the forward)."""
+    import torch
+
+    saved: list = []
+
+    def pack(tensor):  # noqa: ANN001, ANN202
+        saved.append(tensor)
+        return tensor
+
+    optimizer.zero_grad()
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        loss = model(*inputs)[-1]
+    params = {t.untyped_storage()._cdata for t in model.parameters()}
+    activations = _storage_bytes(t for t in saved if t.untyped_storage()._cdata not in params)
+    saved.clear()
+    loss.backward()
+    optimizer.step()
+    state = [v for entry in optimizer.state.values() for v in entry.values() if hasattr(v, "untyped_storage")]
+    return {"parameters": _storage_bytes(model.parameters()),
+            "gradients": _storage_bytes(p.grad for p in model.parameters() if p.grad is not None),
+            "optimizer state": _storage_bytes(state), "saved activations": activations}
+
+
+def _ipu_live(wrapper, inputs) -> dict[str, int]:  # noqa: ANN001
+    """The device's live tensor bytes by kind at the peak of one more step, op by op, and
+    the host's copy of the parameters."""
+    program, stores = wrapper._compiled.program, wrapper._stores
+    peak: dict[str, int] = {}
+
+    def observe(env: list) -> None:
+        live = program.live_bytes(env, stores)
+        if sum(live.values()) > sum(peak.values()):
+            peak.clear()
+            peak.update(live)
+
+    with program.observe_steps(observe):
+        wrapper(*inputs)
+    return peak | {"host parameters": _storage_bytes(wrapper.model.parameters())}
+
+
 def _build(name: str):  # noqa: ANN202 - (model, inputs, options or None)
     import torch
 
@@ -112,7 +165,7 @@ def _build(name: str):  # noqa: ANN202 - (model, inputs, options or None)
     raise ValueError(f"unknown model {name!r}: the models are bert, gpt2, mlp")
 
 
-def child(name: str, steps: int, eager: bool, preimport: list[str], trace: bool) -> None:
+def child(name: str, steps: int, eager: bool, preimport: list[str], trace: bool, live: bool = False) -> None:
     """One measurement in this (new) process; prints one MARKER line of JSON."""
     result: dict = {}
     start = _clock()
@@ -131,7 +184,9 @@ def child(name: str, steps: int, eager: bool, preimport: list[str], trace: bool)
 
         optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9) if training else None
         start = _clock()
+        result["step_times"] = []
         for step in range(1 + steps):
+            begin = time.perf_counter()
             if training:
                 optimizer.zero_grad()
                 model(*inputs)[-1].backward()
@@ -141,7 +196,11 @@ def child(name: str, steps: int, eager: bool, preimport: list[str], trace: bool)
                     model(*inputs)
             if step == 0:
                 result["first_step"], result["rss_first_step"] = _since(start), _peak_mb()
+            else:
+                result["step_times"].append(time.perf_counter() - begin)
         result["rss_steps"] = _peak_mb()
+        if live and training:
+            result["live"] = _eager_live(model, optimizer, inputs)
         print(MARKER + json.dumps(result), flush=True)
         return
     if preimport:
@@ -176,20 +235,27 @@ def child(name: str, steps: int, eager: bool, preimport: list[str], trace: bool)
     result["modules"] = sorted(set(sys.modules) - before)
     result["timings"] = dict(wrapper._compiled.timings)
     start = _clock()
+    result["step_times"] = []
     for step in range(1 + steps):
+        begin = time.perf_counter()
         wrapper(*inputs)
         if step == 0:
             result["first_step"], result["rss_first_step"] = _since(start), _peak_mb()
+        else:
+            result["step_times"].append(time.perf_counter() - begin)
     result["rss_steps"] = _peak_mb()
+    if live:
+        result["live"] = _ipu_live(wrapper, inputs)
     print(MARKER + json.dumps(result), flush=True)
 
 
 def _run(name: str, tree: Path | None, pycache: str, steps: int, eager: bool = False,
-         preimport: list[str] | None = None, trace: bool = False) -> dict:
+         preimport: list[str] | None = None, trace: bool = False, live: bool = False) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--steps", str(steps)]
     command += ["--tree", str(tree)] if tree is not None else []
     command += ["--eager"] if eager else []
     command += ["--tracemalloc"] if trace else []
+    command += ["--live"] if live else []
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = pycache
     with tempfile.NamedTemporaryFile("w", suffix=".json") as modules:
@@ -243,6 +309,17 @@ def _report(label: str, rows: list[dict], eager: list[dict]) -> None:
         peak += (f"; eager after the same steps {_span([r['rss_steps'] for r in eager], 0)} MB (first step "
                  f"{_span([r['first_step'][0] for r in eager])} s)")
     print(peak)
+    times = [statistics.median(r["step_times"]) for r in rows if r.get("step_times")]
+    eager_times = [statistics.median(r["step_times"]) for r in eager if r.get("step_times")]
+    if times:
+        line = f"    steady step (median of each process's steps after the first) {_span(times)} s"
+        print(line + (f"; eager {_span(eager_times)} s" if eager_times else ""))
+    for row in [r for r in rows if "live" in r][:1] + [r for r in eager if "live" in r][:1]:
+        who = "eager" if row in eager else "IPU Model"
+        parts = ", ".join(f"{kind} {size / 2**20:.0f}" for kind, size in sorted(row["live"].items(), key=lambda kv: -kv[1])
+                          if size >= 2**20)
+        print(f"    live tensors ({who}{', at the step peak' if who == 'IPU Model' else ''}): "
+              f"{sum(row['live'].values()) / 2**20:.0f} MiB: {parts}")
     for row in rows:
         if "traced_peak_mb" in row:
             print(f"    tracemalloc: the compile's Python allocations peak at {row['traced_peak_mb']:.0f} MB; largest:")
@@ -259,6 +336,7 @@ def main() -> None:
     parser.add_argument("--split-imports", action="store_true", help="once more with the compile's modules imported first")
     parser.add_argument("--tracemalloc", action="store_true", help="trace the compile's Python allocations (slow)")
     parser.add_argument("--no-eager", action="store_true", help="skip the eager process (memory comparison)")
+    parser.add_argument("--live", action="store_true", help="live tensor bytes at the step's peak, by kind (one more step)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--tree", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--eager", action="store_true", help=argparse.SUPPRESS)
@@ -268,7 +346,7 @@ def main() -> None:
         if args.tree is not None:
             _use_tree(args.tree.resolve())
         preimport = json.loads(Path(args.preimport).read_text()) if args.preimport else []
-        child(args.child, args.steps, args.eager, preimport, args.tracemalloc)
+        child(args.child, args.steps, args.eager, preimport, args.tracemalloc, args.live)
         return
     trees: list[tuple[str, Path | None]] = [("this tree", None)]
     if args.against is not None:
@@ -283,11 +361,11 @@ def main() -> None:
             rows: dict[str, list[dict]] = {label: [] for label, _ in trees}
             for _ in range(args.repeats):
                 for label, tree in trees:
-                    rows[label].append(_run(name, tree, pycache, args.steps, trace=args.tracemalloc))
+                    rows[label].append(_run(name, tree, pycache, args.steps, trace=args.tracemalloc, live=args.live))
             if args.split_imports:
                 for label, tree in trees:
                     rows[label].append(_run(name, tree, pycache, args.steps, preimport=rows[label][0]["modules"]))
-            eager = [] if args.no_eager else [_run(name, None, pycache, args.steps, eager=True)]
+            eager = [] if args.no_eager else [_run(name, None, pycache, args.steps, eager=True, live=args.live)]
             print(f"{name}:")
             for label, _ in trees:
                 _report(label, [r for r in rows[label] if "preimport" not in r] or rows[label], eager)
