@@ -398,8 +398,7 @@ def capture_training(model: torch.nn.Module, args: tuple, kwargs: dict, context:
     kept += [node for _, node in anchored]
     results += anchor_roles(anchored)
     output_node.args = (tuple(kept),)
-    graph.lint()
-    graph_module.recompile()
+    graph.lint()  # the import reads the graph, not the module's Python code: no recompile
     layout = output_layout(wrapper.outputs, returned, [name for kind, name, _ in arguments if kind == RoleKind.INPUT],
                            tuple(name for name, _ in input_updates))
     out_spec, loss_index = wrapper.out_spec, wrapper.loss_index
