@@ -9,8 +9,11 @@ the only layer that calls both the compiler and the runtime.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -301,9 +304,41 @@ def _check_trainable(model: torch.nn.Module, captured: Any) -> None:
     )
 
 
+@contextlib.contextmanager
+def _collecting_new_objects_only() -> Iterator[None]:
+    """While a model compiles, Python's full garbage collections traverse only the objects
+    the compile creates: the objects alive before it (torch's modules, the user's model and
+    data) are set aside with ``gc.freeze()`` and given back to the collector afterwards.
+
+    The trace and the passes allocate hundreds of thousands of objects, which set off a few
+    full collections; each one walked every object of the process again (BERT-base training:
+    0.62 s of the compile's CPU time in full collections, 0.23-0.26 s with this; garbage of
+    the compile itself is still collected as it goes). Nothing is done when the program froze
+    objects itself (``gc.get_freeze_count()``): unfreezing would undo its freeze. Or when it
+    turned the collector off."""
+    if not gc.isenabled() or gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
                     optimizer: OptimizerDescription | None = None, cache_dir: str | None = None,
                     replica_ranks: list[int] | None = None) -> CompiledProgram:
+    """Capture ``model(*args, **kwargs)`` (micro-batch inputs) and compile it for the IPU
+    Model (:func:`_compile_program`), collecting only the compile's own garbage as it goes
+    (:func:`_collecting_new_objects_only`)."""
+    with _collecting_new_objects_only():
+        return _compile_program(model, args, kwargs, options, optimizer, cache_dir, replica_ranks)
+
+
+def _compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any], options: CompileOptions,
+                     optimizer: OptimizerDescription | None = None, cache_dir: str | None = None,
+                     replica_ranks: list[int] | None = None) -> CompiledProgram:
     """Capture ``model(*args, **kwargs)`` (micro-batch inputs) and compile it for the IPU
     Model: for inference, or with ``optimizer`` a training step (forward, backward and
     the optimizer's update in one program). With ``cache_dir``, capture and the passes are

@@ -204,3 +204,43 @@ def test_training_capture_traces_the_model_once() -> None:
     wrapper.compile(torch.randn(4, 8), torch.randn(4, 8))
     assert runs == 2
     assert set(wrapper.getTensorNames()) >= {"x", "target", "output.0", "output.1"}
+
+
+def test_full_collections_during_a_compile_skip_the_objects_alive_before_it() -> None:
+    """The compile sets the objects alive before it aside from the cyclic collector
+    (``gc.freeze``) and gives them back after (the freeze count is 0 again, after a failed
+    compile too); a program that froze objects itself keeps its freeze."""
+    import gc
+
+    seen: list[int] = []
+
+    class Watching(_Mlp):
+        def forward(self, x: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            seen.append(gc.get_freeze_count())
+            return super().forward(x, target)
+
+    torch.manual_seed(0)
+    assert gc.get_freeze_count() == 0
+    model = Watching()
+    poptorch.trainingModel(model, poptorch.Options(), torch.optim.SGD(model.parameters(), lr=0.1)).compile(
+        torch.randn(4, 8), torch.randn(4, 8))
+    assert seen and min(seen) > 0  # the objects alive before the compile were set aside while it traced
+    assert gc.get_freeze_count() == 0
+
+    bad = Watching()
+    with pytest.raises(RuntimeError):
+        poptorch.trainingModel(bad, poptorch.Options(), torch.optim.SGD(bad.parameters(), lr=0.1)).compile(
+            torch.randn(4, 7), torch.randn(4, 8))  # the wrong width: the trace fails
+    assert gc.get_freeze_count() == 0
+
+    gc.freeze()  # the program's own freeze (a pre-fork server's)
+    try:
+        frozen, seen[:] = gc.get_freeze_count(), []
+        other = Watching()
+        poptorch.trainingModel(other, poptorch.Options(), torch.optim.SGD(other.parameters(), lr=0.1)).compile(
+            torch.randn(4, 8), torch.randn(4, 8))
+        # Untouched: nothing more was frozen during the compile (the count only falls, as frozen
+        # objects die) and the program's objects are still frozen after it.
+        assert seen and max(seen) <= frozen and gc.get_freeze_count() > frozen // 2
+    finally:
+        gc.unfreeze()
