@@ -118,19 +118,21 @@ def _scalar_of(value: Any) -> float | int | None:
     return None
 
 
-def _scaled_add(sign: float) -> Callable[[Any, Any, Any], Any]:
-    """a + sign * b * c: one ``torch.add(a, b, alpha=sign * c)`` kernel when c is a scalar
-    (as eager optimizers write their updates), nothing at all when c is 0."""
+def _scaled_add(sign: float, literal: bool) -> Callable[[Any, Any, Any], Any]:
+    """a + sign * b * c: one ``torch.add(a, b, alpha=sign * c)`` kernel when c is a scalar, as
+    eager's ``aten.add(x, y, alpha=k)`` and eager optimizers compute it (one rounding, the
+    broadcast shape; for a ``literal`` 0, a + 0 * b: NaN where b is infinite, +0 where a is
+    -0). A computed scalar c of 0 (a 0-d tensor: an optimizer's hyper-parameter, a weight
+    decay of 0, whose term eager skips) gives a itself, at the broadcast shape."""
 
     def run(a: Any, b: Any, c: Any) -> Any:
         scale = _scalar_of(c)
         if scale is None or not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
             product = torch.mul(b, c)
             return torch.add(a, product) if sign > 0 else torch.sub(a, product)
-        if scale == 0:
-            return a
-        if a.shape != torch.broadcast_shapes(a.shape, b.shape):
-            return torch.add(a, b * scale) if sign > 0 else torch.sub(a, b * scale)
+        if scale == 0 and not literal:
+            shape = torch.broadcast_shapes(a.shape, b.shape)  # c is 0-d
+            return a if a.shape == shape else a.expand(shape).contiguous()
         return torch.add(a, b, alpha=scale if sign > 0 else -scale)  # an int stays an int for int tensors
 
     return run
@@ -146,10 +148,7 @@ def _relu_grad(build: Callable[[tuple], Callable[[tuple], Any]], node: tuple) ->
         xv, gv = x(args), g(args)
         if _same_float_tensors(xv, gv):
             return torch.ops.aten.threshold_backward(gv, xv, 0)
-        c = le(xv, 0.0)
-        if isinstance(c, torch.Tensor) and c.dim() == 0:
-            return 0.0 if bool(c) else gv
-        return where(c, 0.0, gv)
+        return where(le(xv, 0.0), 0.0, gv)
 
     return run
 
@@ -195,8 +194,8 @@ def compile_expression(expr: str, integer_operands: bool) -> Callable[..., Any]:
     literal is integral), so torch's scalar type rules apply as in eager code. Like
     Poplar's map fusion, a few expression shapes run as one kernel: ``a + b * s`` and
     ``a - b * s`` with a scalar ``s`` become ``torch.add(a, b, alpha=±s)`` (the kernel
-    eager optimizers use), multiplying or dividing by a scalar 1 and ``x * (1 - 0)`` are
-    the identity, and ``select`` with a scalar condition returns the chosen operand.
+    eager optimizers use), and multiplying or dividing by a scalar 1 and ``x * (1 - 0)`` are
+    the identity.
     """
     compiled = compile_tree(parse_map_expression(expr), integer_operands)
     return lambda *args: compiled(args)
@@ -223,7 +222,7 @@ def compile_tree(tree: tuple, integer_operands: bool,
         name, operands = node[1], node[2]
         if name in ("add", "sub") and len(operands) == 2 and operands[1][0] == "call" and operands[1][1] == "mul":
             a, (b, c) = build(operands[0]), (build(x) for x in operands[1][2])
-            fused = _scaled_add(1.0 if name == "add" else -1.0)
+            fused = _scaled_add(1.0 if name == "add" else -1.0, operands[1][2][1][0] == "const")
             return lambda args: fused(a(args), b(args), c(args))
         gradient = _gradient_kernel(node)
         if gradient is not None:
@@ -242,13 +241,9 @@ def compile_tree(tree: tuple, integer_operands: bool,
         if name == "select":
             cond, then, otherwise = (build(x) for x in operands)
 
-            def select(args: tuple) -> Any:
-                c = cond(args)
-                if isinstance(c, torch.Tensor) and c.dim() == 0:
-                    return then(args) if bool(c) else otherwise(args)
-                return torch.where(c, then(args), otherwise(args))
-
-            return select
+            # torch.where on a 0-d condition too: the broadcast shape and the promoted type
+            # of both branches (a literal branch as a tensor), as eager's where gives
+            return lambda args: torch.where(cond(args), then(args), otherwise(args))
         fn = _MAP_FUNCTIONS[name]
         children = [build(child) for child in operands]
         if len(children) == 1:
@@ -347,18 +342,21 @@ def _map(op: ir.Operation) -> Kernel:
 
     shape, dtype = tensor_type(op.results[0])
     fn = fused_map.plan(attr(op, "expr"), [tensor_type(v) for v in op.operands], (shape, dtype)) or _map_kernel(op)
-    # x * 1, x / 1, a + b * 0 and a select on a 0-d condition compute nothing new: the
-    # expression returns an operand itself. The passes take a map's result for a new buffer
-    # (unless the map is the identity _1): plan-in-place may update a variable in place while
-    # a value equal to it is still to be read, share-buffers hand the result's buffer to a
-    # variable. The operand is handed on only where it is a temporary that dies here; the
-    # result is a copy of any other (a weight, a constant, a value read again).
+    # x * 1, x / 1 and a + b * c with a 0-d c of 0 compute nothing new: the expression
+    # returns an operand itself. The passes take a map's result for a new buffer (unless the
+    # map is the identity _1): plan-in-place may update a variable in place while a value
+    # equal to it is still to be read, share-buffers hand the result's buffer to a variable.
+    # The operand is handed on only where it is a temporary that dies here; the result is a
+    # copy of any other (a weight, a constant, a value read again).
     kept = () if attr(op, "expr") == "_1" else tuple(i for i, v in enumerate(op.operands) if not dies_at(v, op))
+    size = torch.Size(shape)
 
     def call(*args: torch.Tensor) -> torch.Tensor:
         out = fn(*args)
-        if not isinstance(out, torch.Tensor):  # a literal chosen by a scalar select
+        if not isinstance(out, torch.Tensor):  # an expression of literals only ("2.5")
             return torch.full(shape, out, dtype=dtype, device=args[0].device if args else None)
+        if out.shape != size:  # the declared shape, as eager's ops broadcast (an error if out does not)
+            return torch.empty(size, dtype=dtype, device=out.device).copy_(out)
         if out.dtype != dtype:
             return out.to(dtype)
         for index in kept:

@@ -128,12 +128,12 @@ def _call(node: tuple, visit: Callable[[tuple], _Node]) -> _Node:
     name, children = node[1], node[2]
     if name in ("add", "sub") and children[1][0] == "call" and children[1][1] == "mul":
         # torch's scaled add (elementwise._scaled_add): a and b tensors, c a tensor or scalar
-        # The scale: a literal, or a tensor with dims. A 0-d tensor's value decides at run
-        # time (0 returns a, no work at all: an optimizer's weight decay of 0), so torch
-        # keeps it.
+        # The scale: a literal (torch.add's alpha, 0 included), or a tensor with dims. A 0-d
+        # tensor's value decides at run time (0 returns a, no work at all: an optimizer's
+        # weight decay of 0), so torch keeps it, as any other computed scalar.
         a, (b, c) = visit(children[0]), (visit(x) for x in children[1][2])
         shape = _broadcast(a.shape, b.shape, c.shape)
-        scale = c.kind == "S" or (c.kind == "T" and c.shape is not None and len(c.shape) > 0)
+        scale = children[1][2][1][0] == "const" or (c.kind == "T" and c.shape is not None and len(c.shape) > 0)
         native = a.kind == "T" and a.shape is not None and b.kind == "T" and b.shape is not None and scale
         return _Node(shape, "T" if shape is not None else "S", native, composite=True)
     facts = [visit(child) for child in children]
@@ -270,13 +270,10 @@ def _source(region: _Region, facts: dict[int, _Node], symbol: str) -> str:
             a, (b, c) = emit(children[0]), (emit(x) for x in children[1][2])
             sign = "" if name == "add" else "-"
             op = "+" if name == "add" else "-"
-            a_fact, b_fact, c_fact = facts[id(children[0])], *(facts[id(x)] for x in children[1][2])
-            if c_fact.kind == "S" or (c_fact.shape is not None and math.prod(c_fact.shape) == 1 and len(c_fact.shape) == 0):
-                # a scalar scale: torch.add(a, b, alpha=±c) (one rounding) when a has the
-                # broadcast shape, a ± b * c otherwise; a as it is when c is 0
-                fused = a_fact.shape == _broadcast(a_fact.shape, b_fact.shape)
-                value = f"fmaf({b}, {sign}({c}), {a})" if fused else f"(({a}) {op} (({b}) * ({c})))"
-                text = f"((({c}) == 0.0f) ? ({a}) : {value})"
+            if children[1][2][1][0] == "const":
+                # a literal scale: torch.add(a, b, alpha=±c), one rounding whatever a's
+                # shape (0 too: a + 0 * b). A 0-d tensor scale stays torch's (_call).
+                text = f"fmaf({b}, {sign}({c}), {a})"
             else:
                 text = f"(({a}) {op} (({b}) * ({c})))"
         else:

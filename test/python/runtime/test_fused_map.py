@@ -80,7 +80,7 @@ EXPRESSIONS = [
     ("select(xor(lt(_1, 0.0), ge(_2, 0.0)), _1, mul(_2, _2))", 2),
     ("add(_1, mul(_2, 0.7978845608028654))", 2),  # torch.add(a, b, alpha=s): one rounding
     ("sub(_1, mul(add(_2, 1.0), 0.25))", 2),
-    ("add(_1, mul(_2, 0.0))", 2),  # a scale of 0 gives a as it is
+    ("add(_1, mul(_2, 0.0))", 2),  # a scale of 0: a + 0 * b (NaN where b is infinite)
     ("add(mul(_1, 3.0), mul(_2, _1))", 2),  # a scaled add by a tensor: two roundings
     ("mul(add(_1, mul(pow(_1, 3.0), 0.044715)), 0.7978845608028654)", 1),
     ("add(add(_2, mul(mul(_2, 0.044715), mul(pow(_3, 2.0), 3.0))), _1)", 3),
@@ -113,6 +113,18 @@ def test_broadcast_operands(expr: str, shapes: list[tuple[int, ...]]) -> None:
     planned = _fused(expr, shapes, dtypes)
     args = [(_values(s, i) > 0) if d == torch.bool else _values(s, i) for i, (s, d) in enumerate(zip(shapes, dtypes))]
     _assert_same_bits(planned(*args), compile_expression(expr, False)(*args))
+
+
+@pytest.mark.parametrize("scale", ["0.0", "-0.0", "0.1", "-1.5"])
+@pytest.mark.parametrize("name", ["add", "sub"])
+@pytest.mark.parametrize("first", [(3, 1031), (1031,), ()], ids=["whole", "bias", "scalar"])
+def test_a_literal_scaled_add_is_eagers_torch_add(name: str, scale: str, first: tuple[int, ...]) -> None:
+    """``a +- b * k`` is eager's ``torch.add(a, b, alpha=+-k)`` (aten.add with alpha): one
+    rounding whatever a's layout, and for k = 0 a + 0 * b, not a."""
+    planned = _fused(f"{name}(_1, mul(_2, {scale}))", [first, (3, 1031)])
+    a, b = _values(first, 14) if first else torch.tensor(-0.0), _values((3, 1031), 15)
+    _assert_same_bits(planned(a, b), getattr(torch, name)(a, b, alpha=float(scale)))
+    assert planned.runners[0].native_calls == 1
 
 
 def test_boolean_result() -> None:
@@ -258,4 +270,6 @@ def test_gradient_patterns_run_as_the_aten_kernels() -> None:
     row = x[0]
     _assert_same_bits(relu(g, row), torch.where(row <= 0.0, 0.0, g))
     _assert_same_bits(sigmoid(g, y[0]), (g * (1.0 - y[0])) * y[0])
-    assert relu(g, torch.tensor(-1.0)) == 0.0 and relu(g, torch.tensor(1.0)) is g
+    for scalar in (torch.tensor(-1.0), torch.tensor(1.0)):  # torch.where's: g's shape, in a buffer of its own
+        _assert_same_bits(relu(g, scalar), torch.where(scalar <= 0.0, 0.0, g))
+        assert relu(g, scalar).data_ptr() != g.data_ptr()
