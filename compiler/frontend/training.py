@@ -436,7 +436,10 @@ def _user_input_names(model: torch.nn.Module, args: tuple, kwargs: dict, inputs:
 
     from torch._export.utils import _bind_signature_to_inputs, _rename_without_collisions
 
-    flat, _ = pytree.tree_flatten_with_path(_bind_signature_to_inputs(model, args, kwargs))
+    try:
+        flat, _ = pytree.tree_flatten_with_path(_bind_signature_to_inputs(model, args, kwargs))
+    except (TypeError, ValueError):  # a forward whose signature does not bind its arguments
+        return {placeholder: placeholder for placeholder in inputs}
     name_map: dict[str, str] = {}
     counts: dict[str, int] = defaultdict(int)
     used: set[str] = set()
