@@ -332,7 +332,7 @@ def _source(region: _Region, facts: dict[int, _Node], symbol: str) -> str:
 
 def _extent(value: torch.Tensor) -> tuple[int, int]:
     """The bytes ``value``'s elements lie in: [first, last + 1)."""
-    start = value.data_ptr()
+    start = value.const_data_ptr()  # data_ptr() would copy a copy-on-write tensor's memory first
     if value.numel() == 0:
         return start, start
     last = sum((size - 1) * stride for size, stride in zip(value.shape, value.stride(), strict=True))
@@ -389,7 +389,8 @@ class _Runner:
             if not (isinstance(value, torch.Tensor) and value.is_cpu and value.dtype == dtype and value.shape == size
                     and value.layout == _STRIDED and value.is_contiguous() and not value.is_neg()):
                 return None
-            pointers[index] = value.data_ptr()
+            # read only: a weight shared copy-on-write with the host (device_copy) stays shared
+            pointers[index] = value.const_data_ptr()
         scalars = self._scalar_array()
         for slot, index in enumerate(self.scalars):
             value = values[index]

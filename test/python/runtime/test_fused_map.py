@@ -240,6 +240,31 @@ def test_momentum_update_in_place(momentum: float) -> None:
                                    torch_update) is None  # torch's one sub_(alpha=) call already
 
 
+def test_an_operand_shared_copy_on_write_is_read_where_it_is() -> None:
+    """A weight the device shares with the host until a side writes (device_store.device_copy:
+    torch's copy-on-write) and a kernel only reads stays shared: no copy of it is made (a
+    raw data_ptr() made one), for a map and for the in-place momentum's g."""
+    expr = "add(mul(_1, _2), 1.0)"
+    planned = _fused(expr, [(4096,), (4096,)])
+    host, x = _values((4096,), 16), _values((4096,), 17)
+    weight = torch._lazy_clone(host)
+    _assert_same_bits(planned(weight, x), compile_expression(expr, False)(host, x))
+    assert planned.runners[0].native_calls == 1 and torch._C._is_cow_tensor(weight)
+    from ipu_mlir.runtime.kernels.elementwise import in_place_expression
+
+    expr, shape = "add(mul(_1, _2), _3)", (257, 129)
+    torch_update = in_place_expression(expr, [False, True, False])
+    update = fused_map.plan_in_place(expr, [(list(shape), torch.float32), ([], torch.float32), (list(shape), torch.float32)],
+                                     torch_update)
+    assert update is not None and fused_map.wait_for_kernels()
+    v, g = _values(shape, 18), _values(shape, 19)
+    shared, want = torch._lazy_clone(g), v.clone()
+    torch_update(want, torch.tensor(0.9), g)
+    update(v, torch.tensor(0.9), shared)
+    assert update.runner.native_calls == 1 and torch._C._is_cow_tensor(shared)
+    _assert_same_bits(v, want)
+
+
 def test_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """A kernel call costs more than a torch call: two ops get one from 65536 elements,
     three or more from 1024, an in-place update from 262144."""
