@@ -225,6 +225,10 @@ class _Worker:
         self.thread.start()
 
     def _serve(self) -> None:
+        # Grad mode is per thread: the host's torch.no_grad() does not reach this one, and an
+        # input that requires grad would give every stage result an autograd graph (and the
+        # in-place gradient accumulator a graph growing each step). Kernels never record one.
+        torch.set_grad_enabled(False)
         try:
             while (loop := self.inbox.get()) is not None:
                 loop.work(self)
