@@ -133,3 +133,67 @@
     }) {count = 4 : i64} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// Off-chip weight and velocity (after poplar-place-tensors: each update's run loads its
+// variable, and the write-back at the step's end is a run of its own: load, copy,
+// store). Both updates run in place on the loaded variable; the write-back's loads,
+// copies and stores go, and one store follows the last reader of each new value: the
+// velocity's after the weight update (which reads it), the weight's after the add that
+// reads the new weight (the store keeps its I/O tiles). %a is read (its old value)
+// by a later run after its update: it keeps its result, copy, loads and store.
+// CHECK-LABEL: "poplar.graph"
+// CHECK: "poplar.function"
+// CHECK-NEXT: "poplar.program_remote_load"(%[[V:.*]]) {buffer = "remote.v"
+// CHECK-NEXT: "poplar.popops_map_in_place"(%[[V]], %[[M:.*]], %[[G:.*]]) {expr = "add(mul(_1, _2), _3)"
+// CHECK-NEXT: "poplar.program_remote_load"(%[[W:.*]]) {buffer = "remote.w"
+// CHECK-NEXT: "poplar.popops_map_in_place"(%[[W]], %[[V]], %[[LR:.*]]) {expr = "sub(_1, mul(_2, _3))"
+// CHECK-NEXT: "poplar.program_remote_store"(%[[V]]) {buffer = "remote.v", pipeline.stage = 0 : i64}
+// CHECK-NEXT: %[[O:.*]] = "poplar.popops_add"(%[[W]], %[[G]])
+// CHECK-NEXT: "poplar.program_remote_store"(%[[W]]) {buffer = "remote.w", pipeline.stage = 0 : i64, poplar.io_tiles}
+// CHECK-NEXT: "poplar.program_copy"(%[[O]], %{{.*}})
+// CHECK-NEXT: "poplar.program_remote_load"(%[[A:.*]]) {buffer = "remote.a"
+// CHECK-NEXT: %[[A2:.*]] = "poplar.popops_map"(%[[A]], %[[G]]) {expr = "add(_1, _2)"
+// CHECK-NEXT: "poplar.program_remote_load"(%[[A]]) {buffer = "remote.a"
+// CHECK-NEXT: "poplar.popnn_nonlinearity"(%[[A]])
+// CHECK-NEXT: "poplar.program_remote_load"(%[[A]]) {buffer = "remote.a"
+// CHECK-NEXT: "poplar.program_copy"(%[[A2]], %[[A]])
+// CHECK-NEXT: "poplar.program_remote_store"(%[[A]]) {buffer = "remote.a"
+// CHECK-NEXT: }) {name = "step"}
+"poplar.graph"() ({
+  %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w", poplar.remote_buffer = "remote.w", tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.remote_buffer"() {name = "remote.w", pipeline.ipu = 0 : i64, repeats = 1 : i64, type = tensor<4xf32>} : () -> ()
+  %v = "poplar.variable"() {ipu = 0 : i64, kind = "optimizer_state", name = "w/velocity", poplar.remote_buffer = "remote.v", tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.remote_buffer"() {name = "remote.v", pipeline.ipu = 0 : i64, repeats = 1 : i64, type = tensor<4xf32>} : () -> ()
+  %a = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "a", poplar.remote_buffer = "remote.a", tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.remote_buffer"() {name = "remote.a", pipeline.ipu = 0 : i64, repeats = 1 : i64, type = tensor<4xf32>} : () -> ()
+  %g = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.g", tiles = array<i64>} : () -> tensor<4xf32>
+  %m = "poplar.variable"() {ipu = 0 : i64, kind = "scalar", name = "0.momentum", tiles = array<i64>} : () -> tensor<f32>
+  %lr = "poplar.variable"() {ipu = 0 : i64, kind = "scalar", name = "0.lr", tiles = array<i64>} : () -> tensor<f32>
+  %out = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.function"() ({
+    "poplar.program_remote_load"(%v) {buffer = "remote.v", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> ()
+    %v2 = "poplar.popops_map"(%v, %m, %g) {expr = "add(mul(_1, _2), _3)", operandSegmentSizes = array<i32: 1, 1, 1>, pipeline.stage = 0 : i64} : (tensor<4xf32>, tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+    "poplar.program_remote_load"(%w) {buffer = "remote.w", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> ()
+    %w2 = "poplar.popops_map"(%w, %v2, %lr) {expr = "sub(_1, mul(_2, _3))", operandSegmentSizes = array<i32: 1, 1, 1>, pipeline.stage = 0 : i64} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    %o = "poplar.popops_add"(%w2, %g) {pipeline.stage = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "poplar.program_copy"(%o, %out) {pipeline.stage = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> ()
+    "poplar.program_remote_load"(%a) {buffer = "remote.a", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> ()
+    %a2 = "poplar.popops_map"(%a, %g) {expr = "add(_1, _2)", operandSegmentSizes = array<i32: 1, 1, 0>, pipeline.stage = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "poplar.program_remote_load"(%a) {buffer = "remote.a", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> ()
+    %old = "poplar.popnn_nonlinearity"(%a) {dim = 0 : i64, kind = "relu", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    "poplar.program_remote_load"(%w) {buffer = "remote.w", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> ()
+    "poplar.program_copy"(%w2, %w) {pipeline.stage = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> ()
+    "poplar.program_remote_store"(%w) {buffer = "remote.w", pipeline.stage = 0 : i64, poplar.io_tiles} : (tensor<4xf32>) -> ()
+    "poplar.program_remote_load"(%v) {buffer = "remote.v", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> ()
+    "poplar.program_copy"(%v2, %v) {pipeline.stage = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> ()
+    "poplar.program_remote_store"(%v) {buffer = "remote.v", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> ()
+    "poplar.program_remote_load"(%a) {buffer = "remote.a", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> ()
+    "poplar.program_copy"(%a2, %a) {pipeline.stage = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> ()
+    "poplar.program_remote_store"(%a) {buffer = "remote.a", pipeline.stage = 0 : i64} : (tensor<4xf32>) -> ()
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "step"} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
