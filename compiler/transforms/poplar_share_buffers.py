@@ -34,7 +34,8 @@ class ShareBuffers(ModulePass):
     regions included, and program bodies), a program_copy into a poplar.variable is
     marked share when:
     - the destination is an output anchor and the source is no variable, or an input
-      variable: an anchor only feeds its device-to-host copy, so binding it to the
+      variable, and no view (or identity map) of a variable other than an input or of a
+      constant: an anchor only feeds its device-to-host copy, so binding it to the
       micro-batch's value is the same as copying into it;
     - otherwise, the destination is no exchange buffer (that copy gives another IPU its
       own copy of the data), no loop variable (poptorch.for_loop / cond: the loop body
@@ -73,7 +74,11 @@ def may_share(source: ir.Value, destination: ir.Value) -> bool:
     definer = producer(source)
     source_kind = pd.variable_kind(definer) if definer is not None and definer.name == "poplar.variable" else None
     if target_kind is pd.VariableKind.ANCHOR and source_kind in (None, pd.VariableKind.INPUT):
-        return True
+        # Not a view of a weight, state or constant: the anchor is handed to the host as it
+        # is, so it would be the device's own memory, which an update in another block (the
+        # update after gradient accumulation), an off-chip variable's store into its remote
+        # buffer, or the user writing into the output changes after the forward pass.
+        return not views_state(source)
     if target_kind in (pd.VariableKind.EXCHANGE, pd.VariableKind.LOOP):
         # A loop variable is written again by copies of the loop body (into its buffer):
         # taking the buffer of a value of the step would overwrite that value.
@@ -85,3 +90,20 @@ def fresh_result(value: ir.Value) -> bool:
     """Whether ``value`` is a new buffer no other value shares (not a view or an identity)."""
     op = producer(value)
     return op is not None and op.name not in ALIASING and not is_identity_map(op)
+
+
+def views_state(value: ir.Value) -> bool:
+    """Whether ``value`` is, through views and identity maps, the buffer of a variable
+    other than an input (a weight, state, an off-chip variable's remote buffer) or of a
+    constant."""
+    while True:
+        op = producer(value)
+        if op is None:
+            return False
+        if op.name == pd.VariableOp.OPERATION_NAME:
+            return pd.variable_kind(op) is not pd.VariableKind.INPUT
+        if op.name == pd.ConstantOp.OPERATION_NAME:
+            return True
+        if op.name not in ALIASING and not is_identity_map(op):
+            return False
+        value = op.operands[0]

@@ -123,3 +123,60 @@
     }) {count = 4 : i64} : () -> ()
   }) {name = "main"} : () -> ()
 }) {num_ipus = 2 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()
+
+// -----
+
+// Output anchors from views (and identity maps) of a weight, of an off-chip weight and
+// of a constant are copied: the host would hold the device's own memory, which the
+// update after gradient accumulation writes in place, an off-chip weight's store
+// overwrites, or the user's write into the output changes. A view of an input, and a
+// view of a fresh result, are shared.
+// CHECK-LABEL: "poplar.graph"
+// CHECK: %[[T:.*]] = "poplar.dim_shuffle"(%[[W:.*]]) {permutation
+// CHECK-NEXT: "poplar.program_copy"(%[[T]], %[[OUT0:.*]]) : (tensor<2x2xf32>, tensor<2x2xf32>) -> ()
+// CHECK-NEXT: %[[ROW:.*]] = "poplar.slice"(%[[T]])
+// CHECK-NEXT: %[[ID:.*]] = "poplar.popops_map"(%[[ROW]]) {expr = "_1"
+// CHECK-NEXT: "poplar.program_copy"(%[[ID]], %[[OUT1:.*]]) : (tensor<1x2xf32>, tensor<1x2xf32>) -> ()
+// CHECK-NEXT: "poplar.program_remote_load"(%[[R:.*]]) {buffer = "remote.r"}
+// CHECK-NEXT: %[[RV:.*]] = "poplar.reshape"(%[[R]])
+// CHECK-NEXT: "poplar.program_copy"(%[[RV]], %[[OUT2:.*]]) : (tensor<4xf32>, tensor<4xf32>) -> ()
+// CHECK-NEXT: %[[CV:.*]] = "poplar.reshape"(%[[C:.*]])
+// CHECK-NEXT: "poplar.program_copy"(%[[CV]], %[[OUT3:.*]]) : (tensor<4xf32>, tensor<4xf32>) -> ()
+// CHECK-NEXT: %[[XV:.*]] = "poplar.reshape"(%[[X:[0-9]+]])
+// CHECK-NEXT: "poplar.program_copy"(%[[XV]], %[[OUT4:.*]]) {poplar.copy_mode = "share"} : (tensor<4xf32>, tensor<4xf32>) -> ()
+// CHECK-NEXT: %[[E:.*]] = "poplar.popops_map"(%[[X]]) {expr = "exp(_1)"
+// CHECK-NEXT: %[[EV:.*]] = "poplar.reshape"(%[[E]])
+// CHECK-NEXT: "poplar.program_copy"(%[[EV]], %[[OUT5:.*]]) {poplar.copy_mode = "share"} : (tensor<4xf32>, tensor<4xf32>) -> ()
+"poplar.graph"() ({
+  %x = "poplar.variable"() {ipu = 0 : i64, kind = "input", name = "input.x", tiles = array<i64>} : () -> tensor<2x2xf32>
+  %w = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "w", tiles = array<i64>} : () -> tensor<2x2xf32>
+  %r = "poplar.variable"() {ipu = 0 : i64, kind = "weight", name = "r", poplar.remote_buffer = "remote.r", tiles = array<i64>} : () -> tensor<2x2xf32>
+  "poplar.remote_buffer"() {name = "remote.r", repeats = 1 : i64, type = tensor<2x2xf32>} : () -> ()
+  %c = "poplar.constant"() {ipu = 0 : i64, value = dense<1.0> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %out0 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.0", tiles = array<i64>} : () -> tensor<2x2xf32>
+  %out1 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.1", tiles = array<i64>} : () -> tensor<1x2xf32>
+  %out2 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.2", tiles = array<i64>} : () -> tensor<4xf32>
+  %out3 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.3", tiles = array<i64>} : () -> tensor<4xf32>
+  %out4 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.4", tiles = array<i64>} : () -> tensor<4xf32>
+  %out5 = "poplar.variable"() {ipu = 0 : i64, kind = "anchor", name = "anchor.5", tiles = array<i64>} : () -> tensor<4xf32>
+  "poplar.function"() ({
+    %t = "poplar.dim_shuffle"(%w) {permutation = array<i64: 1, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    "poplar.program_copy"(%t, %out0) : (tensor<2x2xf32>, tensor<2x2xf32>) -> ()
+    %row = "poplar.slice"(%t) {begin = array<i64: 0, 0>, end = array<i64: 1, 2>, stride = array<i64: 1, 1>} : (tensor<2x2xf32>) -> tensor<1x2xf32>
+    %id = "poplar.popops_map"(%row) {expr = "_1", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+    "poplar.program_copy"(%id, %out1) : (tensor<1x2xf32>, tensor<1x2xf32>) -> ()
+    "poplar.program_remote_load"(%r) {buffer = "remote.r"} : (tensor<2x2xf32>) -> ()
+    %rv = "poplar.reshape"(%r) : (tensor<2x2xf32>) -> tensor<4xf32>
+    "poplar.program_copy"(%rv, %out2) : (tensor<4xf32>, tensor<4xf32>) -> ()
+    %cv = "poplar.reshape"(%c) : (tensor<2x2xf32>) -> tensor<4xf32>
+    "poplar.program_copy"(%cv, %out3) : (tensor<4xf32>, tensor<4xf32>) -> ()
+    %xv = "poplar.reshape"(%x) : (tensor<2x2xf32>) -> tensor<4xf32>
+    "poplar.program_copy"(%xv, %out4) : (tensor<4xf32>, tensor<4xf32>) -> ()
+    %e = "poplar.popops_map"(%x) {expr = "exp(_1)", operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    %ev = "poplar.reshape"(%e) : (tensor<2x2xf32>) -> tensor<4xf32>
+    "poplar.program_copy"(%ev, %out5) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  }) {name = "step"} : () -> ()
+  "poplar.program_sequence"() ({
+    "poplar.program_call"() {callee = "step"} : () -> ()
+  }) {name = "main"} : () -> ()
+}) {num_ipus = 1 : i64, replication_factor = 1 : i64, tiles_per_ipu = 1472 : i64} : () -> ()

@@ -75,3 +75,83 @@ def test_identity_outputs_of_state_are_their_forward_values(group: str) -> None:
             torch.testing.assert_close(actual, expected, **FP32, msg=lambda m, i=index: f"output {i}: {m}")
     training.copyWeightsToHost()
     assert_state_dicts_close(model, reference)
+
+
+class ViewsOfWeight(nn.Module):
+    """Returns views of its weight as outputs, besides its result and loss."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor | None = None):  # noqa: ANN201
+        out = self.fc(x)
+        views = (self.fc.weight.t(), self.fc.weight[0], self.fc.bias.view(2, 4))
+        if y is None:
+            return (out, *views)
+        return (out, F.mse_loss(out, y), *views)
+
+
+def _off_chip(options: poptorch.Options) -> poptorch.Options:
+    off_chip = poptorch.TensorLocationSettings().useOnChipStorage(False).minElementsForOffChip(0)
+    options.TensorLocations.setWeightLocation(off_chip)
+    options.TensorLocations.setOptimizerLocation(off_chip)
+    return options
+
+
+@pytest.mark.parametrize("accumulation", [1, 2])
+@pytest.mark.parametrize("off_chip", [False, True], ids=["on_chip", "off_chip"])
+def test_views_of_weights_are_their_forward_values(off_chip: bool, accumulation: int) -> None:
+    """An output that is a view of a weight is the weight of the forward pass, bit for bit,
+    when the update runs after the micro-batches (gradient accumulation: another block, which
+    updated the weight in place under the output) and when the weight lives off chip (its
+    store wrote the new weight into the remote buffer the output viewed), and it stays so
+    after later steps."""
+    model = ViewsOfWeight()
+    reference = copy.deepcopy(model)
+    options = poptorch.Options()
+    options.Training.gradientAccumulation(accumulation)
+    options.outputMode(poptorch.OutputMode.All)
+    if off_chip:
+        _off_chip(options)
+    training = poptorch.trainingModel(model, options, torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))
+    eager_optimizer = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
+    generator = torch.Generator().manual_seed(1)
+    kept = []
+    for step in range(3):
+        x, y = torch.randn(4 * accumulation, 8, generator=generator), torch.randn(4 * accumulation, 8, generator=generator)
+        want = [v.detach().clone() for v in reference(x[:4], y[:4])[2:]]
+        eager_optimizer.zero_grad()
+        for micro in range(accumulation):
+            rows = slice(4 * micro, 4 * micro + 4)
+            (F.mse_loss(reference.fc(x[rows]), y[rows]) / accumulation).backward()
+        eager_optimizer.step()
+        got = training(x, y)[2:]
+        for index, (actual, expected) in enumerate(zip(got, want, strict=True)):
+            # OutputMode.All: one value per micro-batch, each the weight before the update
+            expected = torch.cat([expected] * accumulation) if accumulation > 1 else expected
+            assert torch.equal(actual, expected), f"step {step}, view {index}"
+        kept.append((got, want))
+    for step, (got, want) in enumerate(kept):
+        assert torch.equal(got[0][:8], want[0]), f"step {step}: the view output changed after later steps"
+    training.copyWeightsToHost()
+    for name, value in reference.state_dict().items():
+        assert torch.equal(model.state_dict()[name], value), name
+
+
+@pytest.mark.parametrize("off_chip", [False, True], ids=["on_chip", "off_chip"])
+def test_writing_into_a_view_output_leaves_the_weights(off_chip: bool) -> None:
+    """An inference output that is a view of a weight is the host's own tensor: writing
+    into it changes neither the device's weight nor the next run's outputs."""
+    model = ViewsOfWeight()
+    options = _off_chip(poptorch.Options()) if off_chip else poptorch.Options()
+    inference = poptorch.inferenceModel(model, options)
+    x = torch.randn(4, 8)
+    first = inference(x)
+    want = [v.detach().clone() for v in model(x)]
+    for output in first:
+        output.zero_()
+    second = inference(x)
+    for index, (actual, expected) in enumerate(zip(second, want, strict=True)):
+        assert torch.equal(actual, expected), f"output {index}"
