@@ -268,10 +268,24 @@ class OptimizerDescription:
                                    constants=self.constants, max_grad_norm=self.max_grad_norm)
 
 
+def _check_some_parameter_trains(model: torch.nn.Module) -> None:
+    """CaptureError, before capture, when no parameter of the model requires a gradient: the
+    capture could not even tell the loss (an output made of losses without a gradient is
+    not linked to them)."""
+    from ipu_mlir.compiler.frontend.capture import CaptureError
+
+    if not any(p.requires_grad for p in model.parameters()):
+        raise CaptureError(
+            f"trainingModel({type(model).__name__}): no parameter of the model requires a gradient (every parameter "
+            "is frozen with requires_grad=False, or the model has none), so a training step would change nothing. "
+            "Unfreeze the parameters to train (p.requires_grad_(True)), or use poptorch.inferenceModel to only run "
+            "the model"
+        )
+
+
 def _check_trainable(model: torch.nn.Module, captured: Any) -> None:
-    """ValueError, before any pass runs, when the captured step has no gradient to seed:
-    every parameter frozen, or a loss without a gradient (integer-valued, or computed
-    from no trainable parameter)."""
+    """ValueError, before any pass runs, when the captured step has no gradient to seed: a
+    loss without a gradient (integer-valued, or computed from no trainable parameter)."""
     from ipu_mlir.compiler.frontend.capture import CaptureError
     from ipu_mlir.dialects.ipu import RoleKind
     from ipu_mlir.support.torch_types import vtensor_shape_dtype
@@ -279,12 +293,6 @@ def _check_trainable(model: torch.nn.Module, captured: Any) -> None:
     if any(kind == RoleKind.LOSS_GRAD for kind, _, _ in captured.arguments):
         return
     name = type(model).__name__
-    if not any(p.requires_grad for p in model.parameters()):
-        raise CaptureError(
-            f"trainingModel({name}): no parameter of the model requires a gradient (every parameter is frozen with "
-            "requires_grad=False, or the model has none), so a training step would change nothing. Unfreeze the "
-            "parameters to train (p.requires_grad_(True)), or use poptorch.inferenceModel to only run the model"
-        )
     func = captured.module.body.operations[0]
     results = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).results
     loss = next((i for i, (kind, _) in enumerate(captured.results) if kind == RoleKind.LOSS), None)
@@ -370,6 +378,7 @@ def _compile_program(model: torch.nn.Module, args: tuple, kwargs: dict[str, Any]
     if training:
         from ipu_mlir.compiler.frontend.training import capture_training
 
+        _check_some_parameter_trains(model)
         captured = capture_training(model, args, kwargs, context, anchors=[name for name, _, _ in options.anchors],
                                     timings=timings)
         _check_trainable(model, captured)

@@ -41,6 +41,22 @@ def test_every_parameter_frozen() -> None:
     assert "loss_grad" not in str(caught.value)
 
 
+def test_every_parameter_frozen_with_a_combined_loss() -> None:
+    """Two losses without a gradient added up: no output is linked to them through autograd,
+    and the error still names the frozen parameters, not a missing loss."""
+
+    class Combined(Regression):
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            out = self.fc(x)
+            return nn.functional.mse_loss(out, y) + 0.5 * nn.functional.l1_loss(out, y)
+
+    model = Combined()
+    model.requires_grad_(False)
+    with pytest.raises(CaptureError, match=re.escape(
+            "trainingModel(Combined): no parameter of the model requires a gradient (every parameter is frozen")):
+        poptorch.trainingModel(model)(*_data())
+
+
 def test_one_trainable_parameter_is_enough() -> None:
     model = Regression()
     model.fc.weight.requires_grad_(False)
