@@ -17,7 +17,7 @@ Models (``--models``, default ``bert,gpt2``):
 Each row is one new process (interpreter start excluded): ``import torch`` + ``import poptorch``
 (imports), then the model is built, then ``wrapper.compile(*inputs)`` is the first call's
 compile (the goal: BERT-base <= 3 s, GPT-2-small <= 4 s), split by ``CompiledProgram.timings``
-into capture (the export that finds the loss, the joint forward + backward trace, the import to
+into capture (the joint forward + backward trace, which also finds the loss, and the import to
 MLIR), passes (each pass, the input's reproducer, MLIR's passes, the final verification) and
 decode (the artifact, the runtime's program); then the first step (``wrapper(*inputs)``) and
 ``--steps`` more. Wall and CPU seconds are printed: the machine has 2 cores shared with other
