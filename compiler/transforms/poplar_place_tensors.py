@@ -171,6 +171,15 @@ class _Placer:
         for at, callees in index.calling:
             if any(self.function_uses(callee, value) for callee in callees):
                 used.add(at)
+        # A pipelined step runs only the ops of its stages (the decoder and Poplar run a
+        # pipeline.schedule stage by stage, each micro-batch in turn): each stage using the
+        # variable loads and stores its own, inside the stage.
+        for at in sorted(at for at in used if ops[at].name == "pipeline.schedule"):
+            used.discard(at)
+            for stage in ops[at].regions[0].blocks[0].operations:
+                for region in stage.operation.regions:
+                    for inner in region.blocks:
+                        self.place(inner, value, buffer, load_io, store_io)
         if not used:
             return
         positions = sorted(used)
