@@ -45,6 +45,9 @@ _OP_ADVICE = {
     "repeat_interleave": "pass repeats as a Python int, or as a tensor together with output_size=",
 }
 _OP_NAMES = {"index": "boolean-mask indexing (x[mask])"}
+# torch's kernels of x[mask] that call nonzero on a boolean mask (the fake-tensor trace of
+# training reports the nonzero, where torch.export reports the index op).
+_MASK_INDEXING = frozenset({"meta_index_Tensor", "index_tensor"})
 
 
 class CaptureMistake(RuntimeError):
@@ -177,6 +180,8 @@ def capture_error_message(error: BaseException) -> str:
     if kind in ("DynamicOutputShapeException", "DataDependentOutputException"):
         op = text.split(":")[-1].strip() or "an op"
         name = op.split(".")[1] if op.count(".") >= 2 else op
+        if name == "nonzero" and any(frame.name in _MASK_INDEXING for frame in traceback.extract_tb(error.__traceback__)):
+            op, name = "aten.index.Tensor", "index"  # x[mask]: torch's index kernel calls nonzero on the mask
         if op.startswith("aten.") and not name.startswith("_"):  # a public op: named as check_static_shapes names it
             op = _OP_NAMES.get(name, f"torch.{name}")
         return (

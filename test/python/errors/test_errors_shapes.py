@@ -69,6 +69,24 @@ def test_boolean_mask_indexing() -> None:
     assert "torch.where(mask, x, torch.zeros_like(x))" in message
 
 
+class TrainMaskSelect(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.fc(x)
+        return poptorch.identity_loss(out[out > 0].sum(), reduction="sum")
+
+
+def test_boolean_mask_indexing_in_training_is_the_same_error() -> None:
+    """Training's trace reports the nonzero that torch's index kernel runs on the mask; the
+    error still names x[mask] and gives its fix."""
+    message = _capture_error(TrainMaskSelect(), torch.tensor([[0.0, 1.0, 2.0]]), training=True)
+    assert message.startswith("boolean-mask indexing (x[mask]) at ") and "(`return poptorch.identity_loss(out[out > 0]" in message
+    assert "torch.where(mask, x, torch.zeros_like(x))" in message
+
+
 def test_branching_on_a_tensor_value() -> None:
     message = _capture_error(Branch(), torch.tensor([0.0, 1.0, 2.0]))
     assert re.match(r"the model's forward uses a tensor's value as a Python value at .*test_errors_shapes\.py:\d+ "
