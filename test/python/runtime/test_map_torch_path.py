@@ -122,3 +122,22 @@ def test_models_match_eager_bit_for_bit(fn: Callable, inputs: tuple[torch.Tensor
     with torch.no_grad():
         want = fn(*inputs)
     _same_bits(poptorch.inferenceModel(FunctionModel(fn))(*inputs), want)
+
+
+def test_select_on_a_0d_condition_hands_on_the_chosen_tensor_when_where_would_keep_it() -> None:
+    """An optimizer's first-step select (``select(flag, 0.0, v)``) hands on the chosen tensor
+    when the other branch is a literal or a tensor that where would not broadcast or promote
+    it with; otherwise it is eager's where (the broadcast shape, the promoted type)."""
+
+    x, flag = torch.randn(3, 4), torch.tensor(False)
+    select = compile_expression("select(_1, 0.0, _2)", False)
+    assert select(flag, x) is x
+    assert torch.equal(select(torch.tensor(True), x), torch.zeros(3, 4))
+    two = compile_expression("select(_1, _2, _3)", False)
+    assert two(torch.tensor(True), x, x.clone()) is x
+    wider = two(torch.tensor(True), x[0], x)  # the chosen [4] branch is broadcast to [3, 4]
+    assert wider.shape == (3, 4) and torch.equal(wider, torch.where(torch.tensor(True), x[0], x))
+    promoted = two(torch.tensor(True), x.to(torch.float16), x)
+    assert promoted.dtype == torch.float32
+    ints = compile_expression("select(_1, 0.5, _2)", True)(flag, torch.arange(4))  # a float literal promotes ints
+    assert ints.dtype == torch.float32 and torch.equal(ints, torch.where(flag, 0.5, torch.arange(4)))
