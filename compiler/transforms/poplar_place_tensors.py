@@ -33,6 +33,7 @@ from torch_mlir import ir
 
 from ipu_mlir.dialects.pipeline import phases_of, plan_of
 from ipu_mlir.dialects.poplar import (
+    IO_TILES_ATTR,
     POPLAR_VIEWS,
     REMOTE_BUFFER_ATTR,
     TensorLocation,
@@ -48,7 +49,6 @@ from .. import location_metadata as meta
 from ..pass_base import Diagnostics, ModulePass, PassOptionError
 from ..phase_moves import move_activations
 
-IO_TILES_ATTR = "poplar.io_tiles"  # unit attribute on a remote load / store through the I/O tiles
 _REMOTE_PREFIX = "remote."
 _GAP = 8  # ops without a use of an off-chip variable after which it is reloaded rather than kept
 

@@ -26,7 +26,6 @@ from ipu_mlir.dialects.poplar.program_order import graphs_of, run_blocks
 
 from ..pass_base import Diagnostics, ModulePass
 from ..poplar_execution import carry_attributes, producer, readers_in, views_of
-from .poplar_place_tensors import IO_TILES_ATTR
 
 _REMOTE_OPS = ("poplar.program_remote_load", "poplar.program_remote_store")
 
@@ -148,8 +147,8 @@ def _rewrite(update: _Update) -> None:
     if update.remote:
         stores = [op for op in update.remote if op.name == "poplar.program_remote_store"]
         attributes = {"buffer": stores[0].attributes["buffer"]}
-        if any(IO_TILES_ATTR in op.attributes for op in stores):
-            attributes[IO_TILES_ATTR] = ir.UnitAttr.get()
+        if any(pd.IO_TILES_ATTR in op.attributes for op in stores):
+            attributes[pd.IO_TILES_ATTR] = ir.UnitAttr.get()
         for name in ("pipeline.stage", "pipeline.ipu"):  # the stage of the op it follows
             if name in store_after.attributes:
                 attributes[name] = store_after.attributes[name]

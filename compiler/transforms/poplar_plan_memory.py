@@ -39,7 +39,7 @@ from ipu_mlir.dialects.poplar import (
     io_tile_memory_attr,
     streaming_attr,
 )
-from ipu_mlir.dialects.poplar import REMOTE_BUFFER_ATTR, variable_kind
+from ipu_mlir.dialects.poplar import IO_TILES_ATTR, REMOTE_BUFFER_ATTR, variable_kind
 from ipu_mlir.dialects.poplar.planning import (
     AVAILABLE_MEMORY_ATTR,
     PARTIALS_TYPE_ATTR,
@@ -55,7 +55,6 @@ from ipu_mlir.support.target import MK2
 from ..pass_base import Diagnostics, ModulePass, PassOptionError
 
 _ALWAYS_LIVE = ("poplar.variable",)
-_IO_TILES_ATTR = "poplar.io_tiles"  # a remote copy through the I/O tiles (poplar-place-tensors)
 _REMOTE_COPIES = ("poplar.program_remote_load", "poplar.program_remote_store", "pipeline.remote_load",
                   "pipeline.remote_store")
 
@@ -304,7 +303,7 @@ def _io_copies(graph: ir.Operation) -> dict[int, tuple[int, str, ir.Operation]]:
     largest: dict[int, tuple[int, str, ir.Operation]] = {}
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in _REMOTE_COPIES and _IO_TILES_ATTR in op.attributes:
+        if op.name in _REMOTE_COPIES and IO_TILES_ATTR in op.attributes:
             value = op.results[0] if op.name == "pipeline.remote_load" else op.operands[0]
             if "ipu_id" in op.attributes:
                 ipu = ir.IntegerAttr(op.attributes["ipu_id"]).value

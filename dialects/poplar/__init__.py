@@ -159,6 +159,7 @@ from .poprand import DropoutOp, NormalOp, UniformOp
 from .views import POPLAR_VIEWS, BroadcastOp, ConcatOp, DimShuffleOp, ReshapeOp, ReverseOp, SliceOp
 from .streaming import (
     IO_TILE_MEMORY_ATTR,
+    IO_TILES_ATTR,
     REMOTE_BUFFER_ATTR,
     STREAMING_ATTR,
     TENSOR_LOCATIONS_ATTR,
@@ -204,7 +205,7 @@ __all__ = [
     "GROUP_ATTR", "REDUCTIONS", "AllGatherOp", "CommGroup", "CommGroupAttr", "CommGroupKind", "CrossReplicaBroadcastOp",
     "ReduceScatterOp", "comm_group_of", "replication_factor_of",
     "CUSTOM_MAX_VALUES", "CtcBeamSearchDecoderOp", "CustomOp", "CustomOpGradOp", "HostCallOp",
-    "IO_TILE_MEMORY_ATTR", "io_tile_memory_attr", "io_tile_memory_of",
+    "IO_TILE_MEMORY_ATTR", "IO_TILES_ATTR", "io_tile_memory_attr", "io_tile_memory_of",
     "REMOTE_BUFFER_ATTR", "STREAMING_ATTR", "TENSOR_LOCATIONS_ATTR", "RemoteLoadOp", "RemoteStoreOp", "TensorLocation",
     "TensorLocations", "remote_buffer_of", "streaming_attr", "streaming_of", "tensor_locations_of",
     "REPLICA_SHARD_ATTR", "ReplicaShard", "ReplicaShardAttr", "replica_shard_of",

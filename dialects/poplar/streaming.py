@@ -25,6 +25,7 @@ from .base import Poplar, PoplarOp, Tensor
 from .enums import VariableKind
 
 REMOTE_BUFFER_ATTR = "poplar.remote_buffer"  # on an off-chip poplar.variable: its buffer's name
+IO_TILES_ATTR = "poplar.io_tiles"  # unit attribute on a remote load / store through the I/O tiles
 TENSOR_LOCATIONS_ATTR = "poplar.tensor_locations"  # on the module: #poplar.tensor_locations
 STREAMING_ATTR = "poplar.streaming_memory"  # on a poplar.graph: #poplar.streaming_memory
 
