@@ -129,16 +129,7 @@ def _eager_live(model, optimizer, inputs) -> dict[str, int]:  # noqa: ANN001
 def _ipu_live(wrapper, inputs) -> dict[str, int]:  # noqa: ANN001
     """The device's live tensor bytes by kind at the peak of one more step, op by op, and
     the host's copy of the parameters."""
-    program, stores = wrapper._compiled.program, wrapper._stores
-    peak: dict[str, int] = {}
-
-    def observe(env: list) -> None:
-        live = program.live_bytes(env, stores)
-        if sum(live.values()) > sum(peak.values()):
-            peak.clear()
-            peak.update(live)
-
-    with program.observe_steps(observe):
+    with wrapper._compiled.program.peak_live_bytes(wrapper._stores) as peak:
         wrapper(*inputs)
     return peak | {"host parameters": _storage_bytes(wrapper.model.parameters())}
 

@@ -579,6 +579,21 @@ class Program:
             for steps, original in zip(lists, originals, strict=True):
                 steps[:] = original
 
+    @contextlib.contextmanager
+    def peak_live_bytes(self, stores: dict[int, DeviceStore]) -> Iterator[dict[str, int]]:
+        """While open, runs are observed step by step (:meth:`observe_steps`); the yielded
+        dict holds :meth:`live_bytes` at the step with the most live bytes. Slow."""
+        peak: dict[str, int] = {}
+
+        def observe(env: list) -> None:
+            live = self.live_bytes(env, stores)
+            if sum(live.values()) > sum(peak.values()):
+                peak.clear()
+                peak.update(live)
+
+        with self.observe_steps(observe):
+            yield peak
+
     def live_bytes(self, env: list, stores: dict[int, DeviceStore]) -> dict[str, int]:
         """The bytes of the distinct tensor storages the device holds at this point of a run
         (``env``, from :meth:`observe_steps`), by what holds them: ``streaming`` (the remote

@@ -1,6 +1,7 @@
 """Models and optimizer references used by more than one test file: the small classifier
 MLP of the training tests, the four-layer model split over IPUs of the multi-IPU and
-schedule tests, the small regression of the replicated tensor sharding tests and LAMB
+schedule tests, the two-block model of the off-chip tests on two IPUs, the small regression of
+the replicated tensor sharding tests and LAMB
 written from the paper's formulas."""
 
 from __future__ import annotations
@@ -94,6 +95,22 @@ class LayersOverIpus(nn.Module):
     def strategy(kind: str, ipus: int) -> poptorch.ExecutionStrategy:
         """One stage per block, on the block's IPU, pipelined or sharded."""
         return execution_strategy(kind, [poptorch.Stage(f"layer{i}").ipu(i * ipus // 4) for i in range(4)])
+
+
+class TwoBlocks(nn.Module):
+    """Linear(8, 16) -> tanh -> Linear(16, 3) in blocks "front" (IPU 0) and "back" (IPU 1),
+    returning (output, MSE loss); seeded weights."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.front, self.back = nn.Linear(8, 16), nn.Linear(16, 3)
+        poptorch.BeginBlock(self.front, "front", ipu_id=0)
+        poptorch.BeginBlock(self.back, "back", ipu_id=1)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.back(torch.tanh(self.front(x)))
+        return out, F.mse_loss(out, y)
 
 
 class Regression(nn.Module):

@@ -18,6 +18,7 @@ from torch import nn
 
 import poptorch
 from helpers import EXACT, FP32, poptorch_warnings
+from helpers.models import TwoBlocks
 
 BATCH = 512
 OFF_CHIP = poptorch.TensorLocationSettings().useOnChipStorage(False)
@@ -141,19 +142,6 @@ def test_with_gradient_accumulation_and_device_iterations_as_eager() -> None:
                                                  reference.named_parameters(), strict=True):
         torch.testing.assert_close(got, same, **EXACT, msg=name)
         torch.testing.assert_close(got, want, **FP32, msg=name)
-
-
-class TwoBlocks(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.front, self.back = nn.Linear(8, 16), nn.Linear(16, 3)
-        poptorch.BeginBlock(self.front, "front", ipu_id=0)
-        poptorch.BeginBlock(self.back, "back", ipu_id=1)
-
-    def forward(self, x: torch.Tensor, y: torch.Tensor):  # noqa: ANN201
-        out = self.back(torch.tanh(self.front(x)))
-        return out, F.mse_loss(out, y)
 
 
 def _two_ipus(strategy: poptorch.ExecutionStrategy, activations: poptorch.TensorLocationSettings | None,

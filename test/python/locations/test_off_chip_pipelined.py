@@ -10,24 +10,11 @@ import copy
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 import poptorch
+from helpers.models import TwoBlocks
 
 ACCUMULATION, STEPS = 4, 2
-
-
-class TwoBlocks(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.front, self.back = nn.Linear(8, 16), nn.Linear(16, 3)
-        poptorch.BeginBlock(self.front, "front", ipu_id=0)
-        poptorch.BeginBlock(self.back, "back", ipu_id=1)
-
-    def forward(self, x: torch.Tensor, y: torch.Tensor):  # noqa: ANN201
-        out = self.back(torch.tanh(self.front(x)))
-        return out, F.mse_loss(out, y)
 
 
 def _train(off_chip: bool, model: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]:

@@ -57,16 +57,9 @@ def test_off_chip_step_holds_each_variable_once_and_matches_eager() -> None:
         if step < STEPS - 1:
             out, loss = training(x, y)
         else:  # the steady state: the last step, observed op by op
-            program, stores = training._compiled.program, training._stores
-
-            def observe(env: list) -> None:
-                live = program.live_bytes(env, stores)
-                if sum(live.values()) > sum(peak.values()):
-                    peak.clear()
-                    peak.update(live)
-
-            with program.observe_steps(observe):
+            with training._compiled.program.peak_live_bytes(training._stores) as observed:
                 out, loss = training(x, y)
+            peak.update(observed)
         assert torch.equal(out, eager_out.detach()), f"step {step}: output"
         assert torch.equal(loss, eager_loss.detach()), f"step {step}: loss"
     training.copyWeightsToHost()
